@@ -1,0 +1,4 @@
+from pos_app.cli import main
+import sys
+
+sys.exit(main())

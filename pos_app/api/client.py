@@ -1,0 +1,365 @@
+"""``PaymentsClient``: the app's one connection to the Merchant Payments Service.
+
+One ``httpx.AsyncClient`` per app with explicit timeouts; the ``key-hash`` header on
+every call; a ``user-agent`` naming app version, store, station and cashier, plus the
+attempt id on every request that may move money (pos-contract.md, "Headers").
+
+Retry policy: GETs are retried on connection failures, timeouts, 429 (honouring
+Retry-After) and 5xx, with jittered exponential backoff. A request that may move money
+(``Route.moves_money``) is NEVER retried here: its failure goes to the caller, who
+decides (the terminal service journals it as unknown and looks it up, never resends).
+Message polls are not retried either: the poll scheduler paces them itself.
+
+Errors are the tree of ``pos_app.api.errors``; answers are the models of
+``pos_app.api.models``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import random
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+import httpx
+
+from pos_app import __version__
+from pos_app.api.errors import (
+    ConnectionFailed,
+    GatewayDeclined,
+    InvalidInput,
+    TimedOut,
+    error_from_answer,
+    parse_retry_after,
+)
+from pos_app.api.models import (
+    CaptureRequest,
+    Category,
+    CloseBatchRequest,
+    CloseBatchResult,
+    Item,
+    ItemDraft,
+    MessageStatus,
+    Page,
+    PayAccepted,
+    Payment,
+    PayRequest,
+    RefundRequest,
+    SurchargeQuote,
+    Tax,
+    TerminalList,
+    TerminalResult,
+    TransactionEntry,
+    VoidRequest,
+    parse_answer,
+)
+from pos_app.api.money import require_cents
+from pos_app.api.routes import Route, RouteTable
+from pos_app.api.wire import encode_json
+
+_SAFE_ID = re.compile(r"[^A-Za-z0-9._@:/+-]")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is calling: recorded by the service on every transaction for the audit trail."""
+
+    store: str = "-"
+    station: str = "-"
+    cashier: str = "-"
+
+    def user_agent(self, attempt_id: str | None = None) -> str:
+        parts = [f"store {_clean(self.store)}", f"station {_clean(self.station)}", f"cashier {_clean(self.cashier)}"]
+        if attempt_id is not None:
+            parts.append(f"attempt {_clean(attempt_id)}")
+        return f"pos-app/{__version__} ({'; '.join(parts)})"
+
+
+def _clean(value: str) -> str:
+    return _SAFE_ID.sub("_", value) or "-"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How GETs are retried: ``attempts`` tries in all, backoff doubling from ``base_delay``."""
+
+    attempts: int = 3
+    base_delay: float = 0.2
+    max_delay: float = 5.0
+
+    def delay(self, retry_number: int, retry_after: float | None = None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay * 6)
+        ceiling = min(self.max_delay, self.base_delay * (2 ** (retry_number - 1)))
+        return random.uniform(ceiling / 2, ceiling)
+
+
+def check_base_url(url: str) -> str:
+    """The service address: https, or http only to a loopback address (sandbox, tests)."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise InvalidInput(f"service address {url!r} must look like https://host[:port]")
+    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+        raise InvalidInput(
+            f"service address {url!r} uses plain http to a non-loopback host; use https "
+            "(http is only for the local sandbox on 127.0.0.1)"
+        )
+    return url.rstrip("/")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class PaymentsClient:
+    """Async client of the payments service. Use one per app; close it with ``aclose``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        key_hash: str,
+        *,
+        identity: Identity = Identity(),
+        routes: RouteTable | None = None,
+        connect_timeout: float = 5.0,
+        read_timeout: float = 30.0,
+        retry: RetryPolicy = RetryPolicy(),
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if not key_hash or not key_hash.strip():
+            raise InvalidInput("no key-hash configured: set it in the OS keyring or POS_KEY_HASH")
+        self.base_url = check_base_url(base_url)
+        self.identity = identity
+        self.routes = routes or RouteTable()
+        self.retry = retry
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={"key-hash": key_hash, "accept": "application/json"},
+            timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+            follow_redirects=False,
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"PaymentsClient({self.base_url!r}, identity={self.identity!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "PaymentsClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ------------------------------------------------------------ transport
+
+    async def call(
+        self,
+        route_name: str,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        attempt_id: str | None = None,
+        retry: bool | None = None,
+    ) -> Any:
+        """Send one operation and return its parsed answer, or raise from the error tree."""
+        route = self.routes[route_name]
+        if route.moves_money and not attempt_id:
+            raise ValueError(f"{route_name} may move money: it needs an attempt id")
+        response = await self._send(route, path_params or {}, query, body, attempt_id, retry)
+        if not 200 <= response.status_code < 300:
+            raise error_from_answer(response.status_code, response.content, response.headers.get("retry-after"))
+        return parse_answer(route_name, response.content, status_code=response.status_code)
+
+    async def _send(
+        self,
+        route: Route,
+        path_params: Mapping[str, str],
+        query: Mapping[str, Any] | None,
+        body: Any,
+        attempt_id: str | None,
+        retry: bool | None,
+    ) -> httpx.Response:
+        try:
+            path = route.format(**path_params)
+        except ValueError as error:
+            raise InvalidInput(str(error)) from None
+        headers = {"user-agent": self.identity.user_agent(attempt_id if route.moves_money else None)}
+        content = None
+        if body is not None:
+            content = encode_json(body)
+            headers["content-type"] = "application/json"
+        params = {k: v for k, v in (query or {}).items() if v is not None}
+        may_retry = (route.method == "GET" and not route.moves_money) if retry is None else retry
+        tries = self.retry.attempts if may_retry and not route.moves_money else 1
+        for number in range(1, tries + 1):
+            last = number == tries
+            try:
+                response = await self._http.request(
+                    route.method, path, params=params, content=content, headers=headers
+                )
+            except httpx.HTTPError as error:
+                if last:
+                    raise _transport_error(route, error) from None
+                await asyncio.sleep(self.retry.delay(number))
+                continue
+            if last or not _retryable_status(response.status_code):
+                return response
+            wait = parse_retry_after(response.headers.get("retry-after")) if response.status_code == 429 else None
+            await asyncio.sleep(self.retry.delay(number, wait))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # ------------------------------------------------------------ terminals
+
+    async def list_terminals(
+        self, *, page: int | None = None, limit: int | None = None, timezone: str | None = None
+    ) -> TerminalList:
+        return await self.call("terminal.list", query={"page": page, "limit": limit, "timezone": timezone})
+
+    async def pay(self, request: PayRequest, *, attempt_id: str) -> PayAccepted | TerminalResult:
+        """Sale. Type S answers ``PayAccepted`` (poll it); type B answers the result."""
+        return await self._terminal("terminal.pay", request.wire(), attempt_id)
+
+    async def auth(self, request: PayRequest, *, attempt_id: str) -> PayAccepted | TerminalResult:
+        """Pre-auth: reserves funds; settle later with ``capture``."""
+        return await self._terminal("terminal.auth", request.wire(), attempt_id)
+
+    async def poll_message(self, message_id: str) -> MessageStatus:
+        """One poll of a type S message (not retried: the poll scheduler paces polls)."""
+        return await self.call(
+            "terminal.poll_message", path_params={"messageId": message_id}, retry=False
+        )
+
+    async def capture(self, request: CaptureRequest, *, attempt_id: str) -> TerminalResult:
+        return await self._terminal("terminal.capture", request.wire(), attempt_id)
+
+    async def void(self, request: VoidRequest, *, attempt_id: str) -> TerminalResult:
+        return await self._terminal("terminal.void", request.wire(), attempt_id)
+
+    async def refund(self, request: RefundRequest, *, attempt_id: str) -> TerminalResult:
+        return await self._terminal("terminal.refund", request.wire(), attempt_id)
+
+    async def close_batch(
+        self, request: CloseBatchRequest, *, attempt_id: str, by_serial: bool = False
+    ) -> CloseBatchResult:
+        """Close the open batch. A 2xx that does not say success raises ``GatewayDeclined``."""
+        route = "terminal.close_batch_by_serial" if by_serial else "terminal.close_batch"
+        result: CloseBatchResult = await self.call(route, body=request.wire(), attempt_id=attempt_id)
+        if not result.success:
+            raise GatewayDeclined(200, text=result.message or "batch not closed", result=result)
+        return result
+
+    async def _terminal(self, route_name: str, body: dict, attempt_id: str) -> Any:
+        result = await self.call(route_name, body=body, attempt_id=attempt_id)
+        if isinstance(result, TerminalResult) and result.error:
+            raise GatewayDeclined(
+                200,
+                code=result.gw_response.result_code if result.gw_response else None,
+                text=result.gateway_text or "declined",
+                transaction_id=result.transaction_id,
+                result=result,
+            )
+        return result
+
+    # ------------------------------------------------------------ payments
+
+    async def get_payment(self, payment_id: str) -> Payment:
+        return await self.call("payment.get", path_params={"id": payment_id})
+
+    async def list_transactions(
+        self, *, page: int | None = None, limit: int | None = None, **filters: Any
+    ) -> Page[TransactionEntry]:
+        return await self.call("transactions.list", query={"page": page, "limit": limit, **filters})
+
+    async def receipt_pdf(self, payment_id: str, *, for_merchant: bool = True) -> bytes:
+        """The receipt as PDF bytes (checked to start with ``%PDF``)."""
+        if not payment_id or not payment_id.strip():
+            raise InvalidInput("paymentId must be a non-empty id")
+        return await self.call("receipt.pdf", body={"paymentId": payment_id, "isForMerchant": for_merchant})
+
+    async def surcharge_rate(
+        self, amount: int, *, bin_card: str | None = None, token_id: str | None = None
+    ) -> SurchargeQuote:
+        require_cents(amount, maximum=99_999_999)
+        return await self.call(
+            "surcharge.rate", query={"amount": amount, "binCard": bin_card, "tokenId": token_id}
+        )
+
+    async def surcharge_acknowledgment(self) -> list[str]:
+        """The merchant's surcharge disclosure, one paragraph per entry, rate filled in."""
+        return await self.call("surcharge.acknowledgment", query={"type": "json"})
+
+    async def taxes(self) -> list[Tax]:
+        return await self.call("tax.list")
+
+    # ------------------------------------------------------------ catalog
+
+    async def list_items(self, *, page: int | None = None, limit: int | None = None) -> Page[Item]:
+        return await self.call("item.list", query={"page": page, "limit": limit})
+
+    async def item_ids(self) -> list[str]:
+        return await self.call("item.ids")
+
+    async def categories(self) -> list[Category]:
+        return await self.call("item.categories")
+
+    async def get_item(self, item_id: str) -> Item:
+        return await self.call("item.get", path_params={"id": item_id})
+
+    async def create_item(self, draft: ItemDraft) -> Item:
+        return await self.call("item.create", body=draft.wire())
+
+    async def update_item(self, item_id: str, draft: ItemDraft) -> Item:
+        """Update, then read the item back: the service answers with the item BEFORE the update."""
+        await self.call("item.update", path_params={"id": item_id}, body=draft.wire())
+        return await self.get_item(item_id)
+
+    async def delete_item(self, item_id: str) -> Item:
+        return await self.call("item.delete", path_params={"id": item_id})
+
+    async def duplicate_item(self, item_id: str) -> Item:
+        return await self.call("item.duplicate", path_params={"id": item_id})
+
+    async def bulk_delete_items(self, item_ids: list[str], *, created_by: str) -> bool:
+        return await self.call("item.bulk_delete", body=_bulk(item_ids, created_by))
+
+    async def bulk_duplicate_items(self, item_ids: list[str], *, created_by: str) -> bool:
+        return await self.call("item.bulk_duplicate", body=_bulk(item_ids, created_by))
+
+
+def _bulk(item_ids: list[str], created_by: str) -> dict[str, Any]:
+    if not item_ids or not all(isinstance(i, str) and i.strip() for i in item_ids):
+        raise InvalidInput("itemList needs at least one item id, none empty")
+    if not created_by.strip():
+        raise InvalidInput("createdBy (the user name) is required")
+    return {"itemList": list(item_ids), "createdBy": created_by}
+
+
+def _retryable_status(status: int) -> bool:
+    return status == 429 or (500 <= status < 600 and status != 501)
+
+
+def _transport_error(route: Route, error: httpx.HTTPError) -> Exception:
+    where = f"{route.method} {route.path}"
+    if isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return TimedOut(f"{where}: could not connect in time", request_sent=False)
+    if isinstance(error, httpx.ConnectError):
+        return ConnectionFailed(f"{where}: could not connect to the service", request_sent=False)
+    if isinstance(error, httpx.TimeoutException):
+        return TimedOut(f"{where}: no answer in time (the request may have been processed)", request_sent=True)
+    if isinstance(error, (httpx.NetworkError, httpx.RemoteProtocolError)):
+        return ConnectionFailed(
+            f"{where}: the connection broke before the answer arrived (the request may have been processed)",
+            request_sent=True,
+        )
+    return ConnectionFailed(f"{where}: {type(error).__name__}", request_sent=True)

@@ -1,0 +1,89 @@
+"""Money and the input limits of the reference (section 8), enforced before a request leaves.
+
+Inside the app money is always an ``int`` of cents. The service speaks dollars only at
+the catalog item routes its money table marks (list, create, update, get); those values
+cross the wire as exact decimals and are converted here with ``Decimal``, never float.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Annotated
+
+from pydantic import Strict
+
+from pos_app.api.errors import InvalidInput
+
+Cents = Annotated[int, Strict()]
+"""An amount in cents: a plain ``int``; pydantic refuses floats, strings and bools for it."""
+
+TERMINAL_AMOUNT_MAX = 10_000_000
+"""Terminal capture and refund take at most this many cents (reference, section 8)."""
+
+PHONE_PATTERN = re.compile(r"^[+]?[(]?[0-9]{3}[)]?[ ]?[0-9]{3}[-]?[0-9]{4}$")
+"""US phone format of the reference; ``555-123-4567`` (dash after a bare area code) fails."""
+
+_CENT = Decimal("0.01")
+
+
+def require_cents(value: object, *, field: str = "amount", maximum: int | None = None) -> int:
+    """``value`` as a positive whole number of cents, or ``InvalidInput`` saying why not."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{field} must be a whole number of cents, got {value!r}")
+    if value <= 0:
+        raise InvalidInput(f"{field} must be more than 0 cents, got {value}")
+    if maximum is not None and value > maximum:
+        raise InvalidInput(f"{field} must be at most {maximum} cents ({format_cents(maximum)}), got {value}")
+    return value
+
+
+def parse_cents(text: str, *, field: str = "amount", maximum: int | None = None) -> int:
+    """A typed-in amount of cents (``"1250"``) checked like ``require_cents``."""
+    cleaned = text.strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", cleaned):
+        raise InvalidInput(f"{field} must be a whole number of cents such as 1250 for $12.50, got {text!r}")
+    return require_cents(int(cleaned), field=field, maximum=maximum)
+
+
+def require_phone(value: str) -> str:
+    if not PHONE_PATTERN.fullmatch(value):
+        raise InvalidInput(
+            f"phone {value!r} is not a US number the service accepts: "
+            "use 5551234567, (555) 123-4567 or 555 123-4567"
+        )
+    return value
+
+
+def dollars_to_cents(value: Decimal | int | str) -> int:
+    """Exact dollars (as the service sends them) to cents; sub-cent values are refused."""
+    if isinstance(value, (bool, float)):
+        raise InvalidInput(f"dollar amounts must be exact decimals, got {value!r}")
+    try:
+        amount = Decimal(value)
+    except InvalidOperation:
+        raise InvalidInput(f"not a dollar amount: {value!r}") from None
+    if not amount.is_finite():
+        raise InvalidInput(f"not a dollar amount: {value!r}")
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        raise InvalidInput(f"dollar amount {value} has a fraction of a cent")
+    return int(cents)
+
+
+def cents_to_dollars(cents: int) -> Decimal:
+    """Cents to the exact dollar decimal the catalog routes expect (``1250`` → ``12.50``)."""
+    if isinstance(cents, bool) or not isinstance(cents, int):
+        raise InvalidInput(f"cents must be an int, got {cents!r}")
+    return (Decimal(cents) / 100).quantize(_CENT)
+
+
+def format_cents(cents: int) -> str:
+    """``-1250`` → ``-$12.50``: for people, never for the wire."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+def percent_of(cents: int, rate_percent: Decimal) -> int:
+    """``rate_percent`` % of ``cents``, rounded half-up to the cent (taxes, surcharges)."""
+    return int((Decimal(cents) * Decimal(rate_percent) / 100).quantize(Decimal(1), rounding=ROUND_HALF_UP))

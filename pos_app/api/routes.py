@@ -1,0 +1,128 @@
+"""The one route table of the Merchant Payments Service, as the app uses it.
+
+Every operation the app calls is named here once, with its method, path and where the
+path comes from: ``spec`` (written in the API reference) or ``assumed`` (the reference
+shows ``-``; ``shared/spec/pos-contract.md`` fixes it). A store config may override any
+path, so a deployment can follow the real service without a code change.
+
+``moves_money`` marks the requests that may move money. The client never retries them
+on its own, and only they carry a per-attempt id in the user-agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal, Mapping
+from urllib.parse import quote
+
+Source = Literal["spec", "assumed"]
+
+_PARAM = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    method: str
+    path: str
+    source: Source
+    moves_money: bool = False
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(_PARAM.findall(self.path))
+
+    def format(self, **params: str) -> str:
+        """The path with its ``{param}`` parts filled in, each quoted as one segment."""
+        missing = set(self.params) - params.keys()
+        if missing:
+            raise ValueError(f"route {self.name} needs {', '.join(sorted(missing))}")
+        for key, value in params.items():
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"route {self.name}: {key} must be a non-empty id")
+        return _PARAM.sub(lambda m: quote(params[m.group(1)], safe=""), self.path)
+
+
+_TABLE: tuple[Route, ...] = (
+    Route("terminal.pay", "POST", "/public/terminal/pay", "spec", moves_money=True),
+    Route("terminal.auth", "POST", "/public/terminal/auth", "spec", moves_money=True),
+    Route("terminal.capture", "POST", "/public/terminal/capture", "spec", moves_money=True),
+    Route("terminal.void", "POST", "/public/terminal/void", "assumed", moves_money=True),
+    Route("terminal.refund", "POST", "/public/terminal/refund", "assumed", moves_money=True),
+    Route("terminal.close_batch", "POST", "/public/terminal/close-batch", "spec", moves_money=True),
+    Route(
+        "terminal.close_batch_by_serial",
+        "POST",
+        "/public/terminal/close-batch-by-serial",
+        "assumed",
+        moves_money=True,
+    ),
+    Route("terminal.list", "GET", "/public/terminal", "assumed"),
+    Route(
+        "terminal.poll_message",
+        "GET",
+        "/public/terminal/processed-messages/{messageId}",
+        "spec",
+    ),
+    Route("payment.get", "GET", "/public/payment/{id}", "spec"),
+    Route("transactions.list", "GET", "/public/transactions", "spec"),
+    Route("receipt.pdf", "POST", "/public/receipt/pdf", "assumed"),
+    Route("surcharge.rate", "GET", "/public/surcharge/rate", "assumed"),
+    Route("surcharge.acknowledgment", "GET", "/public/surcharge/acknowledgment", "assumed"),
+    Route("tax.list", "GET", "/public/tax", "spec"),
+    Route("item.list", "GET", "/public/item", "assumed"),
+    Route("item.ids", "GET", "/public/item/ids", "assumed"),
+    Route("item.categories", "GET", "/public/item/categories", "assumed"),
+    Route("item.get", "GET", "/public/item/{id}", "spec"),
+    Route("item.create", "POST", "/public/item", "assumed"),
+    Route("item.update", "PATCH", "/public/item/{id}", "assumed"),
+    Route("item.delete", "DELETE", "/public/item/{id}", "assumed"),
+    Route("item.duplicate", "POST", "/public/item/{id}/duplicate", "assumed"),
+    Route("item.bulk_delete", "POST", "/public/item/bulk-delete", "assumed"),
+    Route("item.bulk_duplicate", "POST", "/public/item/bulk-duplicate", "assumed"),
+)
+
+ROUTES: Mapping[str, Route] = {route.name: route for route in _TABLE}
+
+
+class RouteTable:
+    """The default routes with a store's path overrides applied.
+
+    An override is ``"METHOD /path"`` or just ``"/path"`` (the method stays). It must
+    keep the route's ``{param}`` names, so the client can fill them in.
+    """
+
+    def __init__(self, overrides: Mapping[str, str] | None = None) -> None:
+        routes = dict(ROUTES)
+        for name, text in (overrides or {}).items():
+            if name not in routes:
+                raise ValueError(f"unknown route {name!r} in path overrides; known: {', '.join(ROUTES)}")
+            routes[name] = _override(routes[name], text)
+        self._routes = routes
+
+    def __getitem__(self, name: str) -> Route:
+        return self._routes[name]
+
+    def __iter__(self):
+        return iter(self._routes.values())
+
+
+def _override(route: Route, text: str) -> Route:
+    parts = text.strip().split()
+    if len(parts) == 1:
+        method, path = route.method, parts[0]
+    elif len(parts) == 2:
+        method, path = parts[0].upper(), parts[1]
+    else:
+        raise ValueError(f"path override for {route.name} must be 'METHOD /path' or '/path', got {text!r}")
+    if method not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
+        raise ValueError(f"path override for {route.name}: unknown method {method!r}")
+    if not path.startswith("/"):
+        raise ValueError(f"path override for {route.name} must start with '/', got {path!r}")
+    if sorted(_PARAM.findall(path)) != sorted(route.params):
+        raise ValueError(
+            f"path override for {route.name} must keep the parameters "
+            f"{', '.join('{' + p + '}' for p in route.params) or '(none)'}"
+        )
+    return replace(route, method=method, path=path)

@@ -1,0 +1,78 @@
+"""Every way the journal refuses, as one exception tree rooted at ``JournalError``.
+
+The terminal service and the UI branch on these (a busy terminal is shown to the cashier,
+a corrupt file stops the app before any money moves), so they live apart from the store
+and carry messages meant to be shown to a person as they are.
+"""
+
+from __future__ import annotations
+
+
+class JournalError(Exception):
+    """Base of every journal error."""
+
+
+class TerminalBusy(JournalError):
+    """The terminal already has an attempt without an outcome (one in flight per terminal)."""
+
+    def __init__(self, terminal_id: str, attempt_id: str) -> None:
+        self.terminal_id = terminal_id
+        self.attempt_id = attempt_id
+        super().__init__(
+            f"terminal {terminal_id!r} is busy: attempt {attempt_id} has no outcome yet; "
+            "finish or resume that attempt before starting another on this terminal"
+        )
+
+
+class OrderHasUnknownAttempt(JournalError):
+    """An earlier attempt for the order may have moved money and nobody knows yet."""
+
+    def __init__(self, order_key: str, attempt_id: str, *, in_flight: bool = False) -> None:
+        self.order_key = order_key
+        self.attempt_id = attempt_id
+        state = "is still in flight" if in_flight else "has outcome 'unknown'"
+        super().__init__(
+            f"order {order_key!r}: attempt {attempt_id} {state}; it must be resolved first "
+            "(by the terminal service finding its answer or by a manager) before the order "
+            "can be charged again"
+        )
+
+
+class OrderAlreadyPaid(JournalError):
+    """A sale or pre-auth for the order was already approved."""
+
+    def __init__(self, order_key: str, attempt_id: str) -> None:
+        self.order_key = order_key
+        self.attempt_id = attempt_id
+        super().__init__(f"order {order_key!r} is already paid: attempt {attempt_id} was approved")
+
+
+class AttemptNotFound(JournalError, KeyError):
+    """No attempt with that id in this journal."""
+
+    def __init__(self, attempt_id: str) -> None:
+        self.attempt_id = attempt_id
+        super().__init__(f"no attempt {attempt_id!r} in the journal")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+class JournalCorrupt(JournalError):
+    """The file is not a journal SQLite can read; it is left exactly as it was."""
+
+
+class JournalLocked(JournalError):
+    """Another connection held a lock on the file longer than the busy timeout."""
+
+
+class JournalTooNew(JournalError):
+    """The file was written by a newer pos-app (higher schema version); left untouched."""
+
+
+class InvalidResolution(JournalError):
+    """An outcome that the attempt's current state does not allow (e.g. a final one changed)."""
+
+
+class InvalidTransition(JournalError):
+    """An event that the attempt's state forbids (e.g. marking a request sent twice)."""

@@ -1,0 +1,29 @@
+"""Shared fixtures: a real sandbox service on 127.0.0.1 for every test that needs one."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+
+import pytest
+
+FAST_S_DELAY = (0.2, 0.4)
+
+
+@pytest.fixture
+def sandbox_config():
+    """Fast message timing so type S tests finish in well under a second each."""
+    from pos_app.sandbox.server import SandboxConfig
+
+    return SandboxConfig(s_delay=FAST_S_DELAY, seed=1)
+
+
+@pytest.fixture
+def sandbox(sandbox_config):
+    """A sandbox service on a random loopback port, stopped after the test."""
+    from pos_app.sandbox.server import SandboxServer
+
+    with SandboxServer(sandbox_config) as server:
+        yield server
