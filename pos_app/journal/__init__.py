@@ -1,0 +1,48 @@
+"""The crash-safe local journal of money-moving terminal requests.
+
+An attempt is written and committed before its request leaves; everything that happens
+to it afterwards is appended as an event. After a crash, ``Journal.in_flight()`` lists
+what still needs an answer. See ``store.Journal`` for the rules it enforces.
+
+This package imports no Qt, no HTTP client and no other ``pos_app`` package.
+"""
+
+from pos_app.journal.errors import (
+    AttemptNotFound,
+    InvalidResolution,
+    InvalidTransition,
+    JournalCorrupt,
+    JournalError,
+    JournalLocked,
+    JournalTooNew,
+    OrderAlreadyPaid,
+    OrderHasUnknownAttempt,
+    TerminalBusy,
+)
+from pos_app.journal.models import Attempt, Event, Operation, Outcome
+from pos_app.journal.reports import Match, Reconciliation, Summary, SummaryLine
+from pos_app.journal.schema import CURRENT_VERSION
+from pos_app.journal.store import Journal
+
+__all__ = [
+    "CURRENT_VERSION",
+    "Attempt",
+    "AttemptNotFound",
+    "Event",
+    "InvalidResolution",
+    "InvalidTransition",
+    "Journal",
+    "JournalCorrupt",
+    "JournalError",
+    "JournalLocked",
+    "JournalTooNew",
+    "Match",
+    "Operation",
+    "OrderAlreadyPaid",
+    "OrderHasUnknownAttempt",
+    "Outcome",
+    "Reconciliation",
+    "Summary",
+    "SummaryLine",
+    "TerminalBusy",
+]

@@ -76,3 +76,25 @@ class InvalidResolution(JournalError):
 
 class InvalidTransition(JournalError):
     """An event that the attempt's state forbids (e.g. marking a request sent twice)."""
+
+
+_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+_CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def from_sqlite(exc: Exception, path: object, action: str) -> JournalError:
+    """The journal error a ``sqlite3.Error`` raised while doing ``action`` on ``path`` means."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    if primary in _BUSY_CODES or "locked" in text:
+        return JournalLocked(
+            f"journal {path} is locked by another program or pos-app process ({text}) while "
+            f"{action}; close the other program or wait, then try again"
+        )
+    if primary in _CORRUPT_CODES or "malformed" in text or "not a database" in text:
+        return JournalCorrupt(
+            f"journal {path} is damaged ({text}) while {action}; the file was left as it is: "
+            "keep a copy for support and start the app with a new journal path"
+        )
+    return JournalError(f"journal {path}: {text} while {action}")

@@ -3,15 +3,18 @@
 An ``Attempt`` is never stored as such: the attempt row holds what was asked (operation,
 terminal, amount, request) and the append-only event rows hold what happened. ``fold``
 is the single place that turns the two into the current view, so ``get``, ``in_flight``
-and the reports can never disagree about an attempt's state.
+and the reports can never disagree about an attempt's state. The argument rules of a new
+attempt (which operations carry an amount or a ref) live here beside the enums they use.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from itertools import groupby
 
 from pos_app.journal.codec import load_json, parse_time
 
@@ -146,3 +149,50 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
         resolved_by=resolved_by,
         events=tuple(kept),
     )
+
+
+def fold_many(rows: list[tuple], events: list[tuple], *, keep_events: bool) -> list[Attempt]:
+    """Attempt rows and the events of all of them (in ``seq`` order) as current views."""
+    by_attempt: dict[str, list] = {}
+    for attempt_id, group in groupby(sorted(events, key=lambda e: (e[1], e[0])), key=lambda e: e[1]):
+        by_attempt[attempt_id] = [make_event(e) for e in group]
+    return [fold(row, by_attempt.get(row[0], ()), keep_events=keep_events) for row in rows]
+
+
+def check_attempt_args(
+    operation: Operation, terminal_id: object, gateway: object, amount: object,
+    order_key: object, ref: object, request: object,
+) -> None:
+    """``ValueError`` for an attempt that makes no sense (wrong amount, missing ref...)."""
+    if not isinstance(terminal_id, str) or not terminal_id.strip():
+        raise ValueError(f"terminal_id must be a non-empty string, got {terminal_id!r}")
+    if gateway not in GATEWAYS:
+        raise ValueError(f"gateway must be one of {sorted(GATEWAYS)}, got {gateway!r}")
+    if operation in MONEY_OPERATIONS:
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+            raise ValueError(f"a {operation} needs amount as a positive whole number of cents, got {amount!r}")
+    elif amount is not None:
+        raise ValueError(f"a {operation} carries no amount, got {amount!r}")
+    if operation in REF_OPERATIONS and (not isinstance(ref, str) or not ref.strip()):
+        raise ValueError(f"a {operation} needs ref (the pnRefNum it acts on), got {ref!r}")
+    if ref is not None and not isinstance(ref, str):
+        raise ValueError(f"ref must be a string, got {ref!r}")
+    if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
+        raise ValueError(f"order_key must be None or a non-empty string, got {order_key!r}")
+    if not isinstance(request, dict):
+        raise ValueError(f"request must be a dict (the body as sent), got {type(request).__name__}")
+    if amount is not None and "amount" in request and request["amount"] != amount:
+        raise ValueError(f"request amount {request['amount']!r} differs from the attempt amount {amount}")
+    if "terminalId" in request and request["terminalId"] != terminal_id:
+        raise ValueError(f"request terminalId {request['terminalId']!r} differs from terminal_id {terminal_id!r}")
+
+
+_KIND = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def check_kind(kind: object) -> None:
+    """``ValueError`` unless ``kind`` is a short lower_snake_case name ``record`` may write."""
+    if not isinstance(kind, str) or not _KIND.fullmatch(kind):
+        raise ValueError(f"event kind must be a short lower_snake_case name, got {kind!r}")
+    if kind in RESERVED_KINDS:
+        raise ValueError(f"event kind {kind!r} is written only by mark_sent/finish/resolve_by_manager")

@@ -1,0 +1,62 @@
+"""The SQL of the journal's hot paths, written so that none of them reads history.
+
+Every check made while a cashier waits (is the terminal busy, is the order unresolved or
+paid, what state is this attempt in) and the recovery scan start from the small
+``open_attempts`` index or a primary key. They live here, apart from the ``Journal``
+logic, so that the query-plan test checks exactly the text the store runs.
+"""
+
+from __future__ import annotations
+
+from pos_app.journal.models import ATTEMPT_COLUMNS, EVENT_COLUMNS
+
+_A_COLUMNS = ", ".join("a." + column for column in ATTEMPT_COLUMNS.split(", "))
+_E_COLUMNS = ", ".join("e." + column for column in EVENT_COLUMNS.split(", "))
+
+LATEST_OUTCOME = (
+    "(SELECT e.outcome FROM events e WHERE e.attempt_id = {id} AND e.kind = 'outcome' "
+    "ORDER BY e.seq DESC LIMIT 1)"
+)
+BUSY_SQL = (
+    "SELECT o.attempt_id FROM open_attempts o WHERE o.terminal_id = ? AND NOT EXISTS "
+    "(SELECT 1 FROM events e WHERE e.attempt_id = o.attempt_id AND e.kind = 'outcome') LIMIT 1"
+)
+ORDER_OPEN_SQL = (
+    f"SELECT o.attempt_id, {LATEST_OUTCOME.format(id='o.attempt_id')} FROM open_attempts o "
+    "WHERE o.order_key = ? ORDER BY o.attempt_id LIMIT 1"
+)
+ORDER_PAID_SQL = (
+    "SELECT a.id FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'outcome' "
+    "AND e.outcome = 'approved') LIMIT 1"
+)
+STATE_SQL = (
+    "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "
+    f"{LATEST_OUTCOME.format(id='a.id')} FROM attempts a WHERE a.id = ?"
+)
+# CROSS JOIN pins the small open_attempts index as the outer loop (SQLite keeps the order
+# of CROSS JOIN operands); without statistics the planner would otherwise scan history.
+IN_FLIGHT_ROWS_SQL = (
+    f"SELECT {_A_COLUMNS} "
+    "FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id ORDER BY a.rowid"
+)
+IN_FLIGHT_EVENTS_SQL = (
+    f"SELECT {_E_COLUMNS} "
+    "FROM open_attempts o CROSS JOIN events e ON e.attempt_id = o.attempt_id ORDER BY e.seq"
+)
+
+
+def list_sql(*, day: bool, terminal: bool) -> tuple[str, str]:
+    """Attempt rows and their events, optionally limited to a created_at range and a terminal.
+
+    Parameters, in order: ``start, end`` (UTC text) when ``day``, then the terminal id.
+    """
+    where = []
+    if day:
+        where.append("a.created_at >= ? AND a.created_at < ?")
+    if terminal:
+        where.append("a.terminal_id = ?")
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    rows = f"SELECT {_A_COLUMNS} FROM attempts a {clause} ORDER BY a.rowid"
+    events = f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id {clause} ORDER BY e.seq"
+    return rows, events

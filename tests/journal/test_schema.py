@@ -1,0 +1,255 @@
+"""Opening files: migrations from older versions, and refusing damaged, foreign or newer files."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+import pytest
+
+from pos_app.journal import (
+    CURRENT_VERSION,
+    Journal,
+    JournalCorrupt,
+    JournalLocked,
+    JournalTooNew,
+    Operation,
+    OrderAlreadyPaid,
+    OrderHasUnknownAttempt,
+    Outcome,
+    TerminalBusy,
+)
+from pos_app.journal.schema import APPLICATION_ID
+
+from tests.journal.helpers import digest, raw, sale
+
+# The version 1 layout exactly as released; kept here verbatim (not imported) so that an
+# edit to the migration steps cannot silently change what "a v1 file" means in this test.
+V1_DDL = f"""
+PRAGMA application_id = {APPLICATION_ID};
+CREATE TABLE attempts (
+    id TEXT PRIMARY KEY,
+    operation TEXT NOT NULL
+        CHECK (operation IN ('sale', 'preauth', 'capture', 'void', 'refund', 'close_batch')),
+    terminal_id TEXT NOT NULL,
+    gateway TEXT NOT NULL,
+    amount INTEGER CHECK (amount IS NULL OR (typeof(amount) = 'integer' AND amount > 0)),
+    order_key TEXT,
+    ref TEXT,
+    created_at TEXT NOT NULL,
+    request TEXT NOT NULL
+);
+CREATE TABLE events (
+    seq INTEGER PRIMARY KEY,
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    kind TEXT NOT NULL,
+    at TEXT NOT NULL,
+    outcome TEXT CHECK (outcome IN ('approved', 'declined', 'failed', 'unknown')),
+    data TEXT NOT NULL DEFAULT '{{}}',
+    CHECK ((kind = 'outcome') = (outcome IS NOT NULL))
+);
+CREATE INDEX events_by_attempt ON events (attempt_id, seq);
+CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at);
+PRAGMA user_version = 1;
+"""
+
+AT = "2026-03-07T12:00:00.000000+00:00"
+
+
+def build_v1(path):
+    conn = sqlite3.connect(path)  # rollback-journal mode, as a v1 file may well be
+    conn.executescript(V1_DDL)
+    attempts = [
+        ("a-v1inflight000000000", "sale", "T1", "S", 1000, "o-1", None),
+        ("a-v1unknown0000000000", "sale", "T2", "S", 2000, "o-2", None),
+        ("a-v1approved000000000", "sale", "T3", "B", 3000, "o-3", None),
+        ("a-v1resolved000000000", "sale", "T4", "S", 4000, "o-4", None),
+        ("a-v1void0000000000000", "void", "T3", "B", None, None, "t-3"),
+    ]
+    conn.executemany(
+        "INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}')", [(*row, AT) for row in attempts]
+    )
+    events = [
+        ("a-v1inflight000000000", "sent", None, "{}"),
+        ("a-v1inflight000000000", "msg_identifier", None, '{"msgIdentifier":"m-1"}'),
+        ("a-v1unknown0000000000", "sent", None, "{}"),
+        ("a-v1unknown0000000000", "outcome", "unknown", '{"outcome":"unknown","result":{}}'),
+        ("a-v1approved000000000", "sent", None, "{}"),
+        ("a-v1approved000000000", "outcome", "approved", '{"outcome":"approved","result":{"transactionId":"t-3"}}'),
+        ("a-v1resolved000000000", "outcome", "unknown", '{"outcome":"unknown","result":{}}'),
+        ("a-v1resolved000000000", "outcome", "failed", '{"outcome":"failed","result":{}}'),
+        ("a-v1void0000000000000", "outcome", "declined", '{"outcome":"declined","result":{}}'),
+    ]
+    conn.executemany("INSERT INTO events (attempt_id, kind, at, outcome, data) VALUES (?, ?, ?, ?, ?)",
+                     [(a, k, AT, o, d) for a, k, o, d in events])
+    conn.commit()
+    conn.close()
+
+
+def test_fresh_journal_is_at_current_version(journal, path):
+    conn = raw(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    finally:
+        conn.close()
+
+
+def test_v1_journal_opens_and_is_migrated(tmp_path):
+    path = tmp_path / "v1.db"
+    build_v1(path)
+    with Journal.open(path) as journal:
+        assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert journal._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        found = {a.id: a for a in journal.in_flight()}
+        assert set(found) == {"a-v1inflight000000000", "a-v1unknown0000000000"}
+        assert found["a-v1inflight000000000"].msg_identifier == "m-1"
+        assert found["a-v1unknown0000000000"].outcome is Outcome.UNKNOWN
+        with pytest.raises(TerminalBusy, match="a-v1inflight000000000"):
+            sale(journal, "T1", "o-new")
+        with pytest.raises(OrderHasUnknownAttempt, match="a-v1unknown0000000000"):
+            sale(journal, "T9", "o-2")
+        with pytest.raises(OrderAlreadyPaid, match="a-v1approved000000000"):
+            sale(journal, "T9", "o-3")
+        fresh = sale(journal, "T4", "o-4")  # failed after unknown: free, chargeable
+        journal.finish("a-v1inflight000000000", Outcome.APPROVED)
+        assert {a.id for a in journal.in_flight()} == {"a-v1unknown0000000000", fresh.id}
+        assert journal.get("a-v1void0000000000000").operation is Operation.VOID
+    with pytest.raises(sqlite3.IntegrityError):  # v2 triggers are in place
+        conn = raw(path)
+        try:
+            conn.execute("DELETE FROM events")
+        finally:
+            conn.close()
+    with Journal.open(path) as again:  # second open: nothing left to migrate
+        assert len(again.attempts()) == 6
+
+
+def _corrupt_schema_page(path):
+    data = bytearray(path.read_bytes())
+    data[100:1024] = b"\xa5" * 924  # page 1 after the file header: the schema table
+    path.write_bytes(bytes(data))
+
+
+def _truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda p: p.write_bytes(b"this is a shopping list, not a journal\n"), id="text"),
+        pytest.param(lambda p: p.write_bytes(os.urandom(8192)), id="random"),
+        pytest.param(lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\x00" * 20), id="short-header"),
+        pytest.param(_corrupt_schema_page, id="schema-page"),
+        pytest.param(_truncate, id="truncated"),
+    ],
+)
+def test_damaged_file_is_refused_and_left_byte_for_byte(tmp_path, damage):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        for index in range(40):
+            attempt = sale(journal, f"T{index}", f"o-{index}")
+            journal.record(attempt.id, "answer", {"padding": "x" * 300})
+    damage(path)
+    before, files = digest(path), sorted(os.listdir(tmp_path))
+    with pytest.raises(JournalCorrupt, match="left as it is") as caught:
+        with Journal.open(path) as journal:
+            journal.in_flight()
+    assert str(path) in str(caught.value)
+    assert digest(path) == before
+    assert sorted(os.listdir(tmp_path)) == files  # no -wal/-shm left behind either
+
+
+def test_verify_finds_damage_that_open_does_not_read(tmp_path):
+    path = tmp_path / "journal.db"
+    with Journal.open(path) as journal:
+        for index in range(200):
+            journal.finish(sale(journal, f"T{index}", f"o-{index}").id, Outcome.DECLINED)
+    conn = raw(path)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'attempts_by_day'").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[(root - 1) * page_size : root * page_size] = b"\xff" * page_size
+    path.write_bytes(bytes(data))
+    before = digest(path)
+    with Journal.open(path) as journal:
+        assert journal.in_flight() == []
+        with pytest.raises(JournalCorrupt, match="damaged"):
+            journal.verify()
+    assert digest(path) == before
+
+
+def test_verify_passes_on_a_sound_journal(journal):
+    sale(journal)
+    journal.verify()
+
+
+def test_newer_schema_is_refused_and_left_untouched(path):
+    with Journal.open(path) as journal:
+        sale(journal)
+    conn = raw(path)
+    conn.execute(f"PRAGMA user_version = {CURRENT_VERSION + 1}")
+    conn.close()
+    before = digest(path)
+    with pytest.raises(JournalTooNew, match=f"version {CURRENT_VERSION + 1}.*newer pos-app"):
+        Journal.open(path)
+    assert digest(path) == before
+
+
+def test_foreign_sqlite_database_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "catalog.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE items (id, name)")
+    conn.commit()
+    conn.close()
+    before = digest(path)
+    with pytest.raises(JournalCorrupt, match="not a pos-app journal"):
+        Journal.open(path)
+    assert digest(path) == before
+
+
+def test_exclusively_locked_file_raises_journal_locked_on_open(path):
+    Journal.open(path).close()
+    holder = raw(path)
+    try:
+        holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("SELECT count(*) FROM attempts").fetchone()
+        started = time.monotonic()
+        with pytest.raises(JournalLocked, match="locked") as caught:
+            Journal.open(path, busy_timeout=0.2)
+        assert time.monotonic() - started < 3
+        assert str(path) in str(caught.value)
+    finally:
+        holder.close()
+    Journal.open(path).close()  # once released, it opens
+
+
+def test_write_lock_held_too_long_raises_journal_locked_and_writes_nothing(path):
+    journal = Journal.open(path, busy_timeout=0.2)
+    holder = raw(path)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(JournalLocked, match="try again"):
+            sale(journal)
+        holder.execute("ROLLBACK")
+        assert journal.attempts() == []
+        sale(journal)  # the journal is usable after the lock is gone
+        assert not journal._conn.in_transaction
+    finally:
+        holder.close()
+        journal.close()
+
+
+def test_closed_journal_refuses_use(path):
+    journal = Journal.open(path)
+    journal.close()
+    journal.close()  # twice is fine
+    from pos_app.journal import JournalError
+
+    with pytest.raises(JournalError, match="closed"):
+        journal.in_flight()
