@@ -1,0 +1,347 @@
+"""Catalog items and categories of one merchant, and the item routes (reference 4.7).
+
+Prices are integer cents inside. The wire speaks dollars (exact ``Decimal``) at list,
+create, update and get, and cents at delete and duplicate, as the money table says.
+The service's quirks are kept on purpose: PATCH answers the item as it was before the
+update, deletes are soft (a deleted item is still readable by id), and the bulk routes
+are not atomic.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from pos_app.api.money import cents_to_dollars, dollars_to_cents
+from pos_app.sandbox.catalog_data import category_names, seed_items
+from pos_app.sandbox.merchants import Merchant
+from pos_app.sandbox.protocol import Call, Reply, ServiceFailure, invalid, iso_time, not_found
+from pos_app.sandbox.validation import Fields, page_meta, page_query, page_slice
+
+if TYPE_CHECKING:
+    from pos_app.sandbox.state import Book, Sandbox
+
+OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
+SORT_FIELDS = ("name", "sku", "salesPrice", "createdAt", "updatedAt")
+DEFAULT_SORT = "-updatedAt"
+SEED_EPOCH = 1704067200.0  # 2024-01-01T00:00:00Z: generated items are dated from here
+MAX_LIST_LIMIT = 1000
+MAX_DOLLARS = Decimal(10_000_000)
+
+
+@dataclass
+class Category:
+    id: str
+    name: str
+    created_at: float
+    updated_at: float
+
+
+@dataclass
+class Item:
+    id: str
+    name: str
+    type: str
+    description: str
+    cents: int
+    sku: str
+    categories: list[Category]
+    taxes: list[str]
+    created_by: str
+    created_at: float
+    updated_at: float
+    deleted_at: float | None = None
+
+    def as_json(self, client_id: str, *, dollars: bool) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "type": self.type,
+            "description": self.description,
+            "salesPrice": cents_to_dollars(self.cents) if dollars else self.cents,
+            "sku": self.sku,
+            "categories": [{"id": c.id, "name": c.name} for c in self.categories],
+            "taxes": list(self.taxes),
+            "clientId": client_id,
+            "createdBy": self.created_by,
+            "createdAt": iso_time(self.created_at),
+            "updatedAt": iso_time(self.updated_at),
+            "deletedAt": None if self.deleted_at is None else iso_time(self.deleted_at),
+        }
+
+
+@dataclass
+class _Changes:
+    """A validated create or update body; ``None`` means the field was not sent."""
+
+    categories: list[dict]
+    taxes: list[str]
+    name: str | None = None
+    type: str | None = None
+    description: str | None = None
+    cents: int | None = None
+    sku: str | None = None
+
+
+class Catalog:
+    def __init__(self, merchant: Merchant, seed: int, new_id: Callable[[], str]) -> None:
+        self.merchant = merchant
+        self._new_id = new_id
+        self.categories: dict[str, Category] = {}
+        for index, name in enumerate(category_names(merchant.code)):
+            self._add_category(name, SEED_EPOCH + index)
+        by_name = {c.name: c for c in self.categories.values()}
+        self.items: dict[str, Item] = {}
+        for index, seeded in enumerate(seed_items(merchant.code, merchant.name, seed)):
+            at = SEED_EPOCH + 3600 * (index + 1)
+            item = Item(
+                id=new_id(),
+                name=seeded.name,
+                type=seeded.type,
+                description=seeded.description,
+                cents=seeded.cents,
+                sku=seeded.sku,
+                categories=[by_name[seeded.category]],
+                taxes=[merchant.taxes[i].id for i in seeded.taxes],
+                created_by="sandbox",
+                created_at=at,
+                updated_at=at,
+            )
+            self.items[item.id] = item
+
+    def _add_category(self, name: str, at: float) -> Category:
+        category = Category(self._new_id(), name, at, at)
+        self.categories[category.id] = category
+        return category
+
+    def json(self, item: Item, *, dollars: bool) -> dict:
+        return item.as_json(self.merchant.client_id, dollars=dollars)
+
+    def live(self) -> list[Item]:
+        return [item for item in self.items.values() if item.deleted_at is None]
+
+    def find(self, item_id: str, *, deleted_ok: bool = False) -> Item:
+        if not OBJECT_ID.fullmatch(item_id):
+            raise invalid(["id must be a mongodb id"])
+        item = self.items.get(item_id)
+        if item is None or (item.deleted_at is not None and not deleted_ok):
+            raise not_found(f"item {item_id} not found")
+        return item
+
+    def read_changes(self, body: dict, *, current: Item | None = None) -> _Changes:
+        """Check a create body, or an update body of ``current`` (partial: only ``categories``
+        and ``taxes`` are required); 400 code 900 with one message per bad field."""
+        f = Fields(body)
+
+        def required(name: str) -> bool:
+            return current is None or name in body
+
+        name = f.text("name", required=required("name"))
+        kind = f.text("type", required=required("type"))
+        description = f.text("description", required=False)
+        sku = f.text("sku", required=False)
+        price = f.dollars("salesPrice", required=required("salesPrice"))
+        taxes = f.ids("taxes", self.merchant.tax_ids(), what="tax")
+        categories = self._read_categories(f)
+        if price is not None and price == 0:
+            f.fail("salesPrice must not be 0")
+        elif price is not None and price.copy_abs() >= MAX_DOLLARS:
+            f.fail(f"salesPrice must be less than {MAX_DOLLARS} dollars")
+        else:
+            resulting = price if price is not None else (cents_to_dollars(current.cents) if current else None)
+            if taxes and resulting is not None and resulting < 0:
+                f.fail("salesPrice may be negative only when taxes is empty (discount lines)")
+        f.check()
+        return _Changes(
+            categories=categories,
+            taxes=taxes,
+            name=name,
+            type=kind,
+            description=description,
+            cents=None if price is None else dollars_to_cents(price),
+            sku=sku,
+        )
+
+    def _read_categories(self, f: Fields) -> list[dict]:
+        entries = f.array("categories")
+        if entries is None:
+            return []
+        for index, entry in enumerate(entries):
+            where = f"categories.{index}"
+            if not isinstance(entry, dict):
+                f.fail(f"{where} must be an object {{id, name}}")
+            elif entry.get("id") is None:
+                if not isinstance(entry.get("name"), str) or not entry["name"].strip():
+                    f.fail(f"{where}.name should not be empty when id is null")
+            elif entry["id"] not in self.categories:
+                f.fail(f"{where}.id is not a category of this merchant")
+        return entries
+
+    def _resolve_categories(self, entries: list[dict], at: float) -> list[Category]:
+        """Existing categories by id; ``id: null`` entries create new ones."""
+        resolved = []
+        for entry in entries:
+            if entry.get("id") is None:
+                resolved.append(self._add_category(entry["name"].strip(), at))
+            else:
+                resolved.append(self.categories[entry["id"]])
+        return resolved
+
+    def create(self, changes: _Changes) -> Item:
+        at = time.time()
+        assert changes.name is not None and changes.type is not None and changes.cents is not None
+        item = Item(
+            id=self._new_id(),
+            name=changes.name,
+            type=changes.type,
+            description=changes.description or "",
+            cents=changes.cents,
+            sku=changes.sku or "",
+            categories=self._resolve_categories(changes.categories, at),
+            taxes=changes.taxes,
+            created_by="api",
+            created_at=at,
+            updated_at=at,
+        )
+        self.items[item.id] = item
+        return item
+
+    def update(self, item: Item, changes: _Changes) -> None:
+        at = time.time()
+        for attr in ("name", "type", "description", "cents", "sku"):
+            value = getattr(changes, attr)
+            if value is not None:
+                setattr(item, attr, value)
+        item.categories = self._resolve_categories(changes.categories, at)
+        item.taxes = changes.taxes
+        item.updated_at = at
+
+    def duplicate(self, item: Item, created_by: str) -> Item:
+        at = time.time()
+        copy = replace(
+            item,
+            id=self._new_id(),
+            name=f"{item.name} (copy)",
+            categories=list(item.categories),
+            taxes=list(item.taxes),
+            created_by=created_by,
+            created_at=at,
+            updated_at=at,
+        )
+        self.items[copy.id] = copy
+        return copy
+
+    def delete(self, item: Item) -> None:
+        item.deleted_at = item.updated_at = time.time()
+
+
+# routes ------------------------------------------------------------------------------
+
+
+def _list(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    page, limit = page_query(call.query, max_limit=MAX_LIST_LIMIT)
+    sort_by = call.query.get("sortBy", DEFAULT_SORT)
+    if sort_by.removeprefix("-") not in SORT_FIELDS:
+        raise invalid([f"sortBy must be one of {', '.join(SORT_FIELDS)}, optionally prefixed with -"])
+    key = {
+        "name": lambda i: i.name.lower(),
+        "sku": lambda i: i.sku,
+        "salesPrice": lambda i: i.cents,
+        "createdAt": lambda i: i.created_at,
+        "updatedAt": lambda i: i.updated_at,
+    }[sort_by.removeprefix("-")]
+    catalog = book.catalog
+    rows = sorted(catalog.live(), key=lambda i: (key(i), i.id), reverse=sort_by.startswith("-"))
+    meta = {**page_meta(len(rows), page, limit), "sortBy": sort_by}
+    return Reply(200, {"meta": meta, "data": [catalog.json(i, dollars=True) for i in page_slice(rows, page, limit)]})
+
+
+def _ids(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    return Reply(200, [item.id for item in book.catalog.live()])
+
+
+def _categories(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    client_id = book.merchant.client_id
+    return Reply(
+        200,
+        [
+            {"id": c.id, "name": c.name, "clientId": client_id,
+             "createdAt": iso_time(c.created_at), "updatedAt": iso_time(c.updated_at)}
+            for c in book.catalog.categories.values()
+        ],
+    )
+
+
+def _get(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    item = book.catalog.find(call.params["id"], deleted_ok=True)
+    return Reply(200, {"data": book.catalog.json(item, dollars=True)})
+
+
+def _create(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    catalog = book.catalog
+    item = catalog.create(catalog.read_changes(call.json_object()))
+    return Reply(201, {"data": catalog.json(item, dollars=True)})
+
+
+def _update(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    catalog = book.catalog
+    item = catalog.find(call.params["id"])
+    changes = catalog.read_changes(call.json_object(), current=item)
+    before = catalog.json(item, dollars=True)
+    catalog.update(item, changes)
+    return Reply(200, {"data": before})
+
+
+def _delete(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    item = book.catalog.find(call.params["id"])
+    book.catalog.delete(item)
+    return Reply(200, {"data": book.catalog.json(item, dollars=False)})
+
+
+def _duplicate(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+    item = book.catalog.find(call.params["id"])
+    copy = book.catalog.duplicate(item, "api")
+    return Reply(201, {"data": book.catalog.json(copy, dollars=False)})
+
+
+def _bulk(action: str) -> Callable[[Sandbox, Book, Call], Reply]:
+    def handler(sandbox: Sandbox, book: Book, call: Call) -> Reply:
+        f = Fields(call.json_object())
+        item_list = f.array("itemList", min_size=1)
+        created_by = f.text("createdBy")
+        if item_list is not None and not all(isinstance(i, str) for i in item_list):
+            f.fail("each value in itemList must be a string")
+        f.check()
+        catalog = book.catalog
+        failed = []
+        for item_id in item_list or []:  # not atomic: earlier items stay processed
+            item = catalog.items.get(item_id)
+            if item is None or item.deleted_at is not None:
+                failed.append(item_id)
+            elif action == "delete":
+                catalog.delete(item)
+            else:
+                catalog.duplicate(item, created_by or "api")
+        if failed:
+            raise ServiceFailure(400, 101, f"items not found: {', '.join(failed)}")
+        return Reply(201, {"success": True})
+
+    return handler
+
+
+HANDLERS = {
+    "item.list": _list,
+    "item.ids": _ids,
+    "item.categories": _categories,
+    "item.get": _get,
+    "item.create": _create,
+    "item.update": _update,
+    "item.delete": _delete,
+    "item.duplicate": _duplicate,
+    "item.bulk_delete": _bulk("delete"),
+    "item.bulk_duplicate": _bulk("duplicate"),
+}

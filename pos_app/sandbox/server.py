@@ -1,0 +1,143 @@
+"""``SandboxServer``: the sandbox service on a loopback port, in a thread for tests and
+the app, or in the caller's event loop for the command line.
+
+It refuses a non-loopback host unless ``allow_remote`` is set: the sandbox has no real
+security and fixed, published keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pos_app.sandbox.app import build_app
+from pos_app.sandbox.http_server import HttpServer
+from pos_app.sandbox.state import Sandbox
+
+
+@dataclass
+class SandboxConfig:
+    host: str = "127.0.0.1"
+    port: int = 0
+    allow_remote: bool = False
+    key_s: str = "sandbox-key-type-s"
+    key_b: str = "sandbox-key-type-b"
+    s_delay: tuple[float, float] = (2.0, 4.0)
+    latency_ms: int = 0
+    seed: int = 0
+    faults: dict[str, int | float] = field(default_factory=dict)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class SandboxServer:
+    """The sandbox service. ``start``/``stop`` (or ``with``) run it in a daemon thread."""
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config or SandboxConfig()
+        if not self.config.allow_remote and not is_loopback(self.config.host):
+            raise ValueError(
+                f"refusing to serve the sandbox on {self.config.host!r}: it is reachable from other machines "
+                "and its keys are public; use a loopback host (127.0.0.1) or set allow_remote"
+            )
+        if not 0 <= self.config.port <= 65535:
+            raise ValueError(f"port must be from 0 (any free port) to 65535, got {self.config.port}")
+        if self.config.key_s == self.config.key_b or not self.config.key_s or not self.config.key_b:
+            raise ValueError("key_s and key_b must be two different non-empty keys")
+        self.keys = {"S": self.config.key_s, "B": self.config.key_b}
+        self.sandbox = Sandbox(self.config)
+        self.app = build_app(self.sandbox)
+        self.base_url = ""
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+
+    # in a thread -------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Serve in a daemon thread with its own event loop; returns the base URL once listening."""
+        if self._thread is not None:
+            raise RuntimeError("sandbox server already started")
+        ready = threading.Event()
+        failure: list[BaseException] = []
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._run_thread(ready, failure)), name="pos-sandbox", daemon=True
+        )
+        self._thread.start()
+        ready.wait()
+        if failure:
+            self._thread.join()
+            self._thread = None
+            raise failure[0]
+        return self.base_url
+
+    async def _run_thread(self, ready: threading.Event, failure: list[BaseException]) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        server = HttpServer(self.app, self.config.host, self.config.port)
+        try:
+            await server.start()
+        except BaseException as exc:
+            failure.append(exc)
+            ready.set()
+            return
+        self.base_url = self._url(server.port)
+        ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            await server.close()
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread; safe to call twice."""
+        thread, loop, stopping = self._thread, self._loop, self._stopping
+        if thread is None or loop is None or stopping is None:
+            return
+        loop.call_soon_threadsafe(stopping.set)
+        thread.join()
+        self._thread = self._loop = self._stopping = None
+
+    def __enter__(self) -> SandboxServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # in the caller's loop --------------------------------------------------------------------
+
+    async def serve(self, ready: Callable[[str], None] | None = None) -> None:
+        """Serve in the current event loop until cancelled; ``ready(base_url)`` once listening."""
+        server = HttpServer(self.app, self.config.host, self.config.port)
+        await server.start()
+        try:
+            self.base_url = self._url(server.port)
+            if ready is not None:
+                ready(self.base_url)
+            await asyncio.Event().wait()
+        finally:
+            await server.close()
+
+    # state ------------------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        """Snapshot of request counts, payments and messages (same JSON as GET /_sandbox/stats)."""
+        return self.sandbox.stats()
+
+    def set_faults(self, **knobs: int | float) -> dict:
+        """Set knobs (same as POST /_sandbox/faults); returns all knob values."""
+        return self.sandbox.set_faults(knobs)
+
+    def _url(self, port: int) -> str:
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.config.host, self.config.host)
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -1,0 +1,374 @@
+"""The sandbox's memory: payments and terminal messages of both merchants, their
+catalogs, request counts, fault knobs, and the one lock that keeps it all consistent
+between the server thread and a test thread calling ``stats``/``set_faults``.
+
+Type S messages run on a monotonic clock and are evaluated lazily: a message's state
+is a function of the time since the sale. ``materialize`` (run at the start of every
+request) creates the payments that have come due, so a transaction list shows a charge
+even when nobody polled, and a poll never says ``complete`` before the payment exists.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from pos_app.api.routes import Route
+from pos_app.sandbox.catalog import Catalog
+from pos_app.sandbox.faults import Injections, Knobs
+from pos_app.sandbox.merchants import (
+    CARDS,
+    Card,
+    Merchant,
+    Terminal,
+    first_card_index,
+    make_merchants,
+    surcharge_for,
+)
+from pos_app.sandbox.protocol import (
+    DROPPED,
+    Call,
+    Failure,
+    Reply,
+    StatusFailure,
+    iso_time,
+    not_found,
+    rate_limited,
+    refused,
+)
+
+if TYPE_CHECKING:
+    from pos_app.sandbox.server import SandboxConfig
+
+APPROVE, DECLINE, FAIL, TIMEOUT_THEN_COMPLETE, TIMEOUT_FOREVER = (
+    "approve", "decline", "fail", "timeout_then_complete", "timeout_forever"
+)
+PROCESSING_STARTS = 0.2
+"""Share of a message's duration spent in ``received`` before ``processing``."""
+POLL_WINDOW_S = 60.0
+
+
+@dataclass(frozen=True)
+class Sale:
+    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request."""
+
+    kind: str
+    terminal: Terminal
+    amount: int
+    receipt: bool
+    user_agent: str
+    order_number: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    taxes: tuple[str, ...] = ()
+    custom_values: tuple[dict, ...] = ()
+
+
+@dataclass
+class Payment:
+    """A card payment. ``amount`` is the base in cents (the captured amount once captured)."""
+
+    id: str
+    record_id: str
+    transaction_id: str
+    merchant: Merchant
+    sale: Sale
+    card: Card
+    amount: int
+    surcharge: int
+    status: str  # auth | captured | declined | voided | refunded | partially_refunded
+    paid: bool
+    captured: bool
+    error: str | None
+    created_at: float
+    updated_at: float
+    settled: bool = False
+    refunded: int = 0
+    history: list[dict] = field(default_factory=list)
+
+    @property
+    def net_amount(self) -> int:
+        return self.amount + self.surcharge
+
+    @property
+    def voidable(self) -> bool:
+        return not self.settled and self.status in ("auth", "captured")
+
+    def touch(self, at: float) -> None:
+        self.updated_at = at
+
+
+@dataclass
+class Message:
+    """A type S terminal message; its state is a function of the monotonic clock."""
+
+    id: str
+    sale: Sale
+    outcome: str
+    created_mono: float
+    created_wall: float
+    duration: float
+    hold: float
+    polls_429_left: int
+    payment_id: str | None = None
+
+    def status(self, now: float) -> str:
+        elapsed = now - self.created_mono
+        if elapsed < self.duration * PROCESSING_STARTS:
+            return "received"
+        if elapsed < self.duration:
+            return "processing"
+        if self.outcome == FAIL:
+            return "failed"
+        if self.outcome == TIMEOUT_FOREVER:
+            return "timeout"
+        if self.outcome == TIMEOUT_THEN_COMPLETE and elapsed < self.duration + self.hold:
+            return "timeout"
+        return "complete"
+
+    def charge_due(self, now: float) -> bool:
+        """The gateway has charged (or declined) by now and the payment is not recorded yet."""
+        return self.payment_id is None and self.outcome != FAIL and now - self.created_mono >= self.duration
+
+    def completed_at(self, now: float) -> float | None:
+        """Wall time at which the message reached complete or failed; None before that."""
+        if self.outcome == TIMEOUT_FOREVER:
+            return None
+        end = self.duration + (self.hold if self.outcome == TIMEOUT_THEN_COMPLETE else 0.0)
+        return self.created_wall + end if now - self.created_mono >= end else None
+
+
+class Book:
+    """Everything one merchant has: payments, messages, catalog, the next test card."""
+
+    def __init__(self, merchant: Merchant, catalog: Catalog, first_card: int) -> None:
+        self.merchant = merchant
+        self.catalog = catalog
+        self.payments: dict[str, Payment] = {}
+        self.by_transaction: dict[str, Payment] = {}
+        self.messages: dict[str, Message] = {}
+        self._cards = itertools.islice(itertools.cycle(CARDS), first_card, None)
+
+    def next_card(self) -> Card:
+        return next(self._cards)
+
+    def add(self, payment: Payment) -> None:
+        self.payments[payment.id] = payment
+        self.by_transaction[payment.transaction_id] = payment
+
+    def newest_first(self) -> list[Payment]:
+        """By creation time, newest first; of two at the same instant the later recorded first."""
+        return sorted(reversed(self.payments.values()), key=lambda p: p.created_at, reverse=True)
+
+
+Handler = Callable[["Sandbox", Book, Call], Reply]
+
+
+class Sandbox:
+    """The state of one sandbox service; every method that touches it holds ``lock``."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.lock = threading.RLock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Fresh state from the config: same seed, same catalogs, knobs as configured."""
+        config = self.config
+        with self.lock:
+            self.knobs = Knobs(
+                {
+                    "latency_ms": config.latency_ms,
+                    "s_delay_min": config.s_delay[0],
+                    "s_delay_max": config.s_delay[1],
+                    **config.faults,
+                }
+            )
+            self.injections = Injections()
+            self._rng = random.Random(config.seed)
+            self._serial = itertools.count(1)
+            self.now = time.monotonic()
+            merchants = make_merchants(config.key_s, config.key_b)
+            self.by_key = {m.key: m for m in merchants}
+            self.books = {
+                m.code: Book(m, Catalog(m, config.seed, self.new_id), first_card_index(config.seed, m.code))
+                for m in merchants
+            }
+            self.counts: dict[str, Counter] = {m.code: Counter() for m in merchants}
+            self._polls: dict[str, deque[float]] = {m.code: deque() for m in merchants}
+
+    # ids -------------------------------------------------------------------------
+
+    def new_id(self) -> str:
+        """A 24-hex object id, unique within this sandbox."""
+        return f"{self._rng.getrandbits(64):016x}{next(self._serial):08x}"
+
+    def new_transaction_id(self) -> str:
+        """A 12-digit gateway transaction id (pnRefNum)."""
+        return f"{self._rng.randrange(1000, 10000)}{next(self._serial):08d}"
+
+    # requests ----------------------------------------------------------------------
+
+    def handle(self, route: Route, call: Call, handler: Handler) -> Reply:
+        """Count, materialize, apply faults, authenticate, run ``handler``."""
+        with self.lock:
+            merchant = self.by_key.get(call.key) if call.key else None
+            if merchant is not None:
+                self.counts[merchant.code][route.name] += 1
+            self.materialize()
+            drop = False
+            try:
+                injection = self.injections.take(route.name)
+                if injection is not None:
+                    raise injection.failure()
+                if self.knobs.take("error_5xx_next"):
+                    raise StatusFailure(503, "service unavailable (sandbox fault error_5xx_next)")
+                if route.moves_money and self.knobs.take("reset_next"):
+                    return DROPPED
+                drop = route.moves_money and self.knobs.take("drop_next")
+                if merchant is None:
+                    raise StatusFailure(401, "missing or unknown key-hash")
+                reply = handler(self, self.books[merchant.code], call)
+            except Failure as failure:
+                reply = failure.reply(call.path)
+            return DROPPED if drop else reply
+
+    def latency_s(self) -> float:
+        return self.knobs["latency_ms"] / 1000
+
+    def terminal(self, merchant: Merchant, terminal_id: str) -> Terminal:
+        """The merchant's usable terminal: 401 when another merchant's, 404 unknown, 400 inactive."""
+        terminal = merchant.terminal(terminal_id)
+        if terminal is None:
+            if any(b.merchant.terminal(terminal_id) for b in self.books.values()):
+                raise StatusFailure(401, "terminal is not owned by this merchant")
+            raise not_found(f"terminal {terminal_id} not found")
+        if not terminal.is_active:
+            raise refused("terminal is inactive")
+        return terminal
+
+    def count_poll(self, merchant: Merchant) -> None:
+        """Take a slot of the sliding poll window, or 429 with the seconds until one frees."""
+        window = self._polls[merchant.code]
+        while window and window[0] <= self.now - POLL_WINDOW_S:
+            window.popleft()
+        limit = self.knobs["rate_limit_per_minute"]
+        if len(window) >= limit:
+            frees_at = window[len(window) - limit] + POLL_WINDOW_S
+            raise rate_limited(max(1, math.ceil(frees_at - self.now)))
+        window.append(self.now)
+
+    # payments and messages ------------------------------------------------------------
+
+    def record_payment(self, book: Book, sale: Sale, *, declined: bool, at: float) -> Payment:
+        card = book.next_card()
+        payment = Payment(
+            id=self.new_id(),
+            record_id=self.new_id(),
+            transaction_id=self.new_transaction_id(),
+            merchant=book.merchant,
+            sale=sale,
+            card=card,
+            amount=sale.amount,
+            surcharge=surcharge_for(book.merchant, card, sale.amount),
+            status="declined" if declined else ("captured" if sale.kind == "sale" else "auth"),
+            paid=not declined,
+            captured=sale.kind == "sale" and not declined,
+            error="DECLINED" if declined else None,
+            created_at=at,
+            updated_at=at,
+        )
+        book.add(payment)
+        return payment
+
+    def start_message(self, book: Book, sale: Sale, outcome: str, *, polls_429: int) -> Message:
+        low, high = self.knobs["s_delay_min"], self.knobs["s_delay_max"]
+        message = Message(
+            id="m-" + self.new_id(),
+            sale=sale,
+            outcome=outcome,
+            created_mono=self.now,
+            created_wall=time.time(),
+            duration=self._rng.uniform(low, high),
+            hold=self.knobs["timeout_hold_s"],
+            polls_429_left=polls_429,
+        )
+        book.messages[message.id] = message
+        return message
+
+    def materialize(self) -> None:
+        """Record the payments of every type S message whose gateway answer is due."""
+        self.now = time.monotonic()
+        for book in self.books.values():
+            due = [m for m in book.messages.values() if m.charge_due(self.now)]
+            for message in sorted(due, key=lambda m: m.created_mono + m.duration):
+                at = message.created_wall + message.duration
+                payment = self.record_payment(book, message.sale, declined=message.outcome == DECLINE, at=at)
+                message.payment_id = payment.id
+
+    # admin ---------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        with self.lock:
+            self.materialize()
+            payments = sorted(
+                (p for book in self.books.values() for p in book.payments.values()), key=lambda p: p.created_at
+            )
+            messages = sorted(
+                ((book.merchant.code, m) for book in self.books.values() for m in book.messages.values()),
+                key=lambda pair: pair[1].created_mono,
+            )
+            return {
+                "requests": {code: dict(counter) for code, counter in self.counts.items()},
+                "payments": [
+                    {
+                        "merchant": p.merchant.code,
+                        "id": p.id,
+                        "terminalId": p.sale.terminal.id,
+                        "amount": p.amount,
+                        "status": p.status,
+                        "paid": p.paid,
+                        "userAgent": p.sale.user_agent,
+                        "createdAt": iso_time(p.created_at),
+                    }
+                    for p in payments
+                ],
+                "terminals": [
+                    {
+                        "merchant": book.merchant.code,
+                        "id": t.id,
+                        "name": t.name,
+                        "serialNumber": t.serial_number,
+                        "isActive": t.is_active,
+                    }
+                    for book in self.books.values()
+                    for t in book.merchant.terminals
+                ],
+                "messages": [
+                    {
+                        "merchant": code,
+                        "msgIdentifier": m.id,
+                        "amount": m.sale.amount,
+                        "status": m.status(self.now),
+                        "completedAt": _epoch(m.completed_at(self.now)),
+                    }
+                    for code, m in messages
+                ],
+            }
+
+    def set_faults(self, knobs: dict[str, object]) -> dict:
+        with self.lock:
+            self.knobs.update(knobs)
+            return self.knobs.as_json()
+
+
+def _epoch(seconds: float | None) -> Decimal | None:
+    return None if seconds is None else Decimal(f"{seconds:.3f}")
