@@ -3,25 +3,50 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pos-app", description=__doc__)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = Parser(prog="pos-app", description=__doc__)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.sandbox.cli import add_sandbox_commands
+    from pos_app.terminal.cli import add_terminal_commands
 
     add_sandbox_commands(commands)
+    add_terminal_commands(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as error:
+        if argv and argv[0] in ("terminal", "receipt"):
+            sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")
+        else:
+            sys.stderr.write(f"{error}\n")
+        return 1
     if args.command is None:
         parser.print_help()
         return 0
-    return int(args.handler(args) or 0)
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

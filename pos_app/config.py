@@ -1,0 +1,173 @@
+"""Where the app's settings, secrets and files come from.
+
+- Store profile: ``<data dir>/store.toml`` (validated; a bad file is refused with the
+  line to fix, never half-used).
+- Key-hash: the OS keyring (service ``pos-app``, user ``<store>@<base url>``), or the
+  ``POS_KEY_HASH`` env var for automation. Never in a file, a log or an error message.
+- Env vars override the profile: ``POS_BASE_URL``, ``POS_KEY_HASH``, ``POS_DATA_DIR``
+  (journal, config and logs go under it), ``POS_GATEWAY`` (``auto``, ``s``, ``b``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from pos_app.api.client import check_base_url
+from pos_app.api.errors import InvalidInput
+from pos_app.api.routes import RouteTable
+
+KEYRING_SERVICE = "pos-app"
+GATEWAYS = ("auto", "s", "b")
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    base_url: str
+    gateway: str = "auto"
+    store_id: str = "-"
+    store_name: str = ""
+    station_id: str = "-"
+    cashier_id: str = "-"
+    connect_timeout: float = 5.0
+    read_timeout: float = 30.0
+    poll_wait_limit: float = 180.0
+    routes: Mapping[str, str] = field(default_factory=dict)
+    data_dir: Path = Path(".")
+
+    @property
+    def journal_path(self) -> Path:
+        return self.data_dir / "journal.sqlite3"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / "logs" / "pos-app.log"
+
+    def route_table(self) -> RouteTable:
+        return RouteTable(self.routes)
+
+    @property
+    def keyring_user(self) -> str:
+        return f"{self.store_id}@{self.base_url}"
+
+
+def data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    if env.get("POS_DATA_DIR"):
+        return Path(env["POS_DATA_DIR"]).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("pos-app", appauthor=False))
+
+
+_PROFILE_KEYS = {
+    "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
+    "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
+    "poll_wait_limit": (int, float), "routes": dict,
+}
+
+
+def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
+    """The store profile with env overrides applied, validated as a whole."""
+    directory = data_dir(env)
+    profile_path = directory / "store.toml"
+    values: dict[str, Any] = {}
+    if profile_path.exists():
+        values = _read_profile(profile_path)
+    if env.get("POS_BASE_URL"):
+        values["base_url"] = env["POS_BASE_URL"]
+    if env.get("POS_GATEWAY"):
+        values["gateway"] = env["POS_GATEWAY"]
+    if "base_url" not in values:
+        raise ConfigError(
+            f"no service address: set POS_BASE_URL or base_url in {profile_path}"
+        )
+    gateway = str(values.get("gateway", "auto")).lower()
+    if gateway not in GATEWAYS:
+        raise ConfigError(f"gateway must be one of {', '.join(GATEWAYS)}, got {values['gateway']!r}")
+    values["gateway"] = gateway
+    try:
+        values["base_url"] = check_base_url(values["base_url"])
+        config = StoreConfig(**values, data_dir=directory)
+        config.route_table()
+    except (InvalidInput, ValueError) as error:
+        raise ConfigError(str(error)) from None
+    for name in ("connect_timeout", "read_timeout", "poll_wait_limit"):
+        if getattr(config, name) <= 0:
+            raise ConfigError(f"{name} must be more than 0 seconds")
+    return config
+
+
+def _read_profile(path: Path) -> dict[str, Any]:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    if any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw):
+        raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
+    unknown = set(raw) - set(_PROFILE_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(_PROFILE_KEYS)}")
+    for key, value in raw.items():
+        expected = _PROFILE_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, expected):
+            raise ConfigError(f"{path}: {key} has the wrong type ({type(value).__name__})")
+    if "routes" in raw and not all(isinstance(v, str) for v in raw["routes"].values()):
+        raise ConfigError(f"{path}: every [routes] entry must be a string like 'POST /public/terminal/pay'")
+    return raw
+
+
+def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
+    """The key-hash from ``POS_KEY_HASH`` or the OS keyring; never logged, never stored in files."""
+    if env.get("POS_KEY_HASH"):
+        return env["POS_KEY_HASH"]
+    try:
+        import keyring
+        from keyring.errors import KeyringError
+
+        secret = keyring.get_password(KEYRING_SERVICE, config.keyring_user)
+    except (ImportError, RuntimeError, KeyringError) as error:
+        raise ConfigError(
+            f"cannot read the OS keyring ({type(error).__name__}); set POS_KEY_HASH instead"
+        ) from None
+    if not secret:
+        raise ConfigError(
+            f"no key-hash for {config.keyring_user} in the OS keyring; store it there or set POS_KEY_HASH"
+        )
+    return secret
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces a secret wherever it would appear in a log record."""
+
+    def __init__(self, *secrets: str) -> None:
+        super().__init__()
+        self._secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(s in message for s in self._secrets):
+            for secret in self._secrets:
+                message = message.replace(secret, "[redacted]")
+            record.msg, record.args = message, None
+        return True
+
+
+def setup_logging(config: StoreConfig, secret: str, *, verbose: bool = False) -> None:
+    """Log to ``<data dir>/logs/pos-app.log`` with the key-hash redacted from every record."""
+    config.log_path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(config.log_path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets(secret))
+    root = logging.getLogger("pos_app")
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)

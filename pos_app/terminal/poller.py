@@ -1,0 +1,63 @@
+"""The poll scheduler: every type S message of one key shares one polling budget.
+
+The service allows 120 polls a minute per key. The scheduler hands out poll slots one
+at a time, first come first served (so N messages are polled round-robin), never closer
+than ``interval`` apart (60/120 s plus a 1 % margin: no bursts, and ≤ 120 in any
+minute even with network jitter). A 429 pushes the next slot past its Retry-After.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+from pos_app.api.errors import RateLimited
+from pos_app.api.models import MessageStatus
+
+POLLS_PER_MINUTE = 120
+DEFAULT_RETRY_AFTER = 1.0
+
+
+class PollScheduler:
+    def __init__(
+        self,
+        poll: Callable[[str], Awaitable[MessageStatus]],
+        *,
+        per_minute: int = POLLS_PER_MINUTE,
+        margin: float = 1.01,
+    ) -> None:
+        if per_minute <= 0:
+            raise ValueError("per_minute must be positive")
+        self._poll = poll
+        self.interval = 60.0 / per_minute * margin
+        self._turn = asyncio.Lock()  # waiters are woken in FIFO order: round-robin
+        self._next_slot = 0.0
+        self.waiting = 0
+        self.polls_sent = 0
+
+    def next_poll_in(self) -> float:
+        loop = asyncio.get_running_loop()
+        return max(0.0, self._next_slot - loop.time()) + self.waiting * self.interval
+
+    async def poll(self, message_id: str) -> MessageStatus:
+        """Wait for this key's next free slot, then poll ``message_id`` once."""
+        loop = asyncio.get_running_loop()
+        self.waiting += 1
+        try:
+            await self._turn.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            delay = self._next_slot - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self._next_slot = loop.time() + self.interval
+            self.polls_sent += 1
+        finally:
+            self._turn.release()
+        try:
+            return await self._poll(message_id)
+        except RateLimited as error:
+            wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
+            self._next_slot = max(self._next_slot, loop.time() + wait)
+            raise

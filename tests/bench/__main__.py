@@ -1,0 +1,10 @@
+"""``make bench``: every benchmark, each reporting ratios against a same-run baseline."""
+
+import json
+
+from tests.bench import bench_chaos, bench_client, bench_journal, bench_polling
+
+results = {}
+for name, bench in (("client", bench_client), ("journal", bench_journal), ("polling", bench_polling), ("chaos", bench_chaos)):
+    results[name] = bench.main()
+print(json.dumps(results, indent=2, default=str))

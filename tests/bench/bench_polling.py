@@ -1,0 +1,91 @@
+"""Poll scheduling under load: 10 concurrent type S messages on one key.
+
+Targets (issue 3): polls per minute per key between 110 and 120, counted by the sandbox
+over a full minute; result seen by the caller within one poll interval + 50 ms of the
+sandbox completing the message (one interval = the time between two polls of that
+message: slot spacing x messages sharing the key).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.models import PayRequest
+from pos_app.terminal.poller import PollScheduler
+from tests.bench.sandbox_process import sandbox_process
+
+KEY = "sandbox-key-type-s"
+MESSAGES = 10
+
+
+async def load(base_url: str, window: float) -> dict:
+    async with PaymentsClient(base_url, KEY) as client:
+        scheduler = PollScheduler(client.poll_message)
+        terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
+        httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": window + 20, "s_delay_max": window + 30})
+        accepted = [await client.pay(PayRequest(terminalId=terminal, amount=1000 + i), attempt_id=f"a-bench-{i}")
+                    for i in range(MESSAGES)]
+        polls_before = _polls(base_url)
+        stop = time.monotonic() + window
+
+        async def keep_polling(message_id):
+            while time.monotonic() < stop:
+                try:
+                    await scheduler.poll(message_id)
+                except Exception:
+                    pass
+
+        started = time.monotonic()
+        await asyncio.gather(*(keep_polling(a.msg_identifier) for a in accepted))
+        elapsed = time.monotonic() - started
+        polls = _polls(base_url) - polls_before
+        per_minute = polls / elapsed * 60
+        return {"messages": MESSAGES, "window_s": round(elapsed, 1), "polls": polls,
+                "polls_per_minute": round(per_minute, 1), "target": "110..120",
+                "slot_spacing_s": round(scheduler.interval, 4)}
+
+
+async def latency(base_url: str, messages: int) -> dict:
+    """Per message: (seen by caller) - (completed in the sandbox), against the poll interval."""
+    httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": 2.0, "s_delay_max": 6.0})
+    async with PaymentsClient(base_url, KEY) as client:
+        scheduler = PollScheduler(client.poll_message)
+        terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
+        seen: dict[str, float] = {}
+
+        async def follow(i: int):
+            accepted = await client.pay(PayRequest(terminalId=terminal, amount=2000 + i), attempt_id=f"a-lat-{messages}-{i}")
+            while True:
+                message = await scheduler.poll(accepted.msg_identifier)
+                if message.status == "complete":
+                    seen[accepted.msg_identifier] = time.time()
+                    return
+
+        await asyncio.gather(*(follow(i) for i in range(messages)))
+    completed = {m["msgIdentifier"]: m["completedAt"] for m in httpx.get(f"{base_url}/_sandbox/stats").json()["messages"]}
+    delays = sorted(seen[m] - completed[m] for m in seen)
+    bound = scheduler.interval * messages + 0.05
+    return {"messages": messages, "max_delay_s": round(delays[-1], 3), "median_delay_s": round(delays[len(delays) // 2], 3),
+            "bound_s": round(bound, 3), "within_bound": delays[-1] <= bound}
+
+
+def _polls(base_url: str) -> int:
+    return httpx.get(f"{base_url}/_sandbox/stats").json()["requests"].get("S", {}).get("terminal.poll_message", 0)
+
+
+def main(window: float = 60.0) -> dict:
+    with sandbox_process() as base_url:
+        result = {"load": asyncio.run(load(base_url, window))}
+    with sandbox_process() as base_url:
+        result["latency_1_message"] = asyncio.run(latency(base_url, 1))
+        result["latency_10_messages"] = asyncio.run(latency(base_url, 10))
+    print("polling:", result)
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The chaos run: many sales against the sandbox with random faults and simulated crashes.
+
+Used by ``test_chaos.py`` (small) and ``make bench`` (larger). Each round starts one sale
+per active terminal of both merchants at once, with a fault drawn for each: declines,
+gateway failures, answers dropped after the charge, 5xx, connection resets, timeout
+states, poll 429s, slow answers, and crashes (the sale's task is cancelled mid-flight,
+leaving the journal exactly as a killed process would). After each round the lane
+resumes, as an app does on start. At the end a manager settles what is still unknown
+from the sandbox's truth (the terminal's own printout, in a store), and the journal is
+checked against the sandbox one to one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from pos_app.api.client import Identity, PaymentsClient
+from pos_app.journal import Journal, Operation, Outcome
+from pos_app.terminal import TerminalService
+from pos_app.terminal.lookup import names_attempt
+
+FAULTS = {
+    # name: (amount or None for a random normal amount, knob to set before the sale, merchants)
+    "clean": (None, {}, "SB"),
+    "decline": (99, {}, "SB"),
+    "decline_2xx": (9904, {}, "SB"),
+    "decline_501": (9905, {}, "B"),
+    "gateway_failure": (9901, {}, "SB"),
+    "answer_dropped": (9906, {}, "SB"),
+    "server_5xx": (9908, {}, "SB"),
+    "connection_reset": (None, {"reset_next": 1}, "SB"),
+    "dropped_by_knob": (None, {"drop_next": 1}, "SB"),
+    "timeout_then_complete": (9902, {}, "S"),
+    "timeout_forever": (9903, {}, "S"),
+    "poll_429": (9907, {}, "S"),
+    "crash": (None, {}, "SB"),
+}
+
+
+@dataclass
+class ChaosReport:
+    sales: int = 0
+    faults: Counter = field(default_factory=Counter)
+    first_outcomes: Counter = field(default_factory=Counter)
+    final_outcomes: Counter = field(default_factory=Counter)
+    resolved_by_resume: int = 0
+    resolved_by_manager: int = 0
+    payments_in_sandbox: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        return {
+            "sales": self.sales, "faults": dict(self.faults), "first_outcomes": dict(self.first_outcomes),
+            "final_outcomes": dict(self.final_outcomes), "unknown_resolved_by_resume": self.resolved_by_resume,
+            "unknown_resolved_by_manager": self.resolved_by_manager,
+            "payments_in_sandbox": self.payments_in_sandbox, "problems": self.problems,
+        }
+
+
+async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_limit: float = 2.0) -> ChaosReport:
+    rng = random.Random(seed)
+    report = ChaosReport()
+    sandbox.set_faults(timeout_hold_s=1.0, poll_429_count=2)
+    lanes = {}
+    for merchant in "SB":
+        client = PaymentsClient(sandbox.base_url, sandbox.keys[merchant], identity=Identity("chaos", merchant, "bot"))
+        journal = Journal.open(journal_dir / f"chaos-{merchant}.sqlite3")
+        terminals = [t.id for t in (await client.list_terminals()).data if t.is_active is not False]
+        lanes[merchant] = (client, journal, TerminalService(client, journal, wait_limit=wait_limit), terminals)
+    try:
+        order = 0
+        while report.sales < sales:
+            round_tasks = []
+            for merchant, (_, _, service, terminals) in lanes.items():
+                for terminal in terminals:
+                    if report.sales >= sales:
+                        break
+                    order += 1
+                    report.sales += 1
+                    fault = rng.choice([f for f, (_, _, who) in FAULTS.items() if merchant in who])
+                    report.faults[fault] += 1
+                    amount, knobs, _ = FAULTS[fault]
+                    amount = amount or rng.randrange(100, 50_000)
+                    if amount >= 9901 and amount <= 9908 and fault in ("clean", "connection_reset", "dropped_by_knob", "crash"):
+                        amount += 100
+                    if knobs:
+                        sandbox.set_faults(**knobs)
+                    sale = service.sale(terminal, amount, order_number=f"chaos-{seed}-{order}")
+                    round_tasks.append(_crash_soon(sale, rng) if fault == "crash" else sale)
+            for outcome in await asyncio.gather(*round_tasks):
+                report.first_outcomes[outcome] += 1
+            sandbox.set_faults(reset_next=0, drop_next=0)
+            for _, _, service, _ in lanes.values():
+                await service.resume(wait_limit=0.5)
+        await _settle(lanes, sandbox, report)
+        _check(lanes, sandbox, report)
+    finally:
+        for client, journal, _, _ in lanes.values():
+            await client.aclose()
+            journal.close()
+    return report
+
+
+async def _crash_soon(sale, rng: random.Random) -> str:
+    task = asyncio.ensure_future(sale)
+    await asyncio.sleep(rng.uniform(0.0, 0.6))
+    if task.done():
+        return str(task.result().outcome)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        return "crashed"
+    return str(task.result().outcome)
+
+
+async def _settle(lanes, sandbox, report: ChaosReport) -> None:
+    """Resume until nothing more can be found, then a manager decides the rest from the truth."""
+    for _ in range(20):
+        pending = sum(len(journal.in_flight()) for _, journal, _, _ in lanes.values())
+        if not pending:
+            break
+        for _, _, service, _ in lanes.values():
+            await service.resume(wait_limit=1.0)
+        await asyncio.sleep(0.3)
+    payments = sandbox.stats()["payments"]
+    for merchant, (_, journal, service, _) in lanes.items():
+        for attempt in journal.in_flight():
+            charged = [p for p in payments if p["merchant"] == merchant and names_attempt(p.get("userAgent"), attempt.id)]
+            service.resolve(attempt.id, paid=any(p["paid"] for p in charged), reason="checked the terminal printout", by="chaos-manager")
+    for _, journal, _, _ in lanes.values():
+        for attempt in journal.attempts():
+            outcomes = [e.data.get("outcome") for e in journal.get(attempt.id).events if e.kind == "outcome"]
+            if "unknown" in outcomes[:-1] or (outcomes and outcomes[0] == "unknown"):
+                if attempt.resolved_by:
+                    report.resolved_by_manager += 1
+                else:
+                    report.resolved_by_resume += 1
+
+
+def _check(lanes, sandbox, report: ChaosReport) -> None:
+    payments = sandbox.stats()["payments"]
+    report.payments_in_sandbox = len(payments)
+    for merchant, (_, journal, _, _) in lanes.items():
+        attempts = journal.attempts()
+        if journal.in_flight():
+            report.problems.append(f"{merchant}: attempts still unresolved")
+        mine = [p for p in payments if p["merchant"] == merchant]
+        for attempt in attempts:
+            report.final_outcomes[str(attempt.outcome)] += 1
+            assert attempt.operation is Operation.SALE
+            charged = [p for p in mine if names_attempt(p.get("userAgent"), attempt.id)]
+            paid = [p for p in charged if p["paid"]]
+            if len(charged) > 1:
+                report.problems.append(f"{attempt.id}: {len(charged)} payments for one attempt")
+            if (attempt.outcome is Outcome.APPROVED) != bool(paid):
+                report.problems.append(f"{attempt.id}: journal says {attempt.outcome}, sandbox paid={bool(paid)}")
+            if attempt.outcome is Outcome.DECLINED and charged and charged[0]["paid"]:
+                report.problems.append(f"{attempt.id}: declined in the journal but paid")
+        known = {a.id for a in attempts}
+        for payment in mine:
+            if not any(names_attempt(payment.get("userAgent"), attempt_id) for attempt_id in known):
+                report.problems.append(f"payment {payment['id']} has no journal attempt")
+        orders = Counter(a.order_key for a in attempts if a.outcome is Outcome.APPROVED)
+        twice = [o for o, n in orders.items() if n > 1]
+        if twice:
+            report.problems.append(f"orders charged twice: {twice}")

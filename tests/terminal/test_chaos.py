@@ -1,0 +1,16 @@
+"""A bounded chaos run: every sale ends known, the journal matches the sandbox, nothing charged twice."""
+
+import pytest
+
+from tests.terminal.chaos import run_chaos
+
+
+
+async def test_chaos_run_small(sandbox, tmp_path):
+    report = await run_chaos(sandbox, tmp_path, sales=40, seed=11)
+    print("chaos:", report.summary())
+    assert report.problems == []
+    assert report.sales == 40 and sum(report.final_outcomes.values()) == 40
+    assert report.final_outcomes.get("unknown", 0) == 0
+    assert report.resolved_by_resume + report.resolved_by_manager >= 1
+    assert len(report.faults) >= 8, "the run drew a wide mix of faults"

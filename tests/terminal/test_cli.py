@@ -1,0 +1,141 @@
+"""``pos-app terminal``: one JSON object on stdout, exit codes by outcome, no Qt, no secrets."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from tests.terminal.cli_runner import cli_env, run_cli
+from tests.terminal.conftest import pay_requests
+
+
+@pytest.fixture
+def env_s(sandbox, tmp_path):
+    return cli_env(sandbox, "S", tmp_path / "data-s")
+
+
+@pytest.fixture
+def env_b(sandbox, tmp_path):
+    return cli_env(sandbox, "B", tmp_path / "data-b")
+
+
+def active(env):
+    run = run_cli(env, "terminal", "list")
+    assert run.code == 0
+    return [t["id"] for t in run.payload["terminals"] if t.get("isActive", True)]
+
+
+def test_list_sale_refund_flow_and_exit_codes(env_b, sandbox):
+    terminal = active(env_b)[0]
+    sale = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "2599", "--order-number", "A1")
+    assert sale.code == 0 and sale.payload["outcome"] == "approved"
+    assert {"attempt_id", "payment_id", "transaction_id", "card_last4"} <= set(sale.payload)
+    declined = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "99")
+    assert declined.code == 2 and declined.payload["outcome"] == "declined"
+    failed = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9901")
+    assert failed.code == 4 and failed.payload["outcome"] == "failed"
+    unknown = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9908")
+    assert unknown.code == 3 and unknown.payload["outcome"] == "unknown"
+    resolved = run_cli(env_b, "terminal", "resolve", unknown.payload["attempt_id"], "--not-paid",
+                       "--reason", "no charge on the terminal", "--by", "mgr-ann")
+    assert resolved.code == 0 and resolved.payload["outcome"] == "failed" and resolved.payload["resolved_by"] == "mgr-ann"
+    ref = sale.payload["transaction_id"]
+    void = run_cli(env_b, "terminal", "void", "--terminal", terminal, "--ref", ref)
+    assert void.code == 0, void.payload
+    close = run_cli(env_b, "terminal", "close-batch", "--terminal", terminal)
+    assert close.code == 0 and close.payload["operation"] == "close_batch"
+
+
+def test_type_s_sale_and_preauth_capture(env_s):
+    terminal = active(env_s)[0]
+    auth = run_cli(env_s, "terminal", "preauth", "--terminal", terminal, "--amount", "4000")
+    assert auth.code == 0 and auth.payload["msg_identifier"]
+    capture = run_cli(env_s, "terminal", "capture", "--terminal", terminal, "--ref", auth.payload["transaction_id"], "--amount", "3500")
+    assert capture.code == 0, capture.payload
+
+
+@pytest.mark.parametrize("args", [
+    ["terminal", "sale", "--terminal", "t1", "--amount", "0"],
+    ["terminal", "sale", "--terminal", "t1", "--amount", "-100"],
+    ["terminal", "sale", "--terminal", "t1", "--amount", "12.50"],
+    ["terminal", "sale", "--terminal", "t1", "--amount", "100", "--phone", "555-123-4567"],
+    ["terminal", "capture", "--terminal", "t1", "--ref", "r", "--amount", "10000001"],
+    ["terminal", "refund", "--terminal", "t1", "--ref", "r", "--amount", "abc"],
+    ["terminal", "sale", "--terminal", "t1"],
+    ["terminal", "bogus"],
+])
+def test_invalid_input_exits_1_and_sends_nothing(env_b, sandbox, args):
+    run = run_cli(env_b, *args)
+    assert run.code == 1 and run.payload["outcome"] == "invalid" and run.payload["error"]
+    assert "Traceback" not in run.stderr
+    assert pay_requests(sandbox, "B") == 0 and pay_requests(sandbox, "B", "terminal.capture") == 0
+
+
+def test_bad_configuration_exits_1(sandbox, tmp_path):
+    env = cli_env(sandbox, "B", tmp_path / "d")
+    env["POS_BASE_URL"] = "http://payments.example.com"
+    run = run_cli(env, "terminal", "list")
+    assert run.code == 1 and "https" in run.payload["error"]
+    env = cli_env(sandbox, "B", tmp_path / "d2")
+    del env["POS_GATEWAY"]  # the env var would override the file
+    (tmp_path / "d2").mkdir()
+    (tmp_path / "d2" / "store.toml").write_text('gateway = "x"\n')
+    run = run_cli(env, "terminal", "list")
+    assert run.code == 1 and "gateway" in run.payload["error"]
+    del env["POS_KEY_HASH"]
+    env["POS_GATEWAY"] = "b"  # overrides the bad file, so only the missing key is wrong
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    run = run_cli(env, "terminal", "list")
+    assert run.code == 1 and "POS_KEY_HASH" in run.payload["error"]
+
+
+def test_resume_exit_codes(env_b, sandbox):
+    terminal = active(env_b)[0]
+    lost = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9906")
+    assert lost.code == 3
+    resumed = run_cli(env_b, "terminal", "resume")
+    assert resumed.code == 0 and [a["outcome"] for a in resumed.payload["attempts"]] == ["approved"]
+    assert pay_requests(sandbox, "B") == 1
+    stuck = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9908")
+    assert stuck.code == 3
+    still = run_cli(env_b, "terminal", "resume")
+    assert still.code == 3 and still.payload["attempts"][0]["outcome"] == "unknown"
+
+
+def test_receipt_command_writes_a_pdf(env_b, tmp_path):
+    terminal = active(env_b)[0]
+    sale = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1500")
+    out = tmp_path / "r" / "receipt.pdf"
+    run = run_cli(env_b, "receipt", sale.payload["payment_id"], "--out", str(out), "--customer")
+    assert run.code == 0 and out.read_bytes().startswith(b"%PDF") and run.payload["copy"] == "customer"
+    missing = run_cli(env_b, "receipt", "nope", "--out", str(out))
+    assert missing.code == 4
+
+
+def test_the_key_hash_never_leaks(env_b, sandbox, tmp_path):
+    key = env_b["POS_KEY_HASH"]
+    terminal = active(env_b)[0]
+    outputs = []
+    for args in (["sale", "--terminal", terminal, "--amount", "1200", "--verbose"],
+                 ["sale", "--terminal", terminal, "--amount", "9906", "--verbose"],
+                 ["sale", "--terminal", "not-mine", "--amount", "1200", "--verbose"],
+                 ["resume", "--verbose"]):
+        run = run_cli(env_b, "terminal", *args)
+        outputs += [run.stdout, run.stderr]
+    assert not any(key in text for text in outputs)
+    data_dir = tmp_path / "data-b"
+    files = [p for p in data_dir.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".log" for p in files) and any("journal" in p.name for p in files)
+    for path in files:
+        assert key.encode() not in path.read_bytes(), path
+    rows = sqlite3.connect(data_dir / "journal.sqlite3").execute("select * from events").fetchall()
+    assert rows and not any(key in str(row) for row in rows)
+
+
+def test_terminal_cli_imports_no_qt():
+    code = ("import sys; from pos_app.cli import main; import pos_app.terminal.cli; "
+            "sys.exit(1 if any(m.startswith('PySide6') for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -1,0 +1,75 @@
+"""A process killed (SIGKILL) mid-poll or mid-request: ``resume`` finishes it, one pay request."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+
+import pytest
+
+from pos_app.journal import Journal
+from tests.terminal.cli_runner import cli_command, cli_env, run_cli
+from tests.terminal.conftest import pay_requests, wait_until
+
+
+@pytest.fixture
+def sandbox_config():
+    from pos_app.sandbox.server import SandboxConfig
+
+    return SandboxConfig(s_delay=(2.5, 3.0), seed=3)
+
+
+def first_active(env):
+    listing = run_cli(env, "terminal", "list").payload["terminals"]
+    return next(t["id"] for t in listing if t.get("isActive", True))
+
+
+def journal_in_flight(path):
+    if not path.exists():
+        return []
+    with Journal.open(path) as journal:
+        return journal.in_flight()
+
+
+def kill(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGKILL)
+    assert process.wait(timeout=10) == -signal.SIGKILL
+
+
+def test_killed_mid_poll_is_resumed_from_its_message(sandbox, tmp_path):
+    env = cli_env(sandbox, "S", tmp_path / "data")
+    terminal = first_active(env)
+    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "4321"),
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal_path = tmp_path / "data" / "journal.sqlite3"
+    try:
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled")
+    finally:
+        kill(process)
+    [pending] = journal_in_flight(journal_path)
+    assert pending.outcome is None and pending.msg_identifier
+    resumed = run_cli(env, "terminal", "resume")
+    assert resumed.code == 0, resumed.payload
+    [attempt] = resumed.payload["attempts"]
+    assert attempt["outcome"] == "approved" and attempt["attempt_id"] == pending.id
+    assert pay_requests(sandbox, "S") == 1
+
+
+def test_killed_mid_request_is_found_by_its_attempt_id(sandbox, tmp_path):
+    env = cli_env(sandbox, "B", tmp_path / "data")
+    terminal = first_active(env)
+    sandbox.set_faults(latency_ms=3000)
+    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "5432"),
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service")
+    finally:
+        kill(process)
+    sandbox.set_faults(latency_ms=0)
+    [pending] = journal_in_flight(tmp_path / "data" / "journal.sqlite3")
+    assert pending.sent and pending.outcome is None
+    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
+    resumed = run_cli(env, "terminal", "resume")
+    assert resumed.code == 0, resumed.payload
+    assert resumed.payload["attempts"][0]["outcome"] == "approved"
+    assert pay_requests(sandbox, "B") == 1
