@@ -72,13 +72,14 @@ class Identity:
     cashier: str = "-"
 
     def user_agent(self, attempt_id: str | None = None) -> str:
-        parts = [f"store {_clean(self.store)}", f"station {_clean(self.station)}", f"cashier {_clean(self.cashier)}"]
+        parts = [f"store {clean_id(self.store)}", f"station {clean_id(self.station)}", f"cashier {clean_id(self.cashier)}"]
         if attempt_id is not None:
-            parts.append(f"attempt {_clean(attempt_id)}")
+            parts.append(f"attempt {clean_id(attempt_id)}")
         return f"pos-app/{__version__} ({'; '.join(parts)})"
 
 
-def _clean(value: str) -> str:
+def clean_id(value: str) -> str:
+    """An id made safe for the user-agent (no spaces, parentheses or semicolons)."""
     return _SAFE_ID.sub("_", value) or "-"
 
 
@@ -102,7 +103,7 @@ def check_base_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
         raise InvalidInput(f"service address {url!r} must look like https://host[:port]")
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
         raise InvalidInput(
             f"service address {url!r} uses plain http to a non-loopback host; use https "
             "(http is only for the local sandbox on 127.0.0.1)"
@@ -110,7 +111,8 @@ def check_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses (127.0.0.0/8, ::1)."""
     if host == "localhost":
         return True
     try:

@@ -8,11 +8,11 @@ security and fixed, published keys.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pos_app.api.client import is_loopback
 from pos_app.sandbox.app import build_app
 from pos_app.sandbox.http_server import HttpServer
 from pos_app.sandbox.state import Sandbox
@@ -29,15 +29,6 @@ class SandboxConfig:
     latency_ms: int = 0
     seed: int = 0
     faults: dict[str, int | float] = field(default_factory=dict)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class SandboxServer:

@@ -14,10 +14,11 @@ import getpass
 import json
 import os
 import sys
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pos_app.api.client import Identity, PaymentsClient
+from pos_app.api.client import Identity, PaymentsClient, clean_id
 from pos_app.api.errors import InvalidInput, PaymentsError
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
@@ -62,6 +63,8 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--by-serial", action="store_true", help="--terminal is the serial number (type S)")
     parser = op("resume", "resolve every in-flight attempt of the journal")
     parser.add_argument("--wait", type=float, default=None, help="seconds to keep polling open messages")
+    parser = op("report", "the day's attempts per terminal and outcome, reconciled with the service")
+    parser.add_argument("--day", help="YYYY-MM-DD (default: today, local time)")
     parser = op("resolve", "a manager's decision on an unknown attempt")
     parser.add_argument("attempt")
     decision = parser.add_mutually_exclusive_group(required=True)
@@ -130,12 +133,57 @@ async def _terminal_command(config: StoreConfig, client: PaymentsClient, args: a
             payload = {"outcome": "unknown" if still_unknown else "approved",
                        "attempts": [r.to_json() for r in results]}
             return payload, 3 if still_unknown else 0
+        if args.operation == "report":
+            return await _report(config, client, journal, args.day)
         if args.operation == "resolve":
             by = args.by or getpass.getuser()
             result = service.resolve(args.attempt, paid=args.paid, reason=args.reason, by=by)
             return result.to_json(), 0
         result = await _operation(service, args)
         return result.to_json(), EXIT[result.outcome]
+
+
+async def _report(config: StoreConfig, client: PaymentsClient, journal: Journal, day_text: str | None):
+    """Summary of ``day`` and its reconciliation with this station's service transactions."""
+    from pos_app.terminal.lookup import CLOCK_SLACK, transactions_since
+
+    try:
+        day = date.fromisoformat(day_text) if day_text else date.today()
+    except ValueError:
+        raise Refused(f"--day must be YYYY-MM-DD, got {day_text!r}") from None
+    day_start = datetime.combine(day, datetime.min.time()).astimezone()
+    entries = []
+    try:
+        async for entry in transactions_since(client, day_start - CLOCK_SLACK):
+            if _ours(entry.user_agent, config.station_id):
+                entries.append(entry.model_dump(by_alias=True, exclude_none=True))
+    except PaymentsError as error:
+        return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
+    summary = journal.summary(day)
+    reconciliation = journal.reconcile(entries, day=day)
+    return {
+        "outcome": "approved",
+        "day": day.isoformat(),
+        "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
+                     "outcome": str(line.outcome) if line.outcome else "in_flight",
+                     "count": line.count, "total_cents": line.total} for line in summary.lines],
+        "reconciliation": {
+            "clean": reconciliation.clean,
+            "matched": len(reconciliation.matched),
+            "problems": [{"attempt_id": m.attempt.id, "problem": m.problem} for m in reconciliation.problems],
+            "service_only": [{k: e.get(k) for k in ("paymentId", "transactionId", "baseAmount", "amount", "createdAt", "userAgent")}
+                             for e in reconciliation.service_only],
+            "journal_only": [{"attempt_id": a.id, "amount": a.amount, "terminal": a.terminal_id}
+                             for a in reconciliation.journal_only],
+        },
+    }, 0
+
+
+def _ours(user_agent: str | None, station: str) -> bool:
+    """Entries of this station, or not made by pos-app at all; other stations reconcile their own."""
+    if not user_agent or not user_agent.startswith("pos-app/"):
+        return True
+    return f"station {clean_id(station)};" in user_agent
 
 
 async def _operation(service, args: argparse.Namespace):

@@ -154,10 +154,11 @@ class TerminalService:
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             log.exception("unexpected error during %s %s", operation, attempt.id)
             return self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
-        if isinstance(answer, PayAccepted):
-            self.journal.record(attempt.id, "msg_identifier", {"msgIdentifier": answer.msg_identifier})
+        if isinstance(answer, PayAccepted):  # type S, whatever the config said
+            self.journal.record(attempt.id, "msg_identifier", {"msgIdentifier": answer.msg_identifier, "gateway": "S"})
             result = await self._poll_message(attempt, answer.msg_identifier, started, self.wait_limit)
             return result or self._finish_waiting(attempt, answer.msg_identifier)
+        self.journal.record(attempt.id, "answer", _answer_record(answer, attempt.operation))
         return self._finish(attempt, Outcome.APPROVED, await self._details_of(answer, attempt))
 
     def _classify_failure(self, error: PaymentsError) -> tuple[Outcome, dict[str, Any]]:
@@ -307,6 +308,17 @@ class TerminalService:
             self.on_progress(Progress(attempt.id, attempt.terminal_id, state, round(elapsed, 3), next_poll_in))
         except Exception:  # a listener's bug must never break a payment
             log.exception("progress listener failed")
+
+
+def _answer_record(answer: TerminalResult | CloseBatchResult, operation: Operation) -> dict[str, Any]:
+    """The synchronous answer as journaled: its ids and gateway text. A direct answer to
+    pay/auth means the type B flow; capture, void and refund answer directly on both."""
+    if isinstance(answer, CloseBatchResult):
+        return {"success": answer.success, "message": answer.message}
+    gateway = "B" if operation in (Operation.SALE, Operation.PREAUTH) else None
+    record = {"gateway": gateway, "transactionId": answer.transaction_id, "paymentId": answer.payment_id,
+              "amount": answer.amount, "resultTxt": answer.gateway_text or None}
+    return {k: v for k, v in record.items() if v is not None}
 
 
 def _payment_details(payment: Payment) -> dict[str, Any]:

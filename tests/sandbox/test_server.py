@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from pos_app.cli import main
-from pos_app.sandbox.server import SandboxConfig, SandboxServer, is_loopback
+from pos_app.api.client import is_loopback
+from pos_app.sandbox.server import SandboxConfig, SandboxServer
 from tests.sandbox.helpers import B_TERMINAL, body, call, pay
 
 

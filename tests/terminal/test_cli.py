@@ -139,3 +139,24 @@ def test_terminal_cli_imports_no_qt():
     code = ("import sys; from pos_app.cli import main; import pos_app.terminal.cli; "
             "sys.exit(1 if any(m.startswith('PySide6') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_report_summarises_the_day_and_reconciles_with_the_service(env_b, sandbox):
+    import httpx
+
+    terminal = active(env_b)[0]
+    run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1000")
+    run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "2000")
+    run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "99")
+    clean = run_cli(env_b, "terminal", "report")
+    assert clean.code == 0 and clean.payload["reconciliation"]["clean"], clean.payload
+    approved = [line for line in clean.payload["summary"] if line["outcome"] == "approved"]
+    assert approved == [{"terminal": terminal, "operation": "sale", "outcome": "approved", "count": 2, "total_cents": 3000}]
+    # a charge made outside the app (another tool): the service has it, the journal does not
+    httpx.post(f"{sandbox.base_url}/public/terminal/pay", headers={"key-hash": env_b["POS_KEY_HASH"], "user-agent": "dashboard"},
+               json={"terminalId": terminal, "amount": 4500, "receipt": False}).raise_for_status()
+    report = run_cli(env_b, "terminal", "report")
+    rec = report.payload["reconciliation"]
+    assert not rec["clean"] and [e["baseAmount"] for e in rec["service_only"]] == [4500]
+    bad_day = run_cli(env_b, "terminal", "report", "--day", "22/11/2026")
+    assert bad_day.code == 1

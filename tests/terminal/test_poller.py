@@ -1,0 +1,95 @@
+"""The poll scheduler: evenly spaced slots, round-robin across messages, backoff on 429."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.errors import RateLimited
+from pos_app.api.models import PayRequest
+from pos_app.journal import Outcome
+from pos_app.terminal import PollScheduler
+
+
+async def start_messages(client: PaymentsClient, count: int) -> list[str]:
+    terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
+    accepted = [await client.pay(PayRequest(terminalId=terminal, amount=1000 + i), attempt_id=f"a-p{i}") for i in range(count)]
+    return [a.msg_identifier for a in accepted]
+
+
+class RecordingPoll:
+    """The real poll, with the loop time and message of each call noted."""
+
+    def __init__(self, client: PaymentsClient) -> None:
+        self.client = client
+        self.calls: list[tuple[float, str]] = []
+
+    async def __call__(self, message_id: str):
+        self.calls.append((asyncio.get_running_loop().time(), message_id))
+        return await self.client.poll_message(message_id)
+
+
+async def test_slots_are_evenly_spaced_and_shared_round_robin(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30, rate_limit_per_minute=600)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        messages = await start_messages(client, 3)
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, per_minute=600)
+
+        async def poll_repeatedly(message_id):
+            for _ in range(6):
+                await scheduler.poll(message_id)
+
+        await asyncio.gather(*(poll_repeatedly(m) for m in messages))
+    times = [t for t, _ in recorder.calls]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(recorder.calls) == 18
+    assert min(gaps) >= scheduler.interval * 0.98, gaps  # never closer than one slot: no bursts
+    order = [m for _, m in recorder.calls]
+    for window in range(0, 18, 3):  # every message gets a turn before any gets a second
+        assert sorted(order[window:window + 3]) == sorted(messages)
+
+
+async def test_a_429_pushes_the_next_slot_past_retry_after(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30, rate_limit_per_minute=3)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        [message] = await start_messages(client, 1)
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, per_minute=600)
+        limited = None
+        for _ in range(5):
+            try:
+                await scheduler.poll(message)
+            except RateLimited as error:
+                limited = error
+                break
+        assert limited is not None and limited.retry_after >= 1
+        limited_at = recorder.calls[-1][0]
+        sandbox.set_faults(rate_limit_per_minute=600)
+        await scheduler.poll(message)
+        assert recorder.calls[-1][0] - limited_at >= limited.retry_after * 0.98
+
+
+async def test_progress_events_show_state_elapsed_and_next_poll(lane_factory):
+    seen = []
+    async with lane_factory("S") as lane:
+        lane.service.on_progress = seen.append
+        result = await lane.service.sale(lane.active[0], 1500)
+    assert result.outcome is Outcome.APPROVED
+    states = [p.state for p in seen]
+    assert states[0] == "sending" and states[-1] == "approved"
+    assert "complete" in states and ({"received", "processing"} & set(states))
+    elapsed = [p.elapsed for p in seen]
+    assert elapsed[1:-1] == sorted(elapsed[1:-1])
+    assert any(p.next_poll_in is not None and 0 <= p.next_poll_in <= 1.0 for p in seen)
+    assert {p.attempt_id for p in seen} == {result.attempt_id}
+
+
+async def test_a_broken_progress_listener_does_not_break_the_sale(lane_factory):
+    def explode(_):
+        raise RuntimeError("listener bug")
+
+    async with lane_factory("B") as lane:
+        lane.service.on_progress = explode
+        result = await lane.service.sale(lane.active[0], 1500)
+    assert result.outcome is Outcome.APPROVED
