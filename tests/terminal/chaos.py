@@ -68,7 +68,8 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
     for merchant in "SB":
         client = PaymentsClient(sandbox.base_url, sandbox.keys[merchant], identity=Identity("chaos", merchant, "bot"))
         journal = Journal.open(journal_dir / f"chaos-{merchant}.sqlite3")
-        terminals = [t.id for t in (await client.list_terminals()).data if t.is_active is not False]
+        inactive = {t["id"] for t in sandbox.stats()["terminals"] if not t["isActive"]}  # type B lists omit it
+        terminals = [t.id for t in (await client.list_terminals()).data if t.id not in inactive]
         lanes[merchant] = (client, journal, TerminalService(client, journal, wait_limit=wait_limit), terminals)
     try:
         order = 0
@@ -89,7 +90,7 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
                     if knobs:
                         sandbox.set_faults(**knobs)
                     sale = service.sale(terminal, amount, order_number=f"chaos-{seed}-{order}")
-                    round_tasks.append(_crash_soon(sale, rng) if fault == "crash" else sale)
+                    round_tasks.append(_crash_soon(sale, rng) if fault == "crash" else _outcome_of(sale))
             for outcome in await asyncio.gather(*round_tasks):
                 report.first_outcomes[outcome] += 1
             sandbox.set_faults(reset_next=0, drop_next=0)
@@ -102,6 +103,10 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
             await client.aclose()
             journal.close()
     return report
+
+
+async def _outcome_of(sale) -> str:
+    return str((await sale).outcome)
 
 
 async def _crash_soon(sale, rng: random.Random) -> str:

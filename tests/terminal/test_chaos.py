@@ -13,4 +13,6 @@ async def test_chaos_run_small(sandbox, tmp_path):
     assert report.sales == 40 and sum(report.final_outcomes.values()) == 40
     assert report.final_outcomes.get("unknown", 0) == 0
     assert report.resolved_by_resume + report.resolved_by_manager >= 1
+    assert set(report.first_outcomes) <= {"approved", "declined", "failed", "unknown", "crashed"}
+    assert report.final_outcomes.get("approved", 0) >= 5
     assert len(report.faults) >= 8, "the run drew a wide mix of faults"
