@@ -2,7 +2,9 @@
 
 An attempt is written and committed before its request leaves; everything that happens
 to it afterwards is appended as an event. After a crash, ``Journal.in_flight()`` lists
-what still needs an answer. See ``store.Journal`` for the rules it enforces.
+what still needs an answer, ``Journal.resumable()`` the part of it no live process holds,
+and ``Journal.claim`` hands one such attempt over (see ``owners``). See ``store.Journal``
+for the rules it enforces.
 
 This package imports no Qt, no HTTP client and no other ``pos_app`` package.
 """

@@ -49,8 +49,9 @@ GATEWAYS = frozenset({"S", "B", "auto"})
 
 SENT = "sent"
 OUTCOME = "outcome"
-RESERVED_KINDS = frozenset({SENT, OUTCOME})
-"""Event kinds only ``mark_sent`` and ``finish``/``resolve_by_manager`` may append."""
+CLAIMED = "claimed"
+RESERVED_KINDS = frozenset({SENT, OUTCOME, CLAIMED})
+"""Event kinds only ``mark_sent``, ``finish``/``resolve_by_manager`` and ``claim`` may append."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class Attempt:
     outcome: Outcome | None
     result: dict
     resolved_by: str | None
+    owner: str | None
+    """The owner (see ``owners``) holding the attempt now: the latest to ``claim`` it, else
+    the one that began it; ``None`` if begun before schema version 3 and never claimed."""
     events: tuple[Event, ...] = ()
 
     @property
@@ -96,7 +100,7 @@ class Attempt:
         return self.outcome is not None and self.outcome.is_final
 
 
-ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request"
+ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner"
 EVENT_COLUMNS = "seq, attempt_id, kind, at, outcome, data"
 
 
@@ -107,7 +111,7 @@ def make_event(row: tuple) -> Event:
 
 def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     """The current view of one attempt: its row plus its events in ``seq`` order."""
-    attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request = row
+    attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner = row
     sent = False
     msg_identifier: str | None = None
     last_status: str | None = None
@@ -123,6 +127,8 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
             sent = True
         elif event.kind == "poll_status" and isinstance(data.get("status"), str):
             last_status = data["status"]
+        elif event.kind == CLAIMED:
+            owner = data.get("owner")
         elif event.kind == OUTCOME:
             outcome = Outcome(data["outcome"])
             result = data.get("result") or {}
@@ -147,6 +153,7 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
         outcome=outcome,
         result=result,
         resolved_by=resolved_by,
+        owner=owner,
         events=tuple(kept),
     )
 
@@ -195,4 +202,4 @@ def check_kind(kind: object) -> None:
     if not isinstance(kind, str) or not _KIND.fullmatch(kind):
         raise ValueError(f"event kind must be a short lower_snake_case name, got {kind!r}")
     if kind in RESERVED_KINDS:
-        raise ValueError(f"event kind {kind!r} is written only by mark_sent/finish/resolve_by_manager")
+        raise ValueError(f"event kind {kind!r} is written only by mark_sent/finish/resolve_by_manager/claim")

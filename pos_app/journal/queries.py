@@ -3,12 +3,18 @@
 Every check made while a cashier waits (is the terminal busy, is the order unresolved or
 paid, what state is this attempt in) and the recovery scan start from the small
 ``open_attempts`` index or a primary key. They live here, apart from the ``Journal``
-logic, so that the query-plan test checks exactly the text the store runs.
+logic, so that the query-plan test checks exactly the text the store runs; so do the two
+small readers that decode an attempt's state and latest result for the write guards.
 """
 
 from __future__ import annotations
 
-from pos_app.journal.models import ATTEMPT_COLUMNS, EVENT_COLUMNS
+import sqlite3
+from typing import NamedTuple
+
+from pos_app.journal.codec import load_json
+from pos_app.journal.errors import AttemptNotFound
+from pos_app.journal.models import ATTEMPT_COLUMNS, EVENT_COLUMNS, Outcome
 
 _A_COLUMNS = ", ".join("a." + column for column in ATTEMPT_COLUMNS.split(", "))
 _E_COLUMNS = ", ".join("e." + column for column in EVENT_COLUMNS.split(", "))
@@ -32,7 +38,9 @@ ORDER_PAID_SQL = (
 )
 STATE_SQL = (
     "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "
-    f"{LATEST_OUTCOME.format(id='a.id')} FROM attempts a WHERE a.id = ?"
+    f"{LATEST_OUTCOME.format(id='a.id')}, "
+    "(SELECT e.data FROM events e WHERE e.attempt_id = a.id AND e.kind = 'claimed' "
+    "ORDER BY e.seq DESC LIMIT 1), a.owner FROM attempts a WHERE a.id = ?"
 )
 # CROSS JOIN pins the small open_attempts index as the outer loop (SQLite keeps the order
 # of CROSS JOIN operands); without statistics the planner would otherwise scan history.
@@ -60,3 +68,32 @@ def list_sql(*, day: bool, terminal: bool) -> tuple[str, str]:
     rows = f"SELECT {_A_COLUMNS} FROM attempts a {clause} ORDER BY a.rowid"
     events = f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id {clause} ORDER BY e.seq"
     return rows, events
+
+
+class State(NamedTuple):
+    """What the write guards need to know of one attempt, read inside their transaction."""
+
+    sent: bool
+    outcome: Outcome | None
+    """The latest outcome, if any."""
+    holder: str | None
+    """The owner of the latest ``claimed`` event, else the owner that began the attempt."""
+
+
+def attempt_state(conn: sqlite3.Connection, attempt_id: str) -> State:
+    """The attempt's ``State``; ``AttemptNotFound`` if there is none."""
+    row = conn.execute(STATE_SQL, (attempt_id,)).fetchone()
+    if row is None:
+        raise AttemptNotFound(attempt_id)
+    sent, outcome, claim, begun_by = row
+    holder = load_json(claim).get("owner") if claim else begun_by
+    return State(bool(sent), None if outcome is None else Outcome(outcome), holder)
+
+
+def latest_result(conn: sqlite3.Connection, attempt_id: str) -> dict:
+    """The ``result`` of the attempt's latest outcome event (``{}`` if none)."""
+    row = conn.execute(
+        "SELECT data FROM events WHERE attempt_id = ? AND kind = 'outcome' ORDER BY seq DESC LIMIT 1",
+        (attempt_id,),
+    ).fetchone()
+    return load_json(row[0]).get("result") or {} if row else {}

@@ -10,6 +10,9 @@ Version 2: the ``open_attempts`` index (attempts without a final outcome: an ins
 ``begin_attempt``, a delete at the final outcome) so that recovery and the busy check
 never scan history; indexes by order key and day; triggers refusing UPDATE and DELETE on
 the record tables.
+Version 3: ``attempts.owner``, the owner (see ``owners``) that began the attempt; NULL for
+attempts begun before. Who holds an attempt later is told by its ``claimed`` events, found
+through their own small index (as outcomes are) so that no guard walks an attempt's history.
 """
 
 from __future__ import annotations
@@ -80,7 +83,12 @@ V2: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'open_attempts rows are only inserted and deleted'); END""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
+V3: tuple[str, ...] = (
+    "ALTER TABLE attempts ADD COLUMN owner TEXT",
+    "CREATE INDEX claimed_events ON events (attempt_id, seq) WHERE kind = 'claimed'",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -8,6 +8,10 @@ they hold between processes sharing the file, not just inside one.
 
 Rows are only ever inserted; the one exception is ``open_attempts``, an index of attempts
 that still need an outcome, whose row is deleted when the attempt gets a final outcome.
+
+Each open ``Journal`` is an *owner* (``owners``) and holds the attempts it begins. Another
+process resumes an attempt only after ``claim`` handed it over, which happens only when its
+holder is no longer alive; only the holder may send an attempt's request.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 
-from pos_app.journal import queries, reports
+from pos_app.journal import owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, load_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
     AttemptNotFound,
@@ -34,6 +38,7 @@ from pos_app.journal.errors import (
 )
 from pos_app.journal.models import (
     ATTEMPT_COLUMNS,
+    CLAIMED,
     EVENT_COLUMNS,
     ORDER_OPERATIONS,
     OUTCOME,
@@ -52,6 +57,7 @@ from pos_app.journal.schema import connect
 DEFAULT_BUSY_TIMEOUT = 2.0
 """Seconds a write waits for another process's transaction before ``JournalLocked``."""
 
+
 def new_attempt_id() -> str:
     """``a-`` and 20 URL-safe characters (120 random bits)."""
     return "a-" + secrets.token_urlsafe(15)
@@ -60,10 +66,13 @@ def new_attempt_id() -> str:
 class Journal:
     """One open journal file. Use from one thread; other processes may open the same file."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime], lock: owners.OwnerLock
+    ) -> None:
         self._conn: sqlite3.Connection | None = conn
         self._path = path
         self._clock = clock
+        self._lock = lock
 
     @classmethod
     def open(
@@ -73,26 +82,44 @@ class Journal:
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
     ) -> Journal:
-        """Open (creating it and its folders if needed) and migrate the journal at ``path``.
+        """Open (creating it and its folders if needed) and migrate the journal at ``path``,
+        as a new owner whose lock file is ``<path>.owners/<owner>.lock`` until ``close``.
 
         Raises ``JournalCorrupt`` (not SQLite, damaged, or not a pos-app journal),
-        ``JournalTooNew`` (newer schema) or ``JournalLocked``; refused files are not written.
+        ``JournalTooNew`` (newer schema) or ``JournalLocked``; refused files are not written
+        (and get no owner lock file).
         """
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise JournalError(f"cannot create the folder for journal {path}: {exc}") from None
-        return cls(connect(path, busy_timeout=busy_timeout), path, clock or utc_now)
+        conn = connect(path, busy_timeout=busy_timeout)
+        try:
+            lock = owners.OwnerLock.acquire(path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path, clock or utc_now, lock)
 
     @property
     def path(self) -> Path:
         return self._path
 
+    @property
+    def owner(self) -> str:
+        """This journal's owner id: the holder of the attempts it begins or claims."""
+        return self._lock.id
+
     def close(self) -> None:
+        """Close the file, then release the owner lock (deleting its file): from then on
+        other processes see this owner as dead and may claim its unfinished attempts."""
         if self._conn is not None:
             conn, self._conn = self._conn, None
-            conn.close()
+            try:
+                conn.close()
+            finally:
+                self._lock.release()
 
     def __enter__(self) -> Journal:
         return self
@@ -146,13 +173,6 @@ class Journal:
             (attempt_id, kind, self._now(), outcome, dump_json(data, what=f"{kind} data")),
         )
 
-    @staticmethod
-    def _state(conn: sqlite3.Connection, attempt_id: str) -> tuple[bool, Outcome | None]:
-        row = conn.execute(queries.STATE_SQL, (attempt_id,)).fetchone()
-        if row is None:
-            raise AttemptNotFound(attempt_id)
-        return bool(row[0]), None if row[1] is None else Outcome(row[1])
-
     # -- writes -------------------------------------------------------------------------
 
     def begin_attempt(
@@ -188,9 +208,9 @@ class Journal:
                 if paid:
                     raise OrderAlreadyPaid(order_key, paid[0])
             conn.execute(
-                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (attempt_id, operation.value, terminal_id, gateway, amount, order_key, ref,
-                 time_text(created), request_text),
+                 time_text(created), request_text, self.owner),
             )
             conn.execute(
                 "INSERT INTO open_attempts (attempt_id, terminal_id, order_key) VALUES (?, ?, ?)",
@@ -200,13 +220,14 @@ class Journal:
             id=attempt_id, operation=operation, terminal_id=terminal_id, gateway=gateway,
             amount=amount, order_key=order_key, ref=ref, created_at=parse_time(time_text(created)),
             request=load_json(request_text), sent=False, msg_identifier=None, last_status=None,
-            outcome=None, result={}, resolved_by=None,
+            outcome=None, result={}, resolved_by=None, owner=self.owner,
         )
 
     def mark_sent(self, attempt_id: str) -> None:
-        """Append ``sent`` right before the request leaves; a second send is refused."""
+        """Append ``sent`` right before the request leaves; a second send is refused, and so
+        is a send by anyone but the attempt's holder (another process may have claimed it)."""
         with self._write(f"marking attempt {attempt_id} sent") as conn:
-            sent, outcome = self._state(conn, attempt_id)
+            sent, outcome, holder = queries.attempt_state(conn, attempt_id)
             if outcome is not None:
                 raise InvalidTransition(
                     f"attempt {attempt_id} already has outcome {outcome.value!r}; its request must not be sent"
@@ -216,6 +237,11 @@ class Journal:
                     f"attempt {attempt_id} was already sent; a request is never sent twice "
                     "(resume it by polling or looking it up instead)"
                 )
+            if holder not in (None, self.owner):
+                raise InvalidTransition(
+                    f"attempt {attempt_id} is held by {holder}, not by this process ({self.owner}); "
+                    "its request must not be sent from here"
+                )
             self._append(conn, attempt_id, SENT, {})
 
     def record(self, attempt_id: str, kind: str, data: dict | None = None) -> None:
@@ -224,7 +250,7 @@ class Journal:
         data = {} if data is None else data
         dump_json(data, what=f"{kind} data")  # refuse before taking the write lock
         with self._write(f"recording {kind} for attempt {attempt_id}") as conn:
-            self._state(conn, attempt_id)
+            queries.attempt_state(conn, attempt_id)
             self._append(conn, attempt_id, kind, data)
 
     def finish(self, attempt_id: str, outcome: Outcome | str, result: dict | None = None) -> Attempt:
@@ -232,15 +258,16 @@ class Journal:
         frees the terminal but keeps the attempt in ``in_flight()`` and blocks its order.
 
         Finishing again with the same final outcome (and no new result) changes nothing;
-        changing a final outcome raises ``InvalidResolution``.
+        changing a final outcome raises ``InvalidResolution``. The holder is not checked:
+        whoever learnt the outcome records it (a resuming process ``claim``s first).
         """
         outcome = Outcome(outcome)
         data = {"outcome": outcome.value, "result": {} if result is None else result}
         dump_json(data, what="outcome result")
         with self._write(f"finishing attempt {attempt_id} as {outcome.value}") as conn:
-            _, current = self._state(conn, attempt_id)
+            current = queries.attempt_state(conn, attempt_id).outcome
             repeated = current is outcome and outcome.is_final and (
-                result is None or result == self._latest_result(conn, attempt_id)
+                result is None or result == queries.latest_result(conn, attempt_id)
             )
             if current is not None and current.is_final and not repeated:
                 raise InvalidResolution(
@@ -264,7 +291,7 @@ class Journal:
         outcome = Outcome.APPROVED if paid else Outcome.FAILED
         decision = "paid" if paid else "not_paid"
         with self._write(f"resolving attempt {attempt_id}") as conn:
-            _, current = self._state(conn, attempt_id)
+            current = queries.attempt_state(conn, attempt_id).outcome
             if current is not None and current.is_final:
                 raise InvalidResolution(
                     f"attempt {attempt_id} already has the final outcome {current.value!r}; a manager "
@@ -281,13 +308,25 @@ class Journal:
             conn.execute("DELETE FROM open_attempts WHERE attempt_id = ?", (attempt_id,))
         return self.get(attempt_id)
 
-    @staticmethod
-    def _latest_result(conn: sqlite3.Connection, attempt_id: str) -> dict:
-        row = conn.execute(
-            "SELECT data FROM events WHERE attempt_id = ? AND kind = 'outcome' ORDER BY seq DESC LIMIT 1",
-            (attempt_id,),
-        ).fetchone()
-        return load_json(row[0]).get("result") or {} if row else {}
+    def claim(self, attempt_id: str) -> Attempt | None:
+        """Hand the attempt to this journal's owner, atomically; ``None`` if it is not free.
+
+        Free: it still needs resolution (no outcome, or ``unknown``) and its holder is this
+        owner, nobody (begun before schema version 3) or an owner that is no longer alive.
+        Taking it appends ``claimed`` ``{"owner": this owner, "from": previous holder}``; an
+        attempt this owner already holds is returned as it is. The check and the event are
+        one write transaction, so of processes claiming one attempt at once exactly one
+        gets it. Raises ``AttemptNotFound``.
+        """
+        with self._write(f"claiming attempt {attempt_id}") as conn:
+            _, outcome, holder = queries.attempt_state(conn, attempt_id)
+            if outcome is not None and outcome.is_final:
+                return None
+            if holder != self.owner:
+                if holder is not None and owners.is_alive(self._path, holder):
+                    return None
+                self._append(conn, attempt_id, CLAIMED, {"owner": self.owner, "from": holder})
+        return self.get(attempt_id)
 
     # -- reads --------------------------------------------------------------------------
 
@@ -313,6 +352,18 @@ class Journal:
             events = conn.execute(queries.IN_FLIGHT_EVENTS_SQL).fetchall()
         found = fold_many(rows, events, keep_events=False)
         return [attempt for attempt in found if attempt.needs_resolution]
+
+    def resumable(self) -> list[Attempt]:
+        """The ``in_flight()`` attempts this process may resume: held by this owner, by
+        nobody (begun before schema version 3) or by an owner that is no longer alive.
+
+        A snapshot, for choosing what to resume: ``claim`` each one before acting on it.
+        Costs one lock-file probe per distinct other holder.
+        """
+        found = self.in_flight()
+        others = {attempt.owner for attempt in found} - {None, self.owner}
+        alive = {holder: owners.is_alive(self._path, holder) for holder in others}
+        return [attempt for attempt in found if not alive.get(attempt.owner, False)]
 
     def attempts(
         self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None

@@ -130,7 +130,11 @@ def build_big_journal(path: Path, attempts: int = ATTEMPTS, open_count: int = OP
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", attempt_rows)
+        conn.executemany(
+            "INSERT INTO attempts (id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            attempt_rows,
+        )
         conn.executemany("INSERT INTO events (attempt_id, kind, at, outcome, data) VALUES (?, ?, ?, ?, ?)", event_rows)
         conn.executemany("INSERT INTO open_attempts VALUES (?, ?, ?)", open_rows)
         conn.execute("COMMIT")

@@ -201,6 +201,7 @@ def test_unknown_attempt_ids_are_reported(journal):
         lambda: journal.record("a-missing", "answer", {}),
         lambda: journal.finish("a-missing", Outcome.FAILED),
         lambda: journal.resolve_by_manager("a-missing", paid=True, reason="r", by="b"),
+        lambda: journal.claim("a-missing"),
     ):
         with pytest.raises(AttemptNotFound, match="a-missing"):
             call()
@@ -210,7 +211,7 @@ def test_unknown_attempt_ids_are_reported(journal):
 
 def test_record_refuses_reserved_or_odd_kinds(journal):
     first = sale(journal)
-    for kind in ("sent", "outcome", "", "Has Space", "x" * 41):
+    for kind in ("sent", "outcome", "claimed", "", "Has Space", "x" * 41):
         with pytest.raises(ValueError):
             journal.record(first.id, kind, {})
 

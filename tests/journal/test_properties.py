@@ -1,8 +1,9 @@
 """Property: after any sequence of journal calls and restarts, the journal agrees with a model.
 
-The model is a dict of attempts with their terminal, order, sent flag and outcome. Every
-call's acceptance or refusal is predicted from it, and after every step ``in_flight()``
-must be exactly the attempts without a final outcome.
+The model is a dict of attempts with their terminal, order, sent flag, outcome and holder.
+Every call's acceptance or refusal is predicted from it, and after every step ``in_flight()``
+must be exactly the attempts without a final outcome; since every earlier owner is a
+closed (dead) journal, all of them are ``resumable()`` and each shows its model holder.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Model:
     terminal: str
     order: str | None
     operation: Operation
+    owner: str
     sent: bool = False
     outcome: Outcome | None = None
 
@@ -78,13 +80,14 @@ class JournalMachine(RuleBasedStateMachine):
         )
         if attempt is None:
             return multiple()
-        self.model[attempt.id] = Model(terminal, order, operation)
+        self.model[attempt.id] = Model(terminal, order, operation, self.journal.owner)
         return attempt.id
 
     @rule(attempt_id=attempts)
     def mark_sent(self, attempt_id):
         model = self.model[attempt_id]
-        expected = "InvalidTransition" if model.outcome is not None or model.sent else "ok"
+        taken = model.outcome is not None or model.sent or model.owner != self.journal.owner
+        expected = "InvalidTransition" if taken else "ok"
         self.expect(expected, lambda: self.journal.mark_sent(attempt_id))
         if expected == "ok":
             model.sent = True
@@ -111,6 +114,16 @@ class JournalMachine(RuleBasedStateMachine):
         if expected == "ok":
             model.outcome = Outcome.APPROVED if paid else Outcome.FAILED
 
+    @rule(attempt_id=attempts)
+    def claim(self, attempt_id):
+        model = self.model[attempt_id]
+        claimed = self.journal.claim(attempt_id)
+        if model.outcome is not None and model.outcome.is_final:
+            assert claimed is None
+            return
+        assert claimed is not None and claimed.owner == self.journal.owner
+        model.owner = self.journal.owner
+
     @rule()
     def restart(self):
         self.journal.close()
@@ -121,9 +134,12 @@ class JournalMachine(RuleBasedStateMachine):
         found = {a.id: a for a in self.journal.in_flight()}
         expected = {i for i, m in self.model.items() if m.outcome is None or m.outcome is Outcome.UNKNOWN}
         assert set(found) == expected
+        assert [a.id for a in self.journal.resumable()] == list(found)
         for attempt_id, attempt in found.items():
             model = self.model[attempt_id]
-            assert (attempt.sent, attempt.outcome, attempt.terminal_id) == (model.sent, model.outcome, model.terminal)
+            assert (attempt.sent, attempt.outcome, attempt.terminal_id, attempt.owner) == (
+                model.sent, model.outcome, model.terminal, model.owner
+            )
 
 
 TestJournalModel = JournalMachine.TestCase

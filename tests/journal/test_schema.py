@@ -54,6 +54,37 @@ CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at);
 PRAGMA user_version = 1;
 """
 
+# The version 2 step exactly as released, kept verbatim for the same reason.
+V2_DDL = """
+CREATE TABLE open_attempts (
+    attempt_id TEXT PRIMARY KEY REFERENCES attempts (id),
+    terminal_id TEXT NOT NULL,
+    order_key TEXT
+) WITHOUT ROWID;
+CREATE INDEX open_by_terminal ON open_attempts (terminal_id);
+CREATE INDEX open_by_order ON open_attempts (order_key) WHERE order_key IS NOT NULL;
+CREATE INDEX attempts_by_order ON attempts (order_key) WHERE order_key IS NOT NULL;
+CREATE INDEX attempts_by_day ON attempts (created_at);
+CREATE INDEX outcome_events ON events (attempt_id, seq) WHERE kind = 'outcome';
+INSERT INTO open_attempts (attempt_id, terminal_id, order_key)
+    SELECT a.id, a.terminal_id, a.order_key FROM attempts a
+    WHERE coalesce((SELECT e.outcome FROM events e
+                    WHERE e.attempt_id = a.id AND e.kind = 'outcome'
+                    ORDER BY e.seq DESC LIMIT 1), 'unknown') = 'unknown'
+    ORDER BY a.rowid;
+CREATE TRIGGER attempts_append_only_u BEFORE UPDATE ON attempts
+    BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END;
+CREATE TRIGGER attempts_append_only_d BEFORE DELETE ON attempts
+    BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END;
+CREATE TRIGGER events_append_only_u BEFORE UPDATE ON events
+    BEGIN SELECT raise(ABORT, 'journal events are append-only'); END;
+CREATE TRIGGER events_append_only_d BEFORE DELETE ON events
+    BEGIN SELECT raise(ABORT, 'journal events are append-only'); END;
+CREATE TRIGGER open_attempts_no_update BEFORE UPDATE ON open_attempts
+    BEGIN SELECT raise(ABORT, 'open_attempts rows are only inserted and deleted'); END;
+PRAGMA user_version = 2;
+"""
+
 AT = "2026-03-07T12:00:00.000000+00:00"
 
 
@@ -87,6 +118,19 @@ def build_v1(path):
     conn.close()
 
 
+def build_v2(path):
+    """The v1 file above as the version 2 pos-app left it: migrated, in WAL mode."""
+    build_v1(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.executescript(f"BEGIN IMMEDIATE; {V2_DDL} COMMIT;")
+    conn.close()
+
+
+def attempt_columns(journal):
+    return [row[1] for row in journal._conn.execute("PRAGMA table_info(attempts)")]
+
+
 def test_fresh_journal_is_at_current_version(journal, path):
     conn = raw(path)
     try:
@@ -102,8 +146,11 @@ def test_v1_journal_opens_and_is_migrated(tmp_path):
     with Journal.open(path) as journal:
         assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
         assert journal._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert attempt_columns(journal)[-1] == "owner"
         found = {a.id: a for a in journal.in_flight()}
         assert set(found) == {"a-v1inflight000000000", "a-v1unknown0000000000"}
+        assert all(a.owner is None for a in journal.attempts())  # begun before owners existed
+        assert [a.id for a in journal.resumable()] == list(found)
         assert found["a-v1inflight000000000"].msg_identifier == "m-1"
         assert found["a-v1unknown0000000000"].outcome is Outcome.UNKNOWN
         with pytest.raises(TerminalBusy, match="a-v1inflight000000000"):
@@ -113,6 +160,7 @@ def test_v1_journal_opens_and_is_migrated(tmp_path):
         with pytest.raises(OrderAlreadyPaid, match="a-v1approved000000000"):
             sale(journal, "T9", "o-3")
         fresh = sale(journal, "T4", "o-4")  # failed after unknown: free, chargeable
+        assert fresh.owner == journal.owner == journal.get(fresh.id).owner
         journal.finish("a-v1inflight000000000", Outcome.APPROVED)
         assert {a.id for a in journal.in_flight()} == {"a-v1unknown0000000000", fresh.id}
         assert journal.get("a-v1void0000000000000").operation is Operation.VOID
@@ -124,6 +172,33 @@ def test_v1_journal_opens_and_is_migrated(tmp_path):
             conn.close()
     with Journal.open(path) as again:  # second open: nothing left to migrate
         assert len(again.attempts()) == 6
+
+
+def test_v2_journal_opens_and_its_attempts_are_resumable(tmp_path):
+    path = tmp_path / "v2.db"
+    build_v2(path)
+    conn = raw(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    conn.close()
+    open_ids = ["a-v1inflight000000000", "a-v1unknown0000000000"]
+    with Journal.open(path) as journal, Journal.open(path) as other:
+        assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert attempt_columns(journal)[-1] == "owner"
+        assert journal._conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'claimed_events'").fetchone()
+        assert all(a.owner is None for a in journal.attempts())
+        assert [a.id for a in journal.in_flight()] == open_ids
+        assert [a.id for a in journal.resumable()] == open_ids == [a.id for a in other.resumable()]
+        with pytest.raises(TerminalBusy, match="a-v1inflight000000000"):
+            sale(journal, "T1", "o-new")
+
+        taken = journal.claim("a-v1inflight000000000")
+        assert taken.owner == journal.owner and taken.msg_identifier == "m-1" and taken.sent
+        assert [e.data for e in taken.events if e.kind == "claimed"] == [{"owner": journal.owner, "from": None}]
+        assert other.claim("a-v1inflight000000000") is None  # held by a live owner now
+        assert [a.id for a in other.resumable()] == ["a-v1unknown0000000000"]
+        assert other.claim("a-v1approved000000000") is None  # final: nothing to resume
+        journal.finish("a-v1inflight000000000", Outcome.APPROVED, {"transactionId": "t-1"})
+        assert [a.id for a in other.resumable()] == ["a-v1unknown0000000000"]
 
 
 def _corrupt_schema_page(path):
