@@ -24,7 +24,6 @@ from typing import Any, Awaitable, Callable
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import (
-    ApiError,
     GatewayDeclined,
     PaymentsError,
     ProtocolError,
@@ -75,6 +74,7 @@ class TerminalService:
         self.wait_limit = wait_limit
         self.on_progress = on_progress
         self.scheduler = scheduler or PollScheduler(client.poll_message)
+        self._active: set[str] = set()  # attempts this service is working on right now
 
     # ------------------------------------------------------------ operations
 
@@ -144,6 +144,13 @@ class TerminalService:
         except JournalError as refusal:
             # refused before anything was sent: busy terminal, unresolved order, already paid
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal))
+        self._active.add(attempt.id)
+        try:
+            return await self._send_and_settle(attempt, send)
+        finally:
+            self._active.discard(attempt.id)
+
+    async def _send_and_settle(self, attempt: Attempt, send: Callable[[str], Awaitable[Any]]) -> OperationResult:
         started = time.monotonic()
         self._progress(attempt, "sending", started)
         self.journal.mark_sent(attempt.id)
@@ -152,7 +159,7 @@ class TerminalService:
         except PaymentsError as error:
             return self._finish(attempt, *self._classify_failure(error))
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
-            log.exception("unexpected error during %s %s", operation, attempt.id)
+            log.exception("unexpected error during %s %s", attempt.operation, attempt.id)
             return self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
             self.journal.record(attempt.id, "msg_identifier", {"msgIdentifier": answer.msg_identifier, "gateway": "S"})
@@ -172,9 +179,8 @@ class TerminalService:
             return (Outcome.UNKNOWN if error.request_sent else Outcome.FAILED), details
         if isinstance(error, (ServerError, ProtocolError)):
             return Outcome.UNKNOWN, details  # it reached the service; we cannot tell what happened
-        if isinstance(error, ApiError):
-            return Outcome.FAILED, details  # refused: validation, inactive, not owned, rate limit
-        return Outcome.FAILED, details  # InvalidInput: refused before sending
+        # refused: validation, inactive terminal, not owned, rate limited, invalid input
+        return Outcome.FAILED, details
 
     async def _details_of(self, answer: Any, attempt: Attempt) -> dict[str, Any]:
         if isinstance(answer, CloseBatchResult):
@@ -253,11 +259,31 @@ class TerminalService:
     # ------------------------------------------------------------ recovery
 
     async def resume(self, *, wait_limit: float | None = None) -> list[OperationResult]:
-        """Resolve every attempt without a final outcome, without resending anything."""
-        pending = self.journal.in_flight()
-        return list(await asyncio.gather(*(self._resume_one(a, wait_limit) for a in pending)))
+        """Resolve every attempt without a final outcome, without resending anything.
+
+        An attempt another live process (or this service, right now) is working on is
+        left to it and reported ``unknown`` with a message saying so.
+        """
+        resumable = {a.id for a in self.journal.resumable()}
+
+        async def resume_one(attempt: Attempt) -> OperationResult:
+            if attempt.id in self._active or attempt.id not in resumable:
+                return OperationResult.from_attempt(attempt, "in progress in another process: left to it")
+            return await self._resume_one(attempt, wait_limit)
+
+        return list(await asyncio.gather(*(resume_one(a) for a in self.journal.in_flight())))
 
     async def _resume_one(self, attempt: Attempt, wait_limit: float | None) -> OperationResult:
+        claimed = self.journal.claim(attempt.id)  # atomic: no other process resumes it too
+        if claimed is None:
+            return OperationResult.from_attempt(self.journal.get(attempt.id), "taken over by another process")
+        self._active.add(attempt.id)
+        try:
+            return await self._resume_claimed(claimed, wait_limit)
+        finally:
+            self._active.discard(attempt.id)
+
+    async def _resume_claimed(self, attempt: Attempt, wait_limit: float | None) -> OperationResult:
         limit = self.wait_limit if wait_limit is None else wait_limit
         started = time.monotonic()
         if not attempt.sent:
@@ -296,7 +322,14 @@ class TerminalService:
             outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
             attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message, **details,
         )
-        self.journal.finish(attempt.id, outcome, {**result.details(), **({"message": message} if message else {})})
+        journaled = {**result.details(), **({"message": message} if message else {})}
+        try:
+            self.journal.finish(attempt.id, outcome, journaled)
+        except JournalError as conflict:  # a manager decided first: keep the late answer beside it
+            self.journal.record(attempt.id, "late_answer", {"outcome": str(outcome), **journaled})
+            log.warning("attempt %s: late %s after it was resolved: %s", attempt.id, outcome, conflict)
+            return OperationResult.from_attempt(
+                self.journal.get(attempt.id), f"already resolved; the service's later answer was {outcome}")
         self._progress(attempt, str(outcome), None)
         return result
 

@@ -73,3 +73,27 @@ def test_killed_mid_request_is_found_by_its_attempt_id(sandbox, tmp_path):
     assert resumed.code == 0, resumed.payload
     assert resumed.payload["attempts"][0]["outcome"] == "approved"
     assert pay_requests(sandbox, "B") == 1
+
+
+def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_path):
+    env = cli_env(sandbox, "S", tmp_path / "data")
+    terminal = first_active(env)
+    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "2345"),
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal_path = tmp_path / "data" / "journal.sqlite3"
+    try:
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled")
+        resumed = run_cli(env, "terminal", "resume", "--wait", "0")
+        assert resumed.code == 3
+        [left] = resumed.payload["attempts"]
+        assert left["outcome"] == "unknown" and "another process" in left["message"]
+        out, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            kill(process)
+    assert process.returncode == 0 and '"outcome": "approved"' in out
+    with Journal.open(journal_path) as journal:
+        [attempt] = journal.attempts()
+        assert attempt.outcome.value == "approved"
+        assert "claimed" not in [e.kind for e in journal.get(attempt.id).events]
+    assert pay_requests(sandbox, "S") == 1

@@ -60,3 +60,19 @@ async def test_connection_reset_before_processing_is_never_resent(lane_factory, 
         assert result.outcome is Outcome.UNKNOWN
         assert pay_requests(sandbox, "B") == 1
         assert not [p for p in sandbox.stats()["payments"] if p["merchant"] == "B"]
+
+
+async def test_a_late_answer_after_a_manager_decision_is_kept_not_lost(lane_factory, sandbox):
+    import asyncio
+
+    sandbox.set_faults(s_delay_min=1.5, s_delay_max=1.5)
+    async with lane_factory("S") as lane:
+        sale = asyncio.ensure_future(lane.service.sale(lane.active[0], 3300))
+        while not any(a.msg_identifier for a in lane.journal.in_flight()):
+            await asyncio.sleep(0.05)
+        [attempt] = lane.journal.in_flight()
+        lane.service.resolve(attempt.id, paid=False, reason="customer walked away", by="mgr-bo")
+        result = await sale
+        late = [e for e in lane.journal.get(attempt.id).events if e.kind == "late_answer"]
+    assert result.outcome is Outcome.FAILED and "later answer was approved" in result.message
+    assert late and late[0].data["outcome"] == "approved" and late[0].data["payment_id"]
