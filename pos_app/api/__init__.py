@@ -3,9 +3,10 @@
 Qt-free. ``PaymentsClient`` is the one entry point; see ``errors`` for the error tree.
 """
 
-from pos_app.api.client import Identity, PaymentsClient, RetryPolicy, check_base_url
+from pos_app.api.client import PaymentsClient, RetryPolicy, check_base_url
 from pos_app.api.errors import *  # noqa: F403 - the error tree is part of the API
 from pos_app.api.errors import __all__ as _errors
+from pos_app.api.identity import Identity, attempt_in
 from pos_app.api.models import (
     CaptureRequest,
     CloseBatchRequest,
@@ -28,5 +29,5 @@ __all__ = [
     "CaptureRequest", "CloseBatchRequest", "CloseBatchResult", "CustomValue", "Identity", "Item",
     "ItemDraft", "MessageStatus", "PayAccepted", "Payment", "PayRequest", "PaymentsClient",
     "ROUTES", "RefundRequest", "RetryPolicy", "Route", "RouteTable", "TerminalResult",
-    "TransactionEntry", "VoidRequest", "check_base_url", *_errors,
+    "TransactionEntry", "VoidRequest", "attempt_in", "check_base_url", *_errors,
 ]

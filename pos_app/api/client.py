@@ -19,14 +19,12 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import random
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import httpx
 
-from pos_app import __version__
 from pos_app.api.errors import (
     ConnectionFailed,
     GatewayDeclined,
@@ -35,6 +33,7 @@ from pos_app.api.errors import (
     error_from_answer,
     parse_retry_after,
 )
+from pos_app.api.identity import Identity
 from pos_app.api.models import (
     CaptureRequest,
     Category,
@@ -59,29 +58,6 @@ from pos_app.api.models import (
 from pos_app.api.money import require_cents
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.wire import encode_json
-
-_SAFE_ID = re.compile(r"[^A-Za-z0-9._@:/+-]")
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who is calling: recorded by the service on every transaction for the audit trail."""
-
-    store: str = "-"
-    station: str = "-"
-    cashier: str = "-"
-
-    def user_agent(self, attempt_id: str | None = None) -> str:
-        parts = [f"store {clean_id(self.store)}", f"station {clean_id(self.station)}", f"cashier {clean_id(self.cashier)}"]
-        if attempt_id is not None:
-            parts.append(f"attempt {clean_id(attempt_id)}")
-        return f"pos-app/{__version__} ({'; '.join(parts)})"
-
-
-def clean_id(value: str) -> str:
-    """An id made safe for the user-agent (no spaces, parentheses or semicolons)."""
-    return _SAFE_ID.sub("_", value) or "-"
-
 
 @dataclass(frozen=True)
 class RetryPolicy:

@@ -8,15 +8,14 @@ list, pairs that disagree) and leaves any decision to a person.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, tzinfo
 
+from pos_app.api.identity import attempt_in
 from pos_app.journal.codec import tz_name
 from pos_app.journal.models import ORDER_OPERATIONS, Attempt, Operation, Outcome
 
-_ATTEMPT_IN_USER_AGENT = re.compile(r"\battempt\s+([A-Za-z0-9_-]+)")
 _ID_KEYS = ("transactionId", "paymentId")
 
 
@@ -182,9 +181,9 @@ def _find(
 ) -> tuple[Attempt | None, str]:
     user_agent = entry.get("userAgent")
     if isinstance(user_agent, str):
-        found = _ATTEMPT_IN_USER_AGENT.search(user_agent)
-        if found:
-            attempt = by_id.get(found.group(1)) or lookup(found.group(1))
+        named = attempt_in(user_agent)
+        if named:
+            attempt = by_id.get(named) or lookup(named)
             if attempt is not None:
                 return attempt, "attempt_id"
     for key in _ID_KEYS:

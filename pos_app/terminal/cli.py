@@ -18,7 +18,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pos_app.api.client import Identity, PaymentsClient, clean_id
+from pos_app.api.client import PaymentsClient
+from pos_app.api.identity import Identity
 from pos_app.api.errors import InvalidInput, PaymentsError
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
@@ -155,7 +156,7 @@ async def _report(config: StoreConfig, client: PaymentsClient, journal: Journal,
     entries = []
     try:
         async for entry in transactions_since(client, day_start - CLOCK_SLACK):
-            if _ours(entry.user_agent, config.station_id):
+            if _ours(entry.user_agent, Identity(station=config.station_id)):
                 entries.append(entry.model_dump(by_alias=True, exclude_none=True))
     except PaymentsError as error:
         return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
@@ -179,11 +180,11 @@ async def _report(config: StoreConfig, client: PaymentsClient, journal: Journal,
     }, 0
 
 
-def _ours(user_agent: str | None, station: str) -> bool:
+def _ours(user_agent: str | None, station: Identity) -> bool:
     """Entries of this station, or not made by pos-app at all; other stations reconcile their own."""
     if not user_agent or not user_agent.startswith("pos-app/"):
         return True
-    return f"station {clean_id(station)};" in user_agent
+    return station.made(user_agent)
 
 
 async def _operation(service, args: argparse.Namespace):

@@ -8,20 +8,16 @@ attempt again without resending anything.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 from pos_app.api.client import PaymentsClient
+from pos_app.api.identity import attempt_in
 from pos_app.api.models import TransactionEntry
 
 PAGE_SIZE = 50
 MAX_PAGES = 200
 CLOCK_SLACK = timedelta(minutes=15)
-
-
-def names_attempt(user_agent: str | None, attempt_id: str) -> bool:
-    return bool(user_agent) and re.search(rf"\battempt {re.escape(attempt_id)}(?=[;)\s]|$)", user_agent) is not None
 
 
 async def transactions_since(client: PaymentsClient, oldest: datetime) -> AsyncIterator[TransactionEntry]:
@@ -39,7 +35,7 @@ async def transactions_since(client: PaymentsClient, oldest: datetime) -> AsyncI
 async def find_attempt(client: PaymentsClient, attempt_id: str, since: datetime) -> TransactionEntry | None:
     """The transaction whose user-agent names ``attempt_id``, or None if the service has none."""
     async for entry in transactions_since(client, since - CLOCK_SLACK):
-        if names_attempt(entry.user_agent, attempt_id):
+        if attempt_in(entry.user_agent) == attempt_id:
             return entry
     return None
 

@@ -71,3 +71,4 @@ def test_percent_rounds_half_up_per_line():
     assert percent_of(1000, Decimal("8.25")) == 83  # 82.5 -> 83
     assert percent_of(1001, Decimal("3")) == 30  # 30.03 -> 30
     assert format_cents(-1250) == "-$12.50" and format_cents(123456) == "$1,234.56"
+

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pos_app.api.client import Identity, PaymentsClient
 from pos_app.journal import Journal, Operation, Outcome
 from pos_app.terminal import TerminalService
-from pos_app.terminal.lookup import names_attempt
+from pos_app.api.identity import attempt_in
 
 FAULTS = {
     # name: (amount or None for a random normal amount, knob to set before the sale, merchants)
@@ -134,7 +134,7 @@ async def _settle(lanes, sandbox, report: ChaosReport) -> None:
     payments = sandbox.stats()["payments"]
     for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
-            charged = [p for p in payments if p["merchant"] == merchant and names_attempt(p.get("userAgent"), attempt.id)]
+            charged = [p for p in payments if p["merchant"] == merchant and attempt_in(p.get("userAgent")) == attempt.id]
             service.resolve(attempt.id, paid=any(p["paid"] for p in charged), reason="checked the terminal printout", by="chaos-manager")
     for _, journal, _, _ in lanes.values():
         for attempt in journal.attempts():
@@ -157,7 +157,7 @@ def _check(lanes, sandbox, report: ChaosReport) -> None:
         for attempt in attempts:
             report.final_outcomes[str(attempt.outcome)] += 1
             assert attempt.operation is Operation.SALE
-            charged = [p for p in mine if names_attempt(p.get("userAgent"), attempt.id)]
+            charged = [p for p in mine if attempt_in(p.get("userAgent")) == attempt.id]
             paid = [p for p in charged if p["paid"]]
             if len(charged) > 1:
                 report.problems.append(f"{attempt.id}: {len(charged)} payments for one attempt")
@@ -167,7 +167,7 @@ def _check(lanes, sandbox, report: ChaosReport) -> None:
                 report.problems.append(f"{attempt.id}: declined in the journal but paid")
         known = {a.id for a in attempts}
         for payment in mine:
-            if not any(names_attempt(payment.get("userAgent"), attempt_id) for attempt_id in known):
+            if attempt_in(payment.get("userAgent")) not in known:
                 report.problems.append(f"payment {payment['id']} has no journal attempt")
         orders = Counter(a.order_key for a in attempts if a.outcome is Outcome.APPROVED)
         twice = [o for o, n in orders.items() if n > 1]

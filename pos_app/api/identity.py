@@ -1,0 +1,49 @@
+"""The user-agent the app sends, and reading an attempt id back out of it.
+
+``pos-app/<version> (store <id>; station <id>; cashier <id>[; attempt <id>])``: the
+service records it on every transaction (pos-contract.md, "Headers"), so the audit trail
+names the lane and the cashier, and an attempt whose answer was lost can be found again.
+This module is the one place that writes and reads that format. No I/O, no Qt.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pos_app import __version__
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@:/+-]")
+_ATTEMPT = re.compile(r"[(;]\s*attempt ([A-Za-z0-9._@:/+-]+)\s*[;)]")
+
+
+def clean_id(value: str) -> str:
+    """An id made safe for the user-agent (no spaces, parentheses or semicolons)."""
+    return _UNSAFE.sub("_", value) or "-"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is calling: recorded by the service on every transaction for the audit trail."""
+
+    store: str = "-"
+    station: str = "-"
+    cashier: str = "-"
+
+    def user_agent(self, attempt_id: str | None = None) -> str:
+        parts = [f"store {clean_id(self.store)}", f"station {clean_id(self.station)}", f"cashier {clean_id(self.cashier)}"]
+        if attempt_id is not None:
+            parts.append(f"attempt {clean_id(attempt_id)}")
+        return f"pos-app/{__version__} ({'; '.join(parts)})"
+
+    def made(self, user_agent: str | None) -> bool:
+        """True when ``user_agent`` was sent from this station."""
+        return bool(user_agent) and f"; station {clean_id(self.station)};" in user_agent
+
+
+def attempt_in(user_agent: str | None) -> str | None:
+    """The attempt id a pos-app user-agent carries, or None."""
+    if not user_agent:
+        return None
+    found = _ATTEMPT.search(user_agent)
+    return found.group(1) if found else None
