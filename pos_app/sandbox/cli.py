@@ -12,7 +12,7 @@ import asyncio
 import sys
 
 from pos_app.sandbox.faults import KNOBS, parse_knob_text
-from pos_app.sandbox.server import SandboxConfig, SandboxServer
+from pos_app.sandbox.config import SandboxConfig
 
 
 def add_sandbox_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -59,6 +59,8 @@ def serve_command(args: argparse.Namespace) -> int:
             seed=args.seed,
             faults=faults,
         )
+        from pos_app.sandbox.server import SandboxServer  # the web stack only when serving
+
         server = SandboxServer(config)
     except ValueError as exc:
         message = str(exc).replace("set allow_remote", "pass --allow-remote")

@@ -10,25 +10,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from pos_app.api.client import is_loopback
 from pos_app.sandbox.app import build_app
+from pos_app.sandbox.config import SandboxConfig
 from pos_app.sandbox.http_server import HttpServer
 from pos_app.sandbox.state import Sandbox
 
-
-@dataclass
-class SandboxConfig:
-    host: str = "127.0.0.1"
-    port: int = 0
-    allow_remote: bool = False
-    key_s: str = "sandbox-key-type-s"
-    key_b: str = "sandbox-key-type-b"
-    s_delay: tuple[float, float] = (2.0, 4.0)
-    latency_ms: int = 0
-    seed: int = 0
-    faults: dict[str, int | float] = field(default_factory=dict)
+__all__ = ["SandboxConfig", "SandboxServer"]
 
 
 class SandboxServer:

@@ -46,7 +46,7 @@ from pos_app.sandbox.protocol import (
 )
 
 if TYPE_CHECKING:
-    from pos_app.sandbox.server import SandboxConfig
+    from pos_app.sandbox.config import SandboxConfig
 
 APPROVE, DECLINE, FAIL, TIMEOUT_THEN_COMPLETE, TIMEOUT_FOREVER = (
     "approve", "decline", "fail", "timeout_then_complete", "timeout_forever"
