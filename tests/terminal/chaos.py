@@ -3,9 +3,11 @@
 Used by ``test_chaos.py`` (small) and ``make bench`` (larger). Each round starts one sale
 per active terminal of both merchants at once, with a fault drawn for each: declines,
 gateway failures, answers dropped after the charge, 5xx, connection resets, timeout
-states, poll 429s, slow answers, and crashes (the sale's task is cancelled mid-flight,
-leaving the journal exactly as a killed process would). After each round the lane
-resumes, as an app does on start. At the end a manager settles what is still unknown
+states, poll 429s, and two kinds of crash: the sale's task cancelled mid-flight, and a
+sale run as a ``pos-app terminal sale`` child process on the same journal file that is
+SIGKILLed right after it began its attempt (mid-request: the sandbox answers slowly in
+that round), once its message id is journaled (mid-poll), or after a random delay. After each round the
+lane resumes, as an app does on start. At the end a manager settles what is still unknown
 from the sandbox's truth (the terminal's own printout, in a store), and the journal is
 checked against the sandbox one to one.
 """
@@ -13,7 +15,10 @@ checked against the sandbox one to one.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -37,7 +42,9 @@ FAULTS = {
     "timeout_forever": (9903, {}, "S"),
     "poll_429": (9907, {}, "S"),
     "crash": (None, {}, "SB"),
+    "kill": (None, {}, "SB"),
 }
+CRASHES = ("crash", "kill")
 
 
 @dataclass
@@ -64,10 +71,13 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
     rng = random.Random(seed)
     report = ChaosReport()
     sandbox.set_faults(timeout_hold_s=1.0, poll_429_count=2)
-    lanes = {}
+    lanes, cli_envs = {}, {}
     for merchant in "SB":
         client = PaymentsClient(sandbox.base_url, sandbox.keys[merchant], identity=Identity("chaos", merchant, "bot"))
-        journal = Journal.open(journal_dir / f"chaos-{merchant}.sqlite3")
+        data_dir = journal_dir / f"chaos-{merchant}"
+        journal = Journal.open(data_dir / "journal.sqlite3")  # where `pos-app terminal` keeps it too
+        cli_envs[merchant] = {"PATH": "/usr/bin:/bin", "POS_BASE_URL": sandbox.base_url, "POS_GATEWAY": "auto",
+                              "POS_KEY_HASH": sandbox.keys[merchant], "POS_DATA_DIR": str(data_dir)}
         inactive = {t["id"] for t in sandbox.stats()["terminals"] if not t["isActive"]}  # type B lists omit it
         terminals = [t.id for t in (await client.list_terminals()).data if t.id not in inactive]
         lanes[merchant] = (client, journal, TerminalService(client, journal, wait_limit=wait_limit), terminals)
@@ -85,15 +95,22 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
                     report.faults[fault] += 1
                     amount, knobs, _ = FAULTS[fault]
                     amount = amount or rng.randrange(100, 50_000)
-                    if amount >= 9901 and amount <= 9908 and fault in ("clean", "connection_reset", "dropped_by_knob", "crash"):
-                        amount += 100
+                    if 9901 <= amount <= 9908 and FAULTS[fault][0] is None:
+                        amount += 100  # a random amount must not hit a test amount
                     if knobs:
                         sandbox.set_faults(**knobs)
-                    sale = service.sale(terminal, amount, order_number=f"chaos-{seed}-{order}")
+                    order_number = f"chaos-{seed}-{order}"
+                    if fault == "kill":
+                        sandbox.set_faults(latency_ms=400)  # the request is still open when the kill comes
+                        journal = lanes[merchant][1]
+                        round_tasks.append(_killed_process_sale(
+                            cli_envs[merchant], journal, terminal, amount, order_number, rng))
+                        continue
+                    sale = service.sale(terminal, amount, order_number=order_number)
                     round_tasks.append(_crash_soon(sale, rng) if fault == "crash" else _outcome_of(sale))
             for outcome in await asyncio.gather(*round_tasks):
                 report.first_outcomes[outcome] += 1
-            sandbox.set_faults(reset_next=0, drop_next=0)
+            sandbox.set_faults(reset_next=0, drop_next=0, latency_ms=0)
             for _, _, service, _ in lanes.values():
                 await service.resume(wait_limit=0.5)
         await _settle(lanes, sandbox, report)
@@ -107,6 +124,34 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
 
 async def _outcome_of(sale) -> str:
     return str((await sale).outcome)
+
+
+async def _killed_process_sale(
+    env: dict, journal: Journal, terminal: str, amount: int, order_number: str, rng: random.Random
+) -> str:
+    """The sale in a child process, SIGKILLed at a phase drawn at random (unless it ended first)."""
+    phase = rng.choice(["begun", "message", "timer"])
+    delay = rng.uniform(0.2, 1.5)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "pos_app", "terminal", "sale", "--terminal", terminal, "--amount", str(amount),
+        "--order-number", order_number, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while process.returncode is None and loop.time() - started < 5.0:
+        mine = [a for a in journal.in_flight() if a.order_key == order_number]
+        if (phase == "begun" and mine) or (phase == "message" and any(a.msg_identifier for a in mine)) \
+                or (phase == "timer" and loop.time() - started >= delay):
+            break
+        try:
+            await asyncio.wait_for(process.wait(), timeout=0.02)
+        except asyncio.TimeoutError:
+            pass
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+        return "killed"
+    return json.loads(await process.stdout.read())["outcome"]
 
 
 async def _crash_soon(sale, rng: random.Random) -> str:

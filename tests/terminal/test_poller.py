@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
+import pytest
+
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import RateLimited
 from pos_app.api.models import PayRequest
@@ -51,23 +54,21 @@ async def test_slots_are_evenly_spaced_and_shared_round_robin(sandbox):
 
 
 async def test_a_429_pushes_the_next_slot_past_retry_after(sandbox):
-    sandbox.set_faults(s_delay_min=30, s_delay_max=30, rate_limit_per_minute=3)
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
     async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
         [message] = await start_messages(client, 1)
         recorder = RecordingPoll(client)
         scheduler = PollScheduler(recorder, per_minute=600)
-        limited = None
-        for _ in range(5):
-            try:
-                await scheduler.poll(message)
-            except RateLimited as error:
-                limited = error
-                break
-        assert limited is not None and limited.retry_after >= 1
-        limited_at = recorder.calls[-1][0]
-        sandbox.set_faults(rate_limit_per_minute=600)
         await scheduler.poll(message)
-        assert recorder.calls[-1][0] - limited_at >= limited.retry_after * 0.98
+        httpx.post(f"{sandbox.base_url}/_sandbox/inject",
+                   json={"route": "terminal.poll_message", "status": 429, "count": 1}).raise_for_status()
+        with pytest.raises(RateLimited) as limited:
+            await scheduler.poll(message)
+        assert limited.value.retry_after == 1
+        limited_at = recorder.calls[-1][0]
+        await scheduler.poll(message)
+        waited = recorder.calls[-1][0] - limited_at
+        assert waited >= 0.98 and waited > scheduler.interval * 5  # Retry-After, not the 0.1 s slot
 
 
 async def test_progress_events_show_state_elapsed_and_next_poll(lane_factory):
