@@ -368,7 +368,7 @@ def _entry_outcome(entry: TransactionEntry, attempt: Attempt) -> tuple[Outcome, 
         "payment_id": entry.payment_id or entry.id, "transaction_id": entry.transaction_id,
         "amount": entry.base_amount if entry.base_amount is not None else attempt.amount,
         "card_last4": entry.card.last4 if entry.card else None,
-        "card_brand": (entry.card.network or entry.card.brand) if entry.card else None,
+        "card_brand": (entry.card.brand or entry.card.network) if entry.card else None,
         "message": "found in the service's transactions by its attempt id",
     }
     details = {k: v for k, v in details.items() if v is not None}
