@@ -140,8 +140,12 @@ async def _terminal_command(config: StoreConfig, client: PaymentsClient, args: a
             by = args.by or getpass.getuser()
             result = service.resolve(args.attempt, paid=args.paid, reason=args.reason, by=by)
             return result.to_json(), 0
+        recovered = await service.recover_interrupted()  # a killed earlier run must not block us
         result = await _operation(service, args)
-        return result.to_json(), EXIT[result.outcome]
+        payload = result.to_json()
+        if recovered:
+            payload["recovered"] = [r.to_json() for r in recovered]
+        return payload, EXIT[result.outcome]
 
 
 async def _report(config: StoreConfig, client: PaymentsClient, journal: Journal, day_text: str | None):

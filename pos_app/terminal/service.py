@@ -273,6 +273,13 @@ class TerminalService:
 
         return list(await asyncio.gather(*(resume_one(a) for a in self.journal.in_flight())))
 
+    async def recover_interrupted(self) -> list[OperationResult]:
+        """On start: settle, without waiting, the attempts a dead process left with no
+        outcome at all (they still hold their terminals). Known-unknown attempts are left
+        to ``resume``; nothing is resent."""
+        orphans = [a for a in self.journal.resumable() if a.outcome is None and a.id not in self._active]
+        return list(await asyncio.gather(*(self._resume_one(a, 0.0) for a in orphans)))
+
     async def _resume_one(self, attempt: Attempt, wait_limit: float | None) -> OperationResult:
         claimed = self.journal.claim(attempt.id)  # atomic: no other process resumes it too
         if claimed is None:

@@ -97,3 +97,23 @@ def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_
         assert attempt.outcome.value == "approved"
         assert "claimed" not in [e.kind for e in journal.get(attempt.id).events]
     assert pay_requests(sandbox, "S") == 1
+
+
+def test_the_next_command_after_a_kill_recovers_the_terminal_first(sandbox, tmp_path):
+    env = cli_env(sandbox, "B", tmp_path / "data")
+    terminal = first_active(env)
+    sandbox.set_faults(latency_ms=3000)
+    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "6100"),
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service")
+    finally:
+        kill(process)
+    sandbox.set_faults(latency_ms=0)
+    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
+    [orphan] = journal_in_flight(tmp_path / "data" / "journal.sqlite3")
+    sale = run_cli(env, "terminal", "sale", "--terminal", terminal, "--amount", "700")
+    assert sale.code == 0 and sale.payload["outcome"] == "approved", sale.payload
+    [recovered] = sale.payload["recovered"]
+    assert recovered["attempt_id"] == orphan.id and recovered["outcome"] == "approved"
+    assert pay_requests(sandbox, "B") == 2  # the killed sale was found, not resent
