@@ -55,20 +55,24 @@ def test_killed_mid_poll_is_resumed_from_its_message(sandbox, tmp_path):
     assert pay_requests(sandbox, "S") == 1
 
 
-def test_killed_mid_request_is_found_by_its_attempt_id(sandbox, tmp_path):
-    env = cli_env(sandbox, "B", tmp_path / "data")
-    terminal = first_active(env)
+def kill_type_b_sale_mid_request(sandbox, env, terminal: str, amount: int) -> None:
+    """Start a type B sale, SIGKILL it while the service holds its answer back, wait for the charge."""
     sandbox.set_faults(latency_ms=3000)
-    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "5432"),
+    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", str(amount)),
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service")
     finally:
         kill(process)
     sandbox.set_faults(latency_ms=0)
+    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
+
+
+def test_killed_mid_request_is_found_by_its_attempt_id(sandbox, tmp_path):
+    env = cli_env(sandbox, "B", tmp_path / "data")
+    kill_type_b_sale_mid_request(sandbox, env, first_active(env), 5432)
     [pending] = journal_in_flight(tmp_path / "data" / "journal.sqlite3")
     assert pending.sent and pending.outcome is None
-    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
     resumed = run_cli(env, "terminal", "resume")
     assert resumed.code == 0, resumed.payload
     assert resumed.payload["attempts"][0]["outcome"] == "approved"
@@ -102,15 +106,7 @@ def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_
 def test_the_next_command_after_a_kill_recovers_the_terminal_first(sandbox, tmp_path):
     env = cli_env(sandbox, "B", tmp_path / "data")
     terminal = first_active(env)
-    sandbox.set_faults(latency_ms=3000)
-    process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", "6100"),
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service")
-    finally:
-        kill(process)
-    sandbox.set_faults(latency_ms=0)
-    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
+    kill_type_b_sale_mid_request(sandbox, env, terminal, 6100)
     [orphan] = journal_in_flight(tmp_path / "data" / "journal.sqlite3")
     sale = run_cli(env, "terminal", "sale", "--terminal", terminal, "--amount", "700")
     assert sale.code == 0 and sale.payload["outcome"] == "approved", sale.payload
