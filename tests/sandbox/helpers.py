@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 from pos_app.api.routes import ROUTES
 from pos_app.api.wire import decode_json, encode_json
+from tests.waiting import wait_until
 
 S_TERMINAL, S_TERMINAL_2, S_INACTIVE = "ts-1001", "ts-1002", "ts-1003"
 B_TERMINAL, B_TERMINAL_2, B_INACTIVE = "tb-2001", "tb-2002", "tb-2003"
@@ -30,18 +29,6 @@ def call(client: httpx.Client, name: str, *, json: Any = None, params: dict | No
                           content=content, params=params, headers=headers)
 
 
-def wait_for(condition: Callable[[], Any], *, timeout: float = 5.0, step: float = 0.02) -> Any:
-    """Call ``condition`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s (last value {value!r})")
-        time.sleep(step)
-
-
 def poll_until(client: httpx.Client, message_id: str, statuses: set[str], *, timeout: float = 5.0) -> dict:
     """Poll a type S message until its status is one of ``statuses``."""
 
@@ -51,7 +38,7 @@ def poll_until(client: httpx.Client, message_id: str, statuses: set[str], *, tim
         answer = body(response)
         return answer if answer["status"] in statuses else None
 
-    return wait_for(check, timeout=timeout)
+    return wait_until(check, timeout=timeout, what=f"message {message_id} to reach {sorted(statuses)}")
 
 
 def pay(client: httpx.Client, terminal_id: str, amount: int, *, route: str = "terminal.pay", **extra: Any):

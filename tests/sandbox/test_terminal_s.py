@@ -9,6 +9,7 @@ import pytest
 
 from pos_app.api.routes import ROUTES
 from pos_app.sandbox.server import SandboxConfig, SandboxServer
+from tests.waiting import wait_until
 from tests.sandbox.helpers import (
     B_TERMINAL,
     S_INACTIVE,
@@ -19,7 +20,6 @@ from tests.sandbox.helpers import (
     pay,
     pay_s_completed,
     poll_until,
-    wait_for,
 )
 
 
@@ -50,7 +50,7 @@ def test_message_moves_received_processing_complete():
                 seen.append(status)
             return status == "complete"
 
-        wait_for(record, step=0.05)
+        wait_until(record, interval=0.05)
         assert seen == ["received", "processing", "complete"]
 
 
@@ -97,7 +97,7 @@ def test_9902_timeout_then_complete(s_client, sandbox):
 def test_9903_stays_in_timeout_but_the_payment_exists(s_client, sandbox):
     message_id = _message_id(pay(s_client, S_TERMINAL, 9903))
     assert poll_until(s_client, message_id, {"timeout", "complete"})["status"] == "timeout"
-    entry = wait_for(lambda: body(call(s_client, "transactions.list"))["data"])[0]
+    entry = wait_until(lambda: body(call(s_client, "transactions.list"))["data"])[0]
     assert entry["baseAmount"] == 9903 and entry["userAgent"] == USER_AGENT and entry["error"] is None
     assert poll_until(s_client, message_id, {"timeout"})["status"] == "timeout"
     assert sandbox.stats()["messages"][0]["completedAt"] is None
@@ -120,7 +120,7 @@ def test_9906_charges_then_drops_the_answer(s_client, sandbox):
     with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
         pay(s_client, S_TERMINAL, 9906)
     assert [m["amount"] for m in sandbox.stats()["messages"]] == [9906]
-    entry = wait_for(lambda: body(call(s_client, "transactions.list"))["data"])[0]
+    entry = wait_until(lambda: body(call(s_client, "transactions.list"))["data"])[0]
     assert entry["baseAmount"] == 9906 and entry["userAgent"] == USER_AGENT
 
 
@@ -143,7 +143,7 @@ def test_9908_is_503_before_anything_is_charged(s_client, sandbox):
 
 def test_charge_shows_in_transactions_without_polling(s_client):
     pay(s_client, S_TERMINAL, 1500)
-    entry = wait_for(lambda: body(call(s_client, "transactions.list"))["data"])[0]
+    entry = wait_until(lambda: body(call(s_client, "transactions.list"))["data"])[0]
     assert entry["baseAmount"] == 1500 and entry["captured"] == "true"
 
 

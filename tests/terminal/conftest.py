@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -51,14 +50,3 @@ def lane_factory(sandbox, tmp_path):
 
 def pay_requests(sandbox, merchant: str, route: str = "terminal.pay") -> int:
     return sandbox.stats()["requests"].get(merchant, {}).get(route, 0)
-
-
-def wait_until(condition, *, timeout: float = 15.0, interval: float = 0.05, what: str = "condition"):
-    """Poll ``condition`` until true (no fixed sleeps): fails with ``what`` after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}")

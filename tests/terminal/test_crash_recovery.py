@@ -9,7 +9,8 @@ import pytest
 
 from pos_app.journal import Journal
 from tests.terminal.cli_runner import cli_command, cli_env, run_cli
-from tests.terminal.conftest import pay_requests, wait_until
+from tests.terminal.conftest import pay_requests
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def test_killed_mid_poll_is_resumed_from_its_message(sandbox, tmp_path):
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal_path = tmp_path / "data" / "journal.sqlite3"
     try:
-        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled")
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled", timeout=15)
     finally:
         kill(process)
     [pending] = journal_in_flight(journal_path)
@@ -61,11 +62,11 @@ def kill_type_b_sale_mid_request(sandbox, env, terminal: str, amount: int) -> No
     process = subprocess.Popen(cli_command("terminal", "sale", "--terminal", terminal, "--amount", str(amount)),
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service")
+        wait_until(lambda: pay_requests(sandbox, "B") == 1, what="pay request reached the service", timeout=15)
     finally:
         kill(process)
     sandbox.set_faults(latency_ms=0)
-    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge")
+    wait_until(lambda: any(p["merchant"] == "B" for p in sandbox.stats()["payments"]), what="the charge", timeout=15)
 
 
 def test_killed_mid_request_is_found_by_its_attempt_id(sandbox, tmp_path):
@@ -86,7 +87,7 @@ def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal_path = tmp_path / "data" / "journal.sqlite3"
     try:
-        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled")
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled", timeout=15)
         resumed = run_cli(env, "terminal", "resume", "--wait", "0")
         assert resumed.code == 3
         [left] = resumed.payload["attempts"]
