@@ -443,10 +443,16 @@ def parse_acknowledgment(body: Any) -> list[str]:
     return list(body.values())
 
 
+def _bare_list(body: Any) -> Any:
+    """A list that may come bare or as ``{"data": [...]}``."""
+    if isinstance(body, dict) and isinstance(body.get("data"), list):
+        return body["data"]
+    return body
+
+
 def _list_of(model: type[BaseModel]):
     def parse(body: Any) -> list:
-        if isinstance(body, dict) and isinstance(body.get("data"), list):
-            body = body["data"]
+        body = _bare_list(body)
         if not isinstance(body, list):
             raise ValueError(f"expected a list of {model.__name__}")
         return [model.model_validate(entry) for entry in body]
@@ -455,8 +461,7 @@ def _list_of(model: type[BaseModel]):
 
 
 def parse_ids(body: Any) -> list[str]:
-    if isinstance(body, dict) and isinstance(body.get("data"), list):
-        body = body["data"]
+    body = _bare_list(body)
     if not isinstance(body, list) or not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in body):
         raise ValueError("expected a list of ids")
     return [str(i) for i in body]

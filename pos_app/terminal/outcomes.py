@@ -71,4 +71,3 @@ class Progress:
     state: str  # "sending", "received", "processing", "timeout", "complete", "failed", "waiting", ...
     elapsed: float
     next_poll_in: float | None = None
-    detail: str = ""

@@ -33,7 +33,6 @@ class PollScheduler:
         self._turn = asyncio.Lock()  # waiters are woken in FIFO order: round-robin
         self._next_slot = 0.0
         self.waiting = 0
-        self.polls_sent = 0
 
     def next_poll_in(self) -> float:
         loop = asyncio.get_running_loop()
@@ -52,7 +51,6 @@ class PollScheduler:
             if delay > 0:
                 await asyncio.sleep(delay)
             self._next_slot = loop.time() + self.interval
-            self.polls_sent += 1
         finally:
             self._turn.release()
         try:
