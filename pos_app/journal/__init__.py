@@ -19,6 +19,7 @@ from pos_app.journal.errors import (
     JournalTooNew,
     OrderAlreadyPaid,
     OrderHasUnknownAttempt,
+    RefHasPendingFollowUp,
     TerminalBusy,
 )
 from pos_app.journal.models import Attempt, Event, Operation, Outcome
@@ -44,6 +45,7 @@ __all__ = [
     "OrderHasUnknownAttempt",
     "Outcome",
     "Reconciliation",
+    "RefHasPendingFollowUp",
     "Summary",
     "SummaryLine",
     "TerminalBusy",

@@ -13,14 +13,37 @@ class JournalError(Exception):
 
 
 class TerminalBusy(JournalError):
-    """The terminal already has an attempt without an outcome (one in flight per terminal)."""
+    """The terminal already has an attempt without an outcome (one in flight per terminal),
+    or, for a sale or pre-auth, a sale or pre-auth whose outcome is unknown (``unknown``)."""
 
-    def __init__(self, terminal_id: str, attempt_id: str) -> None:
+    def __init__(self, terminal_id: str, attempt_id: str, *, unknown: bool = False) -> None:
         self.terminal_id = terminal_id
         self.attempt_id = attempt_id
+        self.unknown = unknown
+        if unknown:
+            text = (
+                f"terminal {terminal_id!r} holds attempt {attempt_id}, whose outcome is unknown (the "
+                "customer may have been charged); resolve it first: `pos-app terminal resume`, or a "
+                f"manager's `pos-app terminal resolve {attempt_id}`"
+            )
+        else:
+            text = (
+                f"terminal {terminal_id!r} is busy: attempt {attempt_id} has no outcome yet; "
+                "finish or resume that attempt before starting another on this terminal"
+            )
+        super().__init__(text)
+
+
+class RefHasPendingFollowUp(JournalError):
+    """An earlier capture, void or refund of the same transaction has no final outcome."""
+
+    def __init__(self, ref: str, attempt_id: str) -> None:
+        self.ref = ref
+        self.attempt_id = attempt_id
         super().__init__(
-            f"terminal {terminal_id!r} is busy: attempt {attempt_id} has no outcome yet; "
-            "finish or resume that attempt before starting another on this terminal"
+            f"transaction {ref!r} has a capture, void or refund (attempt {attempt_id}) whose outcome "
+            "is not known yet; resolve it first (`pos-app terminal resume`, or a manager's "
+            f"`pos-app terminal resolve {attempt_id}`), so that the money never moves twice"
         )
 
 
@@ -33,8 +56,8 @@ class OrderHasUnknownAttempt(JournalError):
         state = "is still in flight" if in_flight else "has outcome 'unknown'"
         super().__init__(
             f"order {order_key!r}: attempt {attempt_id} {state}; it must be resolved first "
-            "(by the terminal service finding its answer or by a manager) before the order "
-            "can be charged again"
+            "(by the terminal service finding its answer, `pos-app terminal resume`, or by a "
+            f"manager, `pos-app terminal resolve {attempt_id}`) before the order can be charged again"
         )
 
 

@@ -50,6 +50,12 @@ GATEWAYS = frozenset({"S", "B", "auto"})
 SENT = "sent"
 OUTCOME = "outcome"
 CLAIMED = "claimed"
+LATE_ANSWER = "late_answer"
+"""An answer that arrived after the attempt already had a final outcome (``data.outcome``)."""
+PAYMENT_BEFORE = "payment_before"
+"""The payment's state read right before a capture, void or refund left (to verify it later)."""
+ATTENTION_KINDS = frozenset({"possible_match", "duplicate_entries"})
+"""Events that put an attempt on a manager's list; each carries a ``note`` for a person."""
 RESERVED_KINDS = frozenset({SENT, OUTCOME, CLAIMED})
 """Event kinds only ``mark_sent``, ``finish``/``resolve_by_manager`` and ``claim`` may append."""
 
@@ -84,6 +90,12 @@ class Attempt:
     """The owner (see ``owners``) holding the attempt now: the latest to ``claim`` it, else
     the one that began it; ``None`` if begun before schema version 3 and never claimed."""
     events: tuple[Event, ...] = ()
+    payment_before: dict | None = None
+    """A follow-up's reading of its payment before the request left (``PAYMENT_BEFORE``)."""
+    conflict: dict | None = None
+    """The latest late answer whose outcome contradicts the final one: a problem to act on."""
+    attention: tuple[str, ...] = ()
+    """Notes for a manager (possible match, several service entries, a forced decision)."""
 
     @property
     def in_flight(self) -> bool:
@@ -118,6 +130,9 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     outcome: Outcome | None = None
     result: dict = {}
     resolved_by: str | None = None
+    payment_before: dict | None = None
+    late: dict | None = None
+    attention: list[str] = []
     kept: list[Event] = []
     for event in events:
         if keep_events:
@@ -133,7 +148,15 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
             outcome = Outcome(data["outcome"])
             result = data.get("result") or {}
             resolved_by = data.get("resolved_by")
+            if data.get("forced"):
+                attention.append(f"decided by {resolved_by} without the service's answer: {data.get('reason')}")
             data = result
+        elif event.kind == LATE_ANSWER:
+            late = data
+        elif event.kind == PAYMENT_BEFORE:
+            payment_before = data
+        elif event.kind in ATTENTION_KINDS and isinstance(data.get("note"), str):
+            attention.append(data["note"])
         identifier = data.get("msgIdentifier")
         if isinstance(identifier, str) and identifier:
             msg_identifier = identifier
@@ -155,7 +178,18 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
         resolved_by=resolved_by,
         owner=owner,
         events=tuple(kept),
+        payment_before=payment_before,
+        conflict=late if _contradicts(late, outcome) else None,
+        attention=tuple(attention),
     )
+
+
+def _contradicts(late: dict | None, outcome: Outcome | None) -> bool:
+    """A late final answer that differs from the final outcome the attempt was given."""
+    if late is None or outcome is None or not outcome.is_final:
+        return False
+    said = late.get("outcome")
+    return said in {o.value for o in Outcome if o.is_final} and said != outcome.value
 
 
 def fold_many(rows: list[tuple], events: list[tuple], *, keep_events: bool) -> list[Attempt]:

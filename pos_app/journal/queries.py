@@ -27,14 +27,37 @@ BUSY_SQL = (
     "SELECT o.attempt_id FROM open_attempts o WHERE o.terminal_id = ? AND NOT EXISTS "
     "(SELECT 1 FROM events e WHERE e.attempt_id = o.attempt_id AND e.kind = 'outcome') LIMIT 1"
 )
+# A sale or pre-auth whose outcome is unknown still holds its terminal for the next sale or
+# pre-auth: its message may still be pending there, and the same customer is in front of it.
+TERMINAL_HOLD_SQL = (
+    f"SELECT o.attempt_id, {LATEST_OUTCOME.format(id='o.attempt_id')} "
+    "FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
+    "WHERE o.terminal_id = ? AND a.operation IN ('sale', 'preauth') ORDER BY a.rowid LIMIT 1"
+)
+# A capture, void or refund on a reference whose earlier follow-up is unresolved could move
+# the money twice: the reference is held until that one is resolved.
+REF_OPEN_SQL = (
+    "SELECT o.attempt_id FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
+    "WHERE a.ref = ? ORDER BY a.rowid LIMIT 1"
+)
 ORDER_OPEN_SQL = (
     f"SELECT o.attempt_id, {LATEST_OUTCOME.format(id='o.attempt_id')} FROM open_attempts o "
     "WHERE o.order_key = ? ORDER BY o.attempt_id LIMIT 1"
 )
+# Paid: an approved outcome, or a late approval that arrived after a decision (a conflict:
+# the customer was charged whatever the journal decided).
 ORDER_PAID_SQL = (
     "SELECT a.id FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
-    "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'outcome' "
-    "AND e.outcome = 'approved') LIMIT 1"
+    "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND ("
+    "(e.kind = 'outcome' AND e.outcome = 'approved') OR "
+    "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') = 'approved'))) LIMIT 1"
+)
+# Not a hot path (a follow-up names a pnRefNum the journal may know): the payment id an
+# earlier outcome recorded for that gateway transaction id.
+PAYMENT_FOR_REF_SQL = (
+    "SELECT json_extract(e.data, '$.result.payment_id') FROM events e WHERE e.kind = 'outcome' "
+    "AND json_extract(e.data, '$.result.transaction_id') = ? "
+    "AND json_extract(e.data, '$.result.payment_id') IS NOT NULL ORDER BY e.seq DESC LIMIT 1"
 )
 STATE_SQL = (
     "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "

@@ -33,6 +33,7 @@ from pos_app.journal.errors import (
     JournalError,
     OrderAlreadyPaid,
     OrderHasUnknownAttempt,
+    RefHasPendingFollowUp,
     TerminalBusy,
     from_sqlite,
 )
@@ -42,6 +43,7 @@ from pos_app.journal.models import (
     EVENT_COLUMNS,
     ORDER_OPERATIONS,
     OUTCOME,
+    REF_OPERATIONS,
     SENT,
     Attempt,
     Operation,
@@ -188,8 +190,13 @@ class Journal:
     ) -> Attempt:
         """Record a new attempt, durably, before its request may leave.
 
-        Raises ``TerminalBusy``, ``OrderHasUnknownAttempt``, ``OrderAlreadyPaid``, or
-        ``ValueError`` for arguments that make no sense (and for a request naming the key-hash).
+        Refused with ``TerminalBusy`` while the terminal has an attempt without an outcome
+        and, for a sale or pre-auth, also while it holds a sale or pre-auth whose outcome is
+        unknown (``unknown=True``); with ``OrderHasUnknownAttempt`` or ``OrderAlreadyPaid``
+        for an order key with an unresolved or approved sale/pre-auth (a late approval after
+        a decision counts as paid); with ``RefHasPendingFollowUp`` for a capture, void or
+        refund whose reference has an unresolved one. ``ValueError`` for arguments that make
+        no sense (and for a request naming the key-hash).
         """
         operation = Operation(operation)
         check_attempt_args(operation, terminal_id, gateway, amount, order_key, ref, request)
@@ -200,6 +207,14 @@ class Journal:
             busy = conn.execute(queries.BUSY_SQL, (terminal_id,)).fetchone()
             if busy:
                 raise TerminalBusy(terminal_id, busy[0])
+            if operation in ORDER_OPERATIONS:
+                held = conn.execute(queries.TERMINAL_HOLD_SQL, (terminal_id,)).fetchone()
+                if held:
+                    raise TerminalBusy(terminal_id, held[0], unknown=held[1] is not None)
+            if operation in REF_OPERATIONS and ref is not None:
+                pending = conn.execute(queries.REF_OPEN_SQL, (ref,)).fetchone()
+                if pending:
+                    raise RefHasPendingFollowUp(ref, pending[0])
             if operation in ORDER_OPERATIONS and order_key is not None:
                 unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
                 if unresolved:
@@ -280,9 +295,14 @@ class Journal:
                     conn.execute("DELETE FROM open_attempts WHERE attempt_id = ?", (attempt_id,))
         return self.get(attempt_id)
 
-    def resolve_by_manager(self, attempt_id: str, *, paid: bool, reason: str, by: str) -> Attempt:
+    def resolve_by_manager(
+        self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
+        checked: dict | None = None,
+    ) -> Attempt:
         """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved,
-        not paid → failed, recorded with who decided, why, and when."""
+        not paid → failed, recorded with who decided, why, and when. ``checked`` is what
+        the service said when it was asked first; ``forced`` marks a decision taken without
+        the service's answer (listed for a manager's attention)."""
         if not isinstance(paid, bool):
             raise ValueError(f"paid must be True or False, got {paid!r}")
         for name, value in (("reason", reason), ("by", by)):
@@ -303,6 +323,8 @@ class Journal:
                 "resolved_by": by.strip(),
                 "reason": reason.strip(),
                 "previous_outcome": None if current is None else current.value,
+                **({"forced": True} if forced else {}),
+                **({"checked": checked} if checked is not None else {}),
             }
             self._append(conn, attempt_id, OUTCOME, data, outcome)
             conn.execute("DELETE FROM open_attempts WHERE attempt_id = ?", (attempt_id,))
@@ -340,6 +362,14 @@ class Journal:
                 f"SELECT {EVENT_COLUMNS} FROM events WHERE attempt_id = ? ORDER BY seq", (attempt_id,)
             ).fetchall()
         return fold(row, map(make_event, events), keep_events=True)
+
+    def payment_for_ref(self, ref: str) -> str | None:
+        """The payment id an earlier outcome recorded for gateway transaction ``ref``, if any.
+
+        Reads history (not a hot path: once before a capture, void or refund)."""
+        with self._read(f"finding the payment of transaction {ref}") as conn:
+            row = conn.execute(queries.PAYMENT_FOR_REF_SQL, (ref,)).fetchone()
+        return None if row is None or row[0] in (None, "") else str(row[0])
 
     def in_flight(self) -> list[Attempt]:
         """Attempts to resume: no outcome yet, or ``unknown`` and not resolved; in the order begun.

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from pos_app.journal import Journal, Outcome
+from pos_app.journal import (
+    Journal,
+    Operation,
+    OrderAlreadyPaid,
+    Outcome,
+    RefHasPendingFollowUp,
+    TerminalBusy,
+)
 
 from tests.journal.helpers import count, raw, sale
 
@@ -160,14 +167,63 @@ def test_in_flight_after_the_process_is_killed(tmp_path, stage, sent, msg):
         )
 
 
-def test_unknown_stays_in_flight_but_frees_the_terminal(journal):
+def test_an_unknown_sale_holds_its_terminal_for_sales_but_not_for_follow_ups(journal):
     attempt = sale(journal, "T1", "o-1")
     journal.mark_sent(attempt.id)
     journal.finish(attempt.id, Outcome.UNKNOWN, {"msgIdentifier": "m-1"})
     [left] = journal.in_flight()
     assert left.id == attempt.id and left.outcome is Outcome.UNKNOWN and left.msg_identifier == "m-1"
-    other = sale(journal, "T1", "o-2")  # terminal free again
-    assert {a.id for a in journal.in_flight()} == {attempt.id, other.id}
+    for operation in (Operation.SALE, Operation.PREAUTH):  # with or without an order number
+        for order in ("o-2", None):
+            with pytest.raises(TerminalBusy) as refused:
+                journal.begin_attempt(operation=operation, terminal_id="T1", gateway="S", amount=500,
+                                      order_key=order, request={})
+            assert refused.value.unknown and refused.value.attempt_id == attempt.id
+    refund = journal.begin_attempt(operation=Operation.REFUND, terminal_id="T1", gateway="S", amount=100,
+                                   ref="t-9", request={})
+    journal.finish(refund.id, Outcome.APPROVED)
+    other_lane = sale(journal, "T2", "o-2")
+    journal.resolve_by_manager(attempt.id, paid=False, reason="no charge on the terminal", by="mgr")
+    freed = sale(journal, "T1", "o-3")
+    assert {a.id for a in journal.in_flight()} == {other_lane.id, freed.id}
+
+
+def test_a_follow_up_on_a_reference_with_an_unresolved_follow_up_is_refused(journal):
+    first = journal.begin_attempt(operation=Operation.REFUND, terminal_id="T1", gateway="B", amount=300,
+                                  ref="t-1", request={})
+    journal.mark_sent(first.id)
+    journal.finish(first.id, Outcome.UNKNOWN)
+    for operation, amount in ((Operation.REFUND, 300), (Operation.VOID, None), (Operation.CAPTURE, 300)):
+        with pytest.raises(RefHasPendingFollowUp) as refused:
+            journal.begin_attempt(operation=operation, terminal_id="T2", gateway="B", amount=amount,
+                                  ref="t-1", request={})
+        assert refused.value.attempt_id == first.id and refused.value.ref == "t-1"
+    other_ref = journal.begin_attempt(operation=Operation.REFUND, terminal_id="T2", gateway="B", amount=300,
+                                      ref="t-2", request={})
+    journal.finish(other_ref.id, Outcome.APPROVED)
+    journal.finish(first.id, Outcome.APPROVED)
+    again = journal.begin_attempt(operation=Operation.REFUND, terminal_id="T1", gateway="B", amount=1,
+                                  ref="t-1", request={})
+    assert again.ref == "t-1"
+
+
+def test_a_late_approval_after_a_not_paid_decision_makes_the_order_paid_and_is_a_conflict(journal):
+    attempt = sale(journal, "T1", "o-late")
+    journal.mark_sent(attempt.id)
+    journal.resolve_by_manager(attempt.id, paid=False, reason="customer left", by="mgr")
+    assert journal.get(attempt.id).conflict is None
+    journal.record(attempt.id, "late_answer", {"outcome": "approved", "payment_id": "p-1"})
+    decided = journal.get(attempt.id)
+    assert decided.outcome is Outcome.FAILED and decided.conflict == {"outcome": "approved", "payment_id": "p-1"}
+    with pytest.raises(OrderAlreadyPaid):
+        sale(journal, "T2", "o-late")
+
+
+def test_payment_for_ref_reads_the_payment_an_outcome_recorded(journal):
+    attempt = sale(journal, "T1", "o-ref")
+    journal.finish(attempt.id, Outcome.APPROVED, {"transaction_id": "t-77", "payment_id": "p-77"})
+    assert journal.payment_for_ref("t-77") == "p-77"
+    assert journal.payment_for_ref("t-78") is None
 
 
 def test_get_returns_every_event_in_order(journal):

@@ -39,11 +39,19 @@ def test_busy_holds_between_two_journal_objects_on_one_file(path):
         sale(two, "T1", "o-2")
 
 
-@pytest.mark.parametrize("outcome", list(Outcome))
-def test_any_outcome_frees_the_terminal(journal, outcome):
+@pytest.mark.parametrize("outcome", [o for o in Outcome if o.is_final])
+def test_any_final_outcome_frees_the_terminal(journal, outcome):
     first = sale(journal, "T1", "o-1")
     journal.finish(first.id, outcome)
     sale(journal, "T1", "o-2")
+
+
+def test_an_unknown_sale_frees_the_terminal_for_follow_ups_only(journal):
+    first = sale(journal, "T1", "o-1")
+    journal.finish(first.id, Outcome.UNKNOWN)
+    with pytest.raises(TerminalBusy):
+        sale(journal, "T1", "o-2")
+    journal.begin_attempt(operation=Operation.VOID, terminal_id="T1", gateway="B", ref="pn-1", request={})
 
 
 def test_busy_applies_to_every_operation(journal):

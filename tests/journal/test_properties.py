@@ -60,6 +60,12 @@ class JournalMachine(RuleBasedStateMachine):
     def predict_begin(self, terminal: str, order: str | None, operation: Operation) -> str:
         if any(m.terminal == terminal and m.outcome is None for m in self.model.values()):
             return "TerminalBusy"
+        unresolved = [m for m in self.model.values() if m.outcome in (None, Outcome.UNKNOWN)]
+        charges = (Operation.SALE, Operation.PREAUTH)
+        if operation in charges and any(m.terminal == terminal and m.operation in charges for m in unresolved):
+            return "TerminalBusy"  # an unknown sale or pre-auth holds its terminal for the next one
+        if operation is Operation.REFUND and any(m.operation is Operation.REFUND for m in unresolved):
+            return "RefHasPendingFollowUp"  # every refund here names the same reference
         if operation in (Operation.SALE, Operation.PREAUTH) and order is not None:
             same = [m for m in self.model.values() if m.order == order]
             if any(m.outcome in (None, Outcome.UNKNOWN) for m in same):

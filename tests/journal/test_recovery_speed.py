@@ -23,6 +23,8 @@ HOT_QUERIES = {
     "in_flight rows": queries.IN_FLIGHT_ROWS_SQL,
     "in_flight events": queries.IN_FLIGHT_EVENTS_SQL,
     "busy terminal": queries.BUSY_SQL,
+    "terminal held by an unknown sale": queries.TERMINAL_HOLD_SQL,
+    "reference with a pending follow-up": queries.REF_OPEN_SQL,
     "order unresolved": queries.ORDER_OPEN_SQL,
     "order paid": queries.ORDER_PAID_SQL,
     "attempt state": queries.STATE_SQL,

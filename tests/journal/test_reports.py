@@ -148,7 +148,7 @@ def test_reconcile_both_directions(journal):
 
 
 def test_reconcile_flags_pairs_that_disagree(journal):
-    lost = sale(journal, "T1", "o-1")
+    lost = sale(journal, "T2", "o-1")  # an unknown sale holds its terminal: the next one is on T1
     journal.mark_sent(lost.id)
     journal.finish(lost.id, Outcome.UNKNOWN)
     wrongly_failed = sale(journal, "T1", "o-2")
