@@ -11,8 +11,8 @@ import argparse
 import asyncio
 import sys
 
-from pos_app.sandbox.faults import KNOBS, parse_knob_text
 from pos_app.sandbox.config import SandboxConfig
+from pos_app.sandbox.faults import KNOBS, parse_knob_text
 
 
 def add_sandbox_commands(subparsers: argparse._SubParsersAction) -> None:

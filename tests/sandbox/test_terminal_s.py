@@ -9,7 +9,6 @@ import pytest
 
 from pos_app.api.routes import ROUTES
 from pos_app.sandbox.server import SandboxConfig, SandboxServer
-from tests.waiting import wait_until
 from tests.sandbox.helpers import (
     B_TERMINAL,
     S_INACTIVE,
@@ -21,6 +20,7 @@ from tests.sandbox.helpers import (
     pay_s_completed,
     poll_until,
 )
+from tests.waiting import wait_until
 
 
 def _message_id(response: httpx.Response) -> str:
