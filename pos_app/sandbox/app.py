@@ -9,6 +9,8 @@ Admin routes (no key needed):
     POST /_sandbox/faults   {knob: value, ...} sets knobs, answers all of them
     POST /_sandbox/inject   {route, status, count=1, code?, text?}: the next ``count``
                             requests to ``route`` answer ``status`` before processing
+    POST /_sandbox/settle   settles every captured, unsettled payment of both merchants;
+                            answers {"settled": N}
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
 """
 
@@ -26,14 +28,19 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import catalog, payments, terminal
+from pos_app.sandbox import catalog, payments, terminal, transactions
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
 from pos_app.sandbox.state import Handler, Sandbox
 from pos_app.sandbox.validation import Fields
 
-HANDLERS: dict[str, Handler] = {**terminal.HANDLERS, **payments.HANDLERS, **catalog.HANDLERS}
+HANDLERS: dict[str, Handler] = {
+    **terminal.HANDLERS,
+    **payments.HANDLERS,
+    **transactions.HANDLERS,
+    **catalog.HANDLERS,
+}
 if set(HANDLERS) != set(ROUTES):
     raise RuntimeError(f"sandbox handlers do not match ROUTES: {sorted(set(HANDLERS) ^ set(ROUTES))}")
 
@@ -92,7 +99,7 @@ def _admin_endpoint(sandbox: Sandbox, action: Callable[[Sandbox, Call], Any]):
             try:
                 reply = Reply(200, action(sandbox, call))
             except Failure as failure:
-                reply = failure.reply(call.path)
+                reply = failure.reply(call.path, sandbox.clock())
         return _response(reply)  # type: ignore[return-value]
 
     return endpoint
@@ -144,6 +151,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         ("GET", "/faults", lambda s, c: s.knobs.as_json()),
         ("POST", "/faults", _set_faults),
         ("POST", "/inject", _inject),
+        ("POST", "/settle", lambda s, c: {"settled": s.settle()}),
         ("POST", "/reset", _reset),
     ]
     routes += [
@@ -154,6 +162,6 @@ def build_app(sandbox: Sandbox) -> Starlette:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         failure = StatusFailure(exc.status_code, exc.detail)
-        return _response(failure.reply(request.url.path))  # type: ignore[return-value]
+        return _response(failure.reply(request.url.path, sandbox.clock()))  # type: ignore[return-value]
 
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error})

@@ -10,7 +10,6 @@ are not atomic.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -88,9 +87,14 @@ class _Changes:
 
 
 class Catalog:
-    def __init__(self, merchant: Merchant, seed: int, new_id: Callable[[], str]) -> None:
+    """One merchant's items and categories; ``clock`` (the service's) stamps every change."""
+
+    def __init__(
+        self, merchant: Merchant, seed: int, new_id: Callable[[], str], clock: Callable[[], float]
+    ) -> None:
         self.merchant = merchant
         self._new_id = new_id
+        self._clock = clock
         self.categories: dict[str, Category] = {}
         for index, name in enumerate(category_names(merchant.code)):
             self._add_category(name, SEED_EPOCH + index)
@@ -192,7 +196,7 @@ class Catalog:
         return resolved
 
     def create(self, changes: _Changes) -> Item:
-        at = time.time()
+        at = self._clock()
         assert changes.name is not None and changes.type is not None and changes.cents is not None
         item = Item(
             id=self._new_id(),
@@ -211,7 +215,7 @@ class Catalog:
         return item
 
     def update(self, item: Item, changes: _Changes) -> None:
-        at = time.time()
+        at = self._clock()
         for attr in ("name", "type", "description", "cents", "sku"):
             value = getattr(changes, attr)
             if value is not None:
@@ -221,7 +225,7 @@ class Catalog:
         item.updated_at = at
 
     def duplicate(self, item: Item, created_by: str) -> Item:
-        at = time.time()
+        at = self._clock()
         copy = replace(
             item,
             id=self._new_id(),
@@ -236,7 +240,7 @@ class Catalog:
         return copy
 
     def delete(self, item: Item) -> None:
-        item.deleted_at = item.updated_at = time.time()
+        item.deleted_at = item.updated_at = self._clock()
 
 
 # routes ------------------------------------------------------------------------------

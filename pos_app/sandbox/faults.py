@@ -23,7 +23,24 @@ Test amounts (base cents sent to terminal pay or pre-auth)::
 
 Knobs (settable in ``SandboxConfig.faults``, ``POST /_sandbox/faults``, ``SandboxServer.
 set_faults`` and ``sandbox serve --fault NAME=VALUE``) are listed in ``KNOBS``. The
-``*_next`` knobs count down: each request they hit uses one.
+``*_next`` knobs count down: each request they hit uses one. The others change what
+the service records or how it lists it, the way a real service might:
+
+    list_lag_s          an entry of GET /public/transactions appears only this many
+                        seconds after its transaction happened (GET /public/payment/{id}
+                        is not lagged)
+    list_oldest_first   1: the transaction list is sorted oldest first
+    clock_offset_s      the service's clock is off by this many seconds (may be negative):
+                        every timestamp it records or writes from then on is shifted
+    foreign_user_agent  1: terminal transactions made meanwhile are recorded with the
+                        user-agent FOREIGN_USER_AGENT (the terminal's own) instead of
+                        the request's; switching it off later does not rewrite them
+    list_bool_fields    1: list entries carry ``error: false`` instead of null and
+                        ``captured`` as a boolean instead of "true"/"false"
+    settle_hour         0-23: a daily settlement run at that local hour: at every
+                        request, each captured, unsettled payment created before the
+                        latest run (by the service's clock) is settled; -1 (the
+                        default) is off
 
 Injections (``POST /_sandbox/inject``) make the next ``count`` requests to one route
 answer a given status with its canonical body before anything is processed.
@@ -50,13 +67,20 @@ POLL_429 = 9907
 UNAVAILABLE = 9908
 
 
+FOREIGN_USER_AGENT = "TerminalGateway/2.1 (device)"
+"""The user-agent recorded while ``foreign_user_agent`` is 1."""
+
+
 @dataclass(frozen=True)
 class Knob:
+    """A knob and the values it accepts: from ``minimum`` (None: no lower bound) to ``maximum``."""
+
     name: str
     kind: type  # int or float
     default: int | float
     help: str
-    minimum: int | float = 0
+    minimum: int | float | None = 0
+    maximum: int | float | None = None
 
 
 KNOBS: dict[str, Knob] = {
@@ -72,6 +96,13 @@ KNOBS: dict[str, Knob] = {
         Knob("reset_next", int, 0, "next N money-moving requests: connection aborted before processing"),
         Knob("error_5xx_next", int, 0, "next N non-admin requests answer 503 before processing"),
         Knob("close_batch_decline_next", int, 0, "next N close batches answer the decline shape"),
+        Knob("list_lag_s", float, 0.0, "seconds before a transaction shows in the transaction list"),
+        Knob("list_oldest_first", int, 0, "1: the transaction list is sorted oldest first", maximum=1),
+        Knob("clock_offset_s", float, 0.0, "seconds the service's clock is off (may be negative)", minimum=None),
+        Knob("foreign_user_agent", int, 0, f"1: terminal transactions are recorded as {FOREIGN_USER_AGENT}",
+             maximum=1),
+        Knob("list_bool_fields", int, 0, "1: list entries carry error false and captured as booleans", maximum=1),
+        Knob("settle_hour", int, -1, "local hour of a daily settlement run; -1 is off", minimum=-1, maximum=23),
     )
 }
 
@@ -123,8 +154,10 @@ def _coerce(knob: Knob, value: object) -> int | float:
         number: int | float = int(value)
     else:
         number = float(value)
-    if number < knob.minimum:
+    if knob.minimum is not None and number < knob.minimum:
         raise ValueError(f"fault knob {knob.name} must be at least {knob.minimum}, got {value}")
+    if knob.maximum is not None and number > knob.maximum:
+        raise ValueError(f"fault knob {knob.name} must be at most {knob.maximum}, got {value}")
     return number
 
 

@@ -1,5 +1,6 @@
-"""Payment reads and the merchant's money facts: single payment, transaction list,
-receipt PDF, surcharge quote, surcharge acknowledgment and the tax list.
+"""Payment reads and the merchant's money facts: single payment, receipt PDF,
+surcharge quote, surcharge acknowledgment and the tax list (the transaction list is in
+``transactions``).
 
 These routes only read what the terminal routes recorded; the JSON shapes follow the
 reference's field lists (section 2) and the POS contract.
@@ -14,11 +15,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pos_app.api.money import format_cents, percent_of
-from pos_app.sandbox.merchants import CARDHOLDER, brand_for_bin, card_for_bin
+from pos_app.sandbox.merchants import brand_for_bin, card_for_bin
 from pos_app.sandbox.protocol import Call, Reply, invalid, iso_time, not_found
 from pos_app.sandbox.receipts import Receipt, render_receipt
-from pos_app.sandbox.state import Payment
-from pos_app.sandbox.validation import Fields, page_meta, page_query, page_slice
+from pos_app.sandbox.records import Payment
+from pos_app.sandbox.validation import Fields
 
 if TYPE_CHECKING:
     from pos_app.sandbox.state import Book, Sandbox
@@ -74,7 +75,16 @@ def payment_json(payment: Payment) -> dict:
         "owner": merchant.client_id,
         "import": False,
         "importAt": None,
-        "transactions": [{**record, "at": iso_time(record["at"])} for record in payment.history],
+        "transactions": [
+            {
+                "type": step.kind,
+                "transactionId": step.transaction_id,
+                "amount": step.amount,
+                "userAgent": step.user_agent,
+                "at": iso_time(step.at),
+            }
+            for step in payment.follow_ups
+        ],
         "createdAt": iso_time(payment.created_at),
         "transactionAt": iso_time(payment.created_at),
         "updatedAt": iso_time(payment.updated_at),
@@ -90,59 +100,8 @@ def _receipt_targets(payment: Payment) -> list[str]:
     return [target for target in targets if target]
 
 
-def transaction_entry(payment: Payment) -> dict:
-    merchant, card, terminal = payment.merchant, payment.card, payment.sale.terminal
-    return {
-        "settled": payment.settled,
-        "import": False,
-        "importAt": None,
-        "voidable": payment.voidable,
-        "_id": payment.record_id,
-        "id": payment.record_id,
-        "object": "transaction",
-        "type": payment.sale.kind,
-        "status": payment.status,
-        "amount": payment.net_amount,
-        "baseAmount": payment.amount,
-        "surcharge": payment.surcharge,
-        "captured": "true" if payment.captured else "false",
-        "transactionId": payment.transaction_id,
-        "error": payment.error,
-        "createdAt": iso_time(payment.created_at),
-        "transactionAt": iso_time(payment.created_at),
-        "updatedAt": iso_time(payment.updated_at),
-        "userAgent": payment.sale.user_agent,
-        "device": {"terminalId": terminal.id, "name": terminal.name},
-        "paymentId": payment.id,
-        "orderNumber": payment.sale.order_number,
-        "createdBy": "api",
-        "updatedBy": "api",
-        "owner": merchant.client_id,
-        "ownerGroup": merchant.client_id,
-        "card": {
-            "name": CARDHOLDER,
-            "number": card.masked,
-            "paymentToken": None,
-            "type": card.type,
-            "last4": card.last4,
-            "network": card.network,
-        },
-    }
-
-
 def _get_payment(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     return Reply(200, {"data": payment_json(_find(book, call.params["id"]))})
-
-
-def _transactions(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    page, limit = page_query(call.query)
-    rows = book.newest_first()
-    meta = page_meta(len(rows), page, limit)
-    # The service echoes page and limit as strings when they came in the query.
-    for name in ("page", "limit"):
-        if name in call.query:
-            meta[name] = call.query[name]
-    return Reply(200, {"meta": meta, "data": [transaction_entry(p) for p in page_slice(rows, page, limit)]})
 
 
 def _receipt(sandbox: Sandbox, book: Book, call: Call) -> Reply:
@@ -211,7 +170,6 @@ def _taxes(sandbox: Sandbox, book: Book, call: Call) -> Reply:
 
 HANDLERS = {
     "payment.get": _get_payment,
-    "transactions.list": _transactions,
     "receipt.pdf": _receipt,
     "surcharge.rate": _surcharge_rate,
     "surcharge.acknowledgment": _acknowledgment,

@@ -64,7 +64,7 @@ DROPPED = Reply(0, dropped=True)
 
 
 class Failure(Exception):
-    """An error answer; ``reply(path)`` renders it with the request path and the time."""
+    """An error answer; ``reply(path, now)`` renders it with the request path and the time."""
 
     def __init__(self, status: int, *, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(status)
@@ -74,10 +74,11 @@ class Failure(Exception):
     def response(self) -> dict:
         raise NotImplementedError
 
-    def reply(self, path: str) -> Reply:
+    def reply(self, path: str, now: float) -> Reply:
+        """The answer to a request for ``path``, stamped ``now`` (epoch seconds, service clock)."""
         body = {
             "statusCode": self.status,
-            "timestamp": iso_now(),
+            "timestamp": iso_time(now),
             "path": "/v1" + path,
             "message": _exception_name(self.status),
             "response": self.response(),
@@ -147,10 +148,6 @@ def status_text(status: int) -> str:
 def _exception_name(status: int) -> str:
     """The exception summary of the ``message`` field (not for display), e.g. NotFoundException."""
     return re.sub(r"[^A-Za-z0-9]", "", status_text(status).title()) + "Exception"
-
-
-def iso_now() -> str:
-    return iso_time(datetime.now(UTC).timestamp())
 
 
 def iso_time(epoch_seconds: float) -> str:

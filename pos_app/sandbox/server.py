@@ -118,6 +118,11 @@ class SandboxServer:
         """Set knobs (same as POST /_sandbox/faults); returns all knob values."""
         return self.sandbox.set_faults(knobs)
 
+    def settle(self) -> int:
+        """Settle every captured, unsettled payment of both merchants (same as POST
+        /_sandbox/settle); returns how many were settled."""
+        return self.sandbox.settle()
+
     def _url(self, port: int) -> str:
         host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.config.host, self.config.host)
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -2,10 +2,11 @@
 catalogs, request counts, fault knobs, and the one lock that keeps it all consistent
 between the server thread and a test thread calling ``stats``/``set_faults``.
 
-Type S messages run on a monotonic clock and are evaluated lazily: a message's state
-is a function of the time since the sale. ``materialize`` (run at the start of every
-request) creates the payments that have come due, so a transaction list shows a charge
-even when nobody polled, and a poll never says ``complete`` before the payment exists.
+Type S messages (``records.Message``) are evaluated lazily: a message's state is a
+function of the time since the sale. ``materialize`` (run at the start of every request)
+creates the payments that have come due, so a transaction list shows a charge even when
+nobody polled, and a poll never says ``complete`` before the payment exists; then it
+runs the daily settlement when the ``settle_hour`` knob is set.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pos_app.api.routes import Route
 from pos_app.sandbox.catalog import Catalog
-from pos_app.sandbox.faults import Injections, Knobs
+from pos_app.sandbox.faults import FOREIGN_USER_AGENT, Injections, Knobs
 from pos_app.sandbox.merchants import (
     CARDS,
     Card,
@@ -44,110 +44,18 @@ from pos_app.sandbox.protocol import (
     rate_limited,
     refused,
 )
+from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, Sale, Transaction
+from pos_app.sandbox.settlement import latest_run, settle
 
 if TYPE_CHECKING:
     from pos_app.sandbox.config import SandboxConfig
 
-APPROVE, DECLINE, FAIL, TIMEOUT_THEN_COMPLETE, TIMEOUT_FOREVER = (
-    "approve", "decline", "fail", "timeout_then_complete", "timeout_forever"
-)
-PROCESSING_STARTS = 0.2
-"""Share of a message's duration spent in ``received`` before ``processing``."""
 POLL_WINDOW_S = 60.0
 
 
-@dataclass(frozen=True)
-class Sale:
-    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request."""
-
-    kind: str
-    terminal: Terminal
-    amount: int
-    receipt: bool
-    user_agent: str
-    order_number: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    taxes: tuple[str, ...] = ()
-    custom_values: tuple[dict, ...] = ()
-
-
-@dataclass
-class Payment:
-    """A card payment. ``amount`` is the base in cents (the captured amount once captured)."""
-
-    id: str
-    record_id: str
-    transaction_id: str
-    merchant: Merchant
-    sale: Sale
-    card: Card
-    amount: int
-    surcharge: int
-    status: str  # auth | captured | declined | voided | refunded | partially_refunded
-    paid: bool
-    captured: bool
-    error: str | None
-    created_at: float
-    updated_at: float
-    settled: bool = False
-    refunded: int = 0
-    history: list[dict] = field(default_factory=list)
-
-    @property
-    def net_amount(self) -> int:
-        return self.amount + self.surcharge
-
-    @property
-    def voidable(self) -> bool:
-        return not self.settled and self.status in ("auth", "captured")
-
-    def touch(self, at: float) -> None:
-        self.updated_at = at
-
-
-@dataclass
-class Message:
-    """A type S terminal message; its state is a function of the monotonic clock."""
-
-    id: str
-    sale: Sale
-    outcome: str
-    created_mono: float
-    created_wall: float
-    duration: float
-    hold: float
-    polls_429_left: int
-    payment_id: str | None = None
-
-    def status(self, now: float) -> str:
-        elapsed = now - self.created_mono
-        if elapsed < self.duration * PROCESSING_STARTS:
-            return "received"
-        if elapsed < self.duration:
-            return "processing"
-        if self.outcome == FAIL:
-            return "failed"
-        if self.outcome == TIMEOUT_FOREVER:
-            return "timeout"
-        if self.outcome == TIMEOUT_THEN_COMPLETE and elapsed < self.duration + self.hold:
-            return "timeout"
-        return "complete"
-
-    def charge_due(self, now: float) -> bool:
-        """The gateway has charged (or declined) by now and the payment is not recorded yet."""
-        return self.payment_id is None and self.outcome != FAIL and now - self.created_mono >= self.duration
-
-    def completed_at(self, now: float) -> float | None:
-        """Wall time at which the message reached complete or failed; None before that."""
-        if self.outcome == TIMEOUT_FOREVER:
-            return None
-        end = self.duration + (self.hold if self.outcome == TIMEOUT_THEN_COMPLETE else 0.0)
-        return self.created_wall + end if now - self.created_mono >= end else None
-
-
 class Book:
-    """Everything one merchant has: payments, messages, catalog, the next test card."""
+    """Everything one merchant has: payments, messages, catalog, the next test card, and
+    every gateway transaction (sale or pre-auth, capture, void, refund) in the order recorded."""
 
     def __init__(self, merchant: Merchant, catalog: Catalog, first_card: int) -> None:
         self.merchant = merchant
@@ -155,6 +63,7 @@ class Book:
         self.payments: dict[str, Payment] = {}
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}
+        self.transactions: list[Transaction] = []  # in the order recorded
         self._cards = itertools.islice(itertools.cycle(CARDS), first_card, None)
 
     def next_card(self) -> Card:
@@ -163,10 +72,12 @@ class Book:
     def add(self, payment: Payment) -> None:
         self.payments[payment.id] = payment
         self.by_transaction[payment.transaction_id] = payment
+        self.transactions.append((payment, None))
 
-    def newest_first(self) -> list[Payment]:
-        """By creation time, newest first; of two at the same instant the later recorded first."""
-        return sorted(reversed(self.payments.values()), key=lambda p: p.created_at, reverse=True)
+    def add_follow_up(self, payment: Payment, follow_up: FollowUp) -> None:
+        payment.follow_ups.append(follow_up)
+        payment.touch(follow_up.at)
+        self.transactions.append((payment, follow_up))
 
 
 Handler = Callable[["Sandbox", Book, Call], Reply]
@@ -199,7 +110,7 @@ class Sandbox:
             merchants = make_merchants(config.key_s, config.key_b)
             self.by_key = {m.key: m for m in merchants}
             self.books = {
-                m.code: Book(m, Catalog(m, config.seed, self.new_id), first_card_index(config.seed, m.code))
+                m.code: Book(m, Catalog(m, config.seed, self.new_id, self.clock), first_card_index(config.seed, m.code))
                 for m in merchants
             }
             self.counts: dict[str, Counter] = {m.code: Counter() for m in merchants}
@@ -214,6 +125,16 @@ class Sandbox:
     def new_transaction_id(self) -> str:
         """A 12-digit gateway transaction id (pnRefNum)."""
         return f"{self._rng.randrange(1000, 10000)}{next(self._serial):08d}"
+
+    # the service's view ----------------------------------------------------------------
+
+    def clock(self) -> float:
+        """The service's clock: epoch seconds, off by the ``clock_offset_s`` knob."""
+        return time.time() + self.knobs["clock_offset_s"]
+
+    def recorded_agent(self, call: Call) -> str:
+        """The user-agent the service records for a terminal transaction requested by ``call``."""
+        return FOREIGN_USER_AGENT if self.knobs["foreign_user_agent"] else call.user_agent
 
     # requests ----------------------------------------------------------------------
 
@@ -238,7 +159,7 @@ class Sandbox:
                     raise StatusFailure(401, "missing or unknown key-hash")
                 reply = handler(self, self.books[merchant.code], call)
             except Failure as failure:
-                reply = failure.reply(call.path)
+                reply = failure.reply(call.path, self.clock())
             return DROPPED if drop else reply
 
     def latency_s(self) -> float:
@@ -268,7 +189,8 @@ class Sandbox:
 
     # payments and messages ------------------------------------------------------------
 
-    def record_payment(self, book: Book, sale: Sale, *, declined: bool, at: float) -> Payment:
+    def record_payment(self, book: Book, sale: Sale, *, declined: bool, at: float, mono: float) -> Payment:
+        """Record a sale or pre-auth that happened at ``at`` (service clock) and ``mono``."""
         card = book.next_card()
         payment = Payment(
             id=self.new_id(),
@@ -284,6 +206,7 @@ class Sandbox:
             captured=sale.kind == "sale" and not declined,
             error="DECLINED" if declined else None,
             created_at=at,
+            created_mono=mono,
             updated_at=at,
         )
         book.add(payment)
@@ -296,7 +219,7 @@ class Sandbox:
             sale=sale,
             outcome=outcome,
             created_mono=self.now,
-            created_wall=time.time(),
+            created_wall=self.clock(),
             duration=self._rng.uniform(low, high),
             hold=self.knobs["timeout_hold_s"],
             polls_429_left=polls_429,
@@ -305,23 +228,35 @@ class Sandbox:
         return message
 
     def materialize(self) -> None:
-        """Record the payments of every type S message whose gateway answer is due."""
+        """Record the payments of every type S message whose gateway answer is due, then
+        run the daily settlement if ``settle_hour`` is set and its latest run has passed."""
         self.now = time.monotonic()
         for book in self.books.values():
             due = [m for m in book.messages.values() if m.charge_due(self.now)]
             for message in sorted(due, key=lambda m: m.created_mono + m.duration):
-                at = message.created_wall + message.duration
-                payment = self.record_payment(book, message.sale, declined=message.outcome == DECLINE, at=at)
+                payment = self.record_payment(
+                    book,
+                    message.sale,
+                    declined=message.outcome == DECLINE,
+                    at=message.created_wall + message.duration,
+                    mono=message.created_mono + message.duration,
+                )
                 message.payment_id = payment.id
+        hour = int(self.knobs["settle_hour"])
+        if hour >= 0:
+            now = self.clock()
+            cutoff = latest_run(hour, now)
+            settle((p for p in self._all_payments() if p.created_at < cutoff), at=now)
+
+    def _all_payments(self) -> list[Payment]:
+        return [p for book in self.books.values() for p in book.payments.values()]
 
     # admin ---------------------------------------------------------------------------
 
     def stats(self) -> dict:
         with self.lock:
             self.materialize()
-            payments = sorted(
-                (p for book in self.books.values() for p in book.payments.values()), key=lambda p: p.created_at
-            )
+            payments = sorted(self._all_payments(), key=lambda p: p.created_at)
             messages = sorted(
                 ((book.merchant.code, m) for book in self.books.values() for m in book.messages.values()),
                 key=lambda pair: pair[1].created_mono,
@@ -368,6 +303,12 @@ class Sandbox:
         with self.lock:
             self.knobs.update(knobs)
             return self.knobs.as_json()
+
+    def settle(self) -> int:
+        """Settle every captured, unsettled payment of both merchants; how many were settled."""
+        with self.lock:
+            self.materialize()
+            return settle(self._all_payments(), at=self.clock())
 
 
 def _epoch(seconds: float | None) -> Decimal | None:

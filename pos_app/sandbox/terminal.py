@@ -1,15 +1,15 @@
 """The terminal routes (reference 4.8 and the POS contract): pay, pre-auth, poll,
 capture, void, refund, close batch (by id and by serial) and the terminal list.
 
-Type S pay/pre-auth answer a message to poll and charge later (see ``state.Message``);
+Type S pay/pre-auth answer a message to poll and charge later (see ``records.Message``);
 type B answers the final result at once. Capture, void and refund are synchronous for
-both merchants and answer the type B pay shape. The test amounts of ``faults`` are
-applied here.
+both merchants and answer the type B pay shape; each is recorded as a ``FollowUp`` of
+its payment, with the terminal and user-agent of its own request. The test amounts of
+``faults`` are applied here.
 """
 
 from __future__ import annotations
 
-import time
 import zoneinfo
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,17 @@ from pos_app.sandbox.protocol import (
     refused,
     rejected,
 )
-from pos_app.sandbox.state import APPROVE, DECLINE, FAIL, TIMEOUT_FOREVER, TIMEOUT_THEN_COMPLETE, Payment, Sale
+from pos_app.sandbox.records import (
+    APPROVE,
+    DECLINE,
+    FAIL,
+    TIMEOUT_FOREVER,
+    TIMEOUT_THEN_COMPLETE,
+    FollowUp,
+    Payment,
+    Sale,
+)
+from pos_app.sandbox.settlement import settle
 from pos_app.sandbox.validation import Fields, page_meta, page_query, page_slice
 
 if TYPE_CHECKING:
@@ -87,7 +97,7 @@ def _read_sale(sandbox: Sandbox, book: Book, call: Call, kind: str) -> Sale:
         terminal=sandbox.terminal(merchant, terminal_id),
         amount=amount,
         receipt=receipt,
-        user_agent=call.user_agent,
+        user_agent=sandbox.recorded_agent(call),
         order_number=order_number,
         email=email,
         phone=phone,
@@ -127,7 +137,7 @@ def _pay_sync(sandbox: Sandbox, book: Book, sale: Sale) -> Reply:
     if sale.amount == faults.DECLINE_501:
         raise StatusFailure(501, "declined by the gateway before a transaction id was issued")
     declined = sale.amount < faults.DECLINE_BELOW
-    payment = sandbox.record_payment(book, sale, declined=declined, at=time.time())
+    payment = sandbox.record_payment(book, sale, declined=declined, at=sandbox.clock(), mono=sandbox.now)
     return Reply(201, gateway_reply(payment.transaction_id, payment.id, sale.amount, approved=not declined))
 
 
@@ -161,54 +171,52 @@ def _poll(sandbox: Sandbox, book: Book, call: Call) -> Reply:
 # capture, void, refund ---------------------------------------------------------------------
 
 
-def _read_follow_up(sandbox: Sandbox, book: Book, call: Call, *, with_amount: bool) -> tuple[Payment, int]:
-    """terminalId, pnRefNum (and amount): the payment named, after the terminal checks."""
+def _read_follow_up(
+    sandbox: Sandbox, book: Book, call: Call, *, with_amount: bool
+) -> tuple[Payment, Terminal, int]:
+    """terminalId, pnRefNum (and amount): the payment named and the terminal, after its checks."""
     f = Fields(call.json_object())
     terminal_id = f.text("terminalId")
     pn_ref = f.text("pnRefNum")
     amount = f.cents("amount", maximum=TERMINAL_AMOUNT_MAX) if with_amount else 0
     f.check()
     assert terminal_id is not None and pn_ref is not None and amount is not None
-    sandbox.terminal(book.merchant, terminal_id)
+    terminal = sandbox.terminal(book.merchant, terminal_id)
     payment = book.by_transaction.get(pn_ref)
     if payment is None:
         raise refused(f"no transaction with the id {pn_ref}")
-    return payment, amount
+    return payment, terminal, amount
 
 
 def _capture(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    payment, amount = _read_follow_up(sandbox, book, call, with_amount=True)
+    payment, terminal, amount = _read_follow_up(sandbox, book, call, with_amount=True)
     if payment.status != "auth":
         raise rejected(f"payment is not an open pre-auth (status {payment.status})")
     if amount > payment.amount:
         raise rejected(f"capture amount {amount} exceeds the pre-authorized amount {payment.amount}")
-    now = time.time()
     payment.amount = amount
     payment.surcharge = surcharge_for(book.merchant, payment.card, amount)
     payment.status, payment.captured = "captured", True
-    payment.history.append(_record("capture", payment.transaction_id, amount, call, now))
-    payment.touch(now)
+    _record(sandbox, book, payment, "capture", payment.transaction_id, amount, payment.surcharge, terminal, call)
     return Reply(201, gateway_reply(payment.transaction_id, payment.id, amount, approved=True))
 
 
 def _void(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    payment, _ = _read_follow_up(sandbox, book, call, with_amount=False)
+    payment, terminal, _ = _read_follow_up(sandbox, book, call, with_amount=False)
     if payment.status == "voided":
         raise rejected("payment already voided")
     if payment.settled:
         raise rejected("payment already settled")
     if payment.status == "declined":
         raise rejected("payment was declined; there is nothing to void")
-    now = time.time()
     record_id = sandbox.new_transaction_id()
     payment.status = "voided"
-    payment.history.append(_record("void", record_id, payment.amount, call, now))
-    payment.touch(now)
+    _record(sandbox, book, payment, "void", record_id, payment.amount, 0, terminal, call)
     return Reply(201, gateway_reply(record_id, payment.id, payment.amount, approved=True))
 
 
 def _refund(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    payment, amount = _read_follow_up(sandbox, book, call, with_amount=True)
+    payment, terminal, amount = _read_follow_up(sandbox, book, call, with_amount=True)
     reasons = {
         "declined": "payment was declined; there is nothing to refund",
         "voided": "payment was voided; there is nothing to refund",
@@ -222,17 +230,37 @@ def _refund(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     remaining = payment.amount - payment.refunded
     if amount > remaining:
         raise rejected(f"refund amount {amount} exceeds the remaining refundable balance {remaining}")
-    now = time.time()
     record_id = sandbox.new_transaction_id()
     payment.refunded += amount
     payment.status = "refunded" if payment.refunded == payment.amount else "partially_refunded"
-    payment.history.append(_record("refund", record_id, amount, call, now))
-    payment.touch(now)
+    _record(sandbox, book, payment, "refund", record_id, amount, 0, terminal, call)
     return Reply(201, gateway_reply(record_id, payment.id, amount, approved=True))
 
 
-def _record(kind: str, transaction_id: str, amount: int, call: Call, at: float) -> dict:
-    return {"type": kind, "transactionId": transaction_id, "amount": amount, "userAgent": call.user_agent, "at": at}
+def _record(
+    sandbox: Sandbox,
+    book: Book,
+    payment: Payment,
+    kind: str,
+    transaction_id: str,
+    amount: int,
+    surcharge: int,
+    terminal: Terminal,
+    call: Call,
+) -> None:
+    """Record a capture, void or refund of ``payment`` as happening now."""
+    follow_up = FollowUp(
+        kind=kind,
+        id=sandbox.new_id(),
+        transaction_id=transaction_id,
+        amount=amount,
+        surcharge=surcharge,
+        user_agent=sandbox.recorded_agent(call),
+        terminal=terminal,
+        at=sandbox.clock(),
+        mono=sandbox.now,
+    )
+    book.add_follow_up(payment, follow_up)
 
 
 # close batch ---------------------------------------------------------------------------------
@@ -268,17 +296,10 @@ def _settle(sandbox: Sandbox, book: Book, terminal: Terminal) -> Reply:
         if book.merchant.is_async:
             return Reply(201, {"data": {"success": False, "message": "Batch close failed: host unavailable"}})
         return Reply(201, {"status": "error", "gwResponse": {"resultTxt": "BATCH CLOSE FAILED: HOST UNAVAILABLE"}})
-    now = time.time()
-    batch = [
-        p for p in book.payments.values()
-        if p.sale.terminal.id == terminal.id and p.status == "captured" and not p.settled
-    ]
-    for payment in batch:
-        payment.settled = True
-        payment.touch(now)
+    count = settle((p for p in book.payments.values() if p.sale.terminal.id == terminal.id), at=sandbox.clock())
     if book.merchant.is_async:
-        return Reply(201, {"data": {"success": True, "message": f"Batch closed: {len(batch)} transactions settled"}})
-    return Reply(201, {"status": "success", "gwResponse": {"resultTxt": f"BATCH CLOSED: {len(batch)} TRANSACTIONS"}})
+        return Reply(201, {"data": {"success": True, "message": f"Batch closed: {count} transactions settled"}})
+    return Reply(201, {"status": "success", "gwResponse": {"resultTxt": f"BATCH CLOSED: {count} TRANSACTIONS"}})
 
 
 # list -------------------------------------------------------------------------------------------

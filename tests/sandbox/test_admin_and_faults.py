@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from pos_app.api.routes import ROUTES
-from pos_app.sandbox.faults import KNOBS
+from pos_app.sandbox.faults import KNOBS, parse_knob_text
 from pos_app.sandbox.server import SandboxConfig, SandboxServer
 from tests.sandbox.helpers import B_TERMINAL, S_TERMINAL, body, call, pay, pay_b_approved
 
@@ -49,6 +49,20 @@ def test_faults_read_and_set(admin, sandbox):
         assert body(response)["response"]["code"] == 900
     with pytest.raises(ValueError, match="unknown fault knob"):
         sandbox.set_faults(bogus=1)
+
+
+def test_knob_bounds_allow_a_negative_clock_offset(admin):
+    answer = body(admin.post("/faults", json={"clock_offset_s": -90.5, "settle_hour": 23, "list_oldest_first": 1}))
+    assert answer["clock_offset_s"] == Decimal("-90.5") and answer["settle_hour"] == 23
+    assert body(admin.post("/faults", json={"settle_hour": -1}))["settle_hour"] == -1
+    bad_values = ({"settle_hour": 24}, {"settle_hour": -2}, {"list_oldest_first": 2}, {"foreign_user_agent": -1},
+                  {"list_bool_fields": 2}, {"list_lag_s": -0.5})
+    for bad in bad_values:
+        response = admin.post("/faults", json=bad)
+        assert response.status_code == 400, bad
+    assert "at most 23" in body(admin.post("/faults", json={"settle_hour": 24}))["response"]["message"][0]
+    assert parse_knob_text("clock_offset_s=-60") == ("clock_offset_s", -60)
+    assert SandboxServer(SandboxConfig(faults={"clock_offset_s": -60})).sandbox.knobs["clock_offset_s"] == -60
 
 
 def test_config_faults_are_checked_at_construction():

@@ -11,8 +11,8 @@ import threading
 import httpx
 import pytest
 
-from pos_app.cli import main
 from pos_app.api.client import is_loopback
+from pos_app.cli import main
 from pos_app.sandbox.server import SandboxConfig, SandboxServer
 from tests.sandbox.helpers import B_TERMINAL, body, call, pay
 
@@ -81,6 +81,7 @@ def test_stats_from_another_thread_while_serving(b_client, sandbox):
         (["--fault", "bogus=1"], "unknown fault knob"),
         (["--fault", "drop_next=x"], "must be a number"),
         (["--fault", "drop_next"], "NAME=VALUE"),
+        (["--fault", "settle_hour=24"], "at most 23"),
         (["--s-delay", "3", "1"], "s_delay_min"),
     ],
 )
