@@ -11,7 +11,9 @@ decides (the terminal service journals it as unknown and looks it up, never rese
 Message polls are not retried either: the poll scheduler paces them itself.
 
 Errors are the tree of ``pos_app.api.errors``; answers are the models of
-``pos_app.api.models``.
+``pos_app.api.models``. Every typed method names the answer type it expects
+(``pos_app.api.models.Expect``): mypy checks it, and ``call`` verifies it at run time
+(``ProtocolError`` on a mismatch).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, overload
 from urllib.parse import urlsplit
 
 import httpx
@@ -53,11 +56,20 @@ from pos_app.api.models import (
     TerminalResult,
     TransactionEntry,
     VoidRequest,
+    either,
+    instance,
+    list_of,
+    page_of,
     parse_answer,
 )
+from pos_app.api.models import Expect as Expect
 from pos_app.api.money import require_cents
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.wire import encode_json
+
+PAY_ANSWER = either(PayAccepted, TerminalResult)
+RESULT = instance(TerminalResult)
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -132,7 +144,7 @@ class PaymentsClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def __aenter__(self) -> "PaymentsClient":
+    async def __aenter__(self) -> PaymentsClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -140,6 +152,7 @@ class PaymentsClient:
 
     # ------------------------------------------------------------ transport
 
+    @overload
     async def call(
         self,
         route_name: str,
@@ -149,15 +162,46 @@ class PaymentsClient:
         body: Any = None,
         attempt_id: str | None = None,
         retry: bool | None = None,
-    ) -> Any:
-        """Send one operation and return its parsed answer, or raise from the error tree."""
+    ) -> object: ...
+
+    @overload
+    async def call[R](
+        self,
+        route_name: str,
+        expect: Expect[R],
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        attempt_id: str | None = None,
+        retry: bool | None = None,
+    ) -> R: ...
+
+    async def call(
+        self,
+        route_name: str,
+        expect: Expect[Any] | None = None,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        attempt_id: str | None = None,
+        retry: bool | None = None,
+    ) -> object:
+        """Send one operation and return its parsed answer, or raise from the error tree.
+
+        With ``expect`` the answer is checked to be of that type (``ProtocolError`` if not)
+        and typed as such; without it the answer is an ``object`` to narrow yourself.
+        """
         route = self.routes[route_name]
         if route.moves_money and not attempt_id:
             raise ValueError(f"{route_name} may move money: it needs an attempt id")
         response = await self._send(route, path_params or {}, query, body, attempt_id, retry)
         if not 200 <= response.status_code < 300:
             raise error_from_answer(response.status_code, response.content, response.headers.get("retry-after"))
-        return parse_answer(route_name, response.content, status_code=response.status_code)
+        if expect is None:
+            return parse_answer(route_name, response.content, status_code=response.status_code)
+        return parse_answer(route_name, response.content, expect, status_code=response.status_code)
 
     async def _send(
         self,
@@ -202,43 +246,49 @@ class PaymentsClient:
     async def list_terminals(
         self, *, page: int | None = None, limit: int | None = None, timezone: str | None = None
     ) -> TerminalList:
-        return await self.call("terminal.list", query={"page": page, "limit": limit, "timezone": timezone})
+        return await self.call(
+            "terminal.list", instance(TerminalList), query={"page": page, "limit": limit, "timezone": timezone}
+        )
 
     async def pay(self, request: PayRequest, *, attempt_id: str) -> PayAccepted | TerminalResult:
-        """Sale. Type S answers ``PayAccepted`` (poll it); type B answers the result."""
-        return await self._terminal("terminal.pay", request.wire(), attempt_id)
+        """Sale. Type S answers ``PayAccepted`` (poll it); type B answers the result.
+
+        A result with an error flag raises ``GatewayDeclined``; any other result is
+        returned as it came: read ``TerminalResult.proves_approval`` before trusting it.
+        """
+        return await self._terminal("terminal.pay", PAY_ANSWER, request.wire(), attempt_id)
 
     async def auth(self, request: PayRequest, *, attempt_id: str) -> PayAccepted | TerminalResult:
         """Pre-auth: reserves funds; settle later with ``capture``."""
-        return await self._terminal("terminal.auth", request.wire(), attempt_id)
+        return await self._terminal("terminal.auth", PAY_ANSWER, request.wire(), attempt_id)
 
     async def poll_message(self, message_id: str) -> MessageStatus:
         """One poll of a type S message (not retried: the poll scheduler paces polls)."""
         return await self.call(
-            "terminal.poll_message", path_params={"messageId": message_id}, retry=False
+            "terminal.poll_message", instance(MessageStatus), path_params={"messageId": message_id}, retry=False
         )
 
     async def capture(self, request: CaptureRequest, *, attempt_id: str) -> TerminalResult:
-        return await self._terminal("terminal.capture", request.wire(), attempt_id)
+        return await self._terminal("terminal.capture", RESULT, request.wire(), attempt_id)
 
     async def void(self, request: VoidRequest, *, attempt_id: str) -> TerminalResult:
-        return await self._terminal("terminal.void", request.wire(), attempt_id)
+        return await self._terminal("terminal.void", RESULT, request.wire(), attempt_id)
 
     async def refund(self, request: RefundRequest, *, attempt_id: str) -> TerminalResult:
-        return await self._terminal("terminal.refund", request.wire(), attempt_id)
+        return await self._terminal("terminal.refund", RESULT, request.wire(), attempt_id)
 
     async def close_batch(
         self, request: CloseBatchRequest, *, attempt_id: str, by_serial: bool = False
     ) -> CloseBatchResult:
         """Close the open batch. A 2xx that does not say success raises ``GatewayDeclined``."""
         route = "terminal.close_batch_by_serial" if by_serial else "terminal.close_batch"
-        result: CloseBatchResult = await self.call(route, body=request.wire(), attempt_id=attempt_id)
+        result = await self.call(route, instance(CloseBatchResult), body=request.wire(), attempt_id=attempt_id)
         if not result.success:
             raise GatewayDeclined(200, text=result.message or "batch not closed", result=result)
         return result
 
-    async def _terminal(self, route_name: str, body: dict, attempt_id: str) -> Any:
-        result = await self.call(route_name, body=body, attempt_id=attempt_id)
+    async def _terminal[R](self, route_name: str, expect: Expect[R], body: dict[str, Any], attempt_id: str) -> R:
+        result = await self.call(route_name, expect, body=body, attempt_id=attempt_id)
         if isinstance(result, TerminalResult) and result.error:
             raise GatewayDeclined(
                 200,
@@ -252,67 +302,74 @@ class PaymentsClient:
     # ------------------------------------------------------------ payments
 
     async def get_payment(self, payment_id: str) -> Payment:
-        return await self.call("payment.get", path_params={"id": payment_id})
+        return await self.call("payment.get", instance(Payment), path_params={"id": payment_id})
 
     async def list_transactions(
         self, *, page: int | None = None, limit: int | None = None, **filters: Any
     ) -> Page[TransactionEntry]:
-        return await self.call("transactions.list", query={"page": page, "limit": limit, **filters})
+        """One page of transactions; entries that are not objects are counted in ``skipped``."""
+        return await self.call(
+            "transactions.list", page_of(TransactionEntry), query={"page": page, "limit": limit, **filters}
+        )
 
     async def receipt_pdf(self, payment_id: str, *, for_merchant: bool = True) -> bytes:
         """The receipt as PDF bytes (checked to start with ``%PDF``)."""
         if not payment_id or not payment_id.strip():
             raise InvalidInput("paymentId must be a non-empty id")
-        return await self.call("receipt.pdf", body={"paymentId": payment_id, "isForMerchant": for_merchant})
+        return await self.call(
+            "receipt.pdf", instance(bytes), body={"paymentId": payment_id, "isForMerchant": for_merchant}
+        )
 
     async def surcharge_rate(
         self, amount: int, *, bin_card: str | None = None, token_id: str | None = None
     ) -> SurchargeQuote:
         require_cents(amount, maximum=99_999_999)
         return await self.call(
-            "surcharge.rate", query={"amount": amount, "binCard": bin_card, "tokenId": token_id}
+            "surcharge.rate",
+            instance(SurchargeQuote),
+            query={"amount": amount, "binCard": bin_card, "tokenId": token_id},
         )
 
     async def surcharge_acknowledgment(self) -> list[str]:
         """The merchant's surcharge disclosure, one paragraph per entry, rate filled in."""
-        return await self.call("surcharge.acknowledgment", query={"type": "json"})
+        return await self.call("surcharge.acknowledgment", list_of(str), query={"type": "json"})
 
     async def taxes(self) -> list[Tax]:
-        return await self.call("tax.list")
+        return await self.call("tax.list", list_of(Tax))
 
     # ------------------------------------------------------------ catalog
 
     async def list_items(self, *, page: int | None = None, limit: int | None = None) -> Page[Item]:
-        return await self.call("item.list", query={"page": page, "limit": limit})
+        return await self.call("item.list", page_of(Item), query={"page": page, "limit": limit})
 
     async def item_ids(self) -> list[str]:
-        return await self.call("item.ids")
+        return await self.call("item.ids", list_of(str))
 
     async def categories(self) -> list[Category]:
-        return await self.call("item.categories")
+        return await self.call("item.categories", list_of(Category))
 
     async def get_item(self, item_id: str) -> Item:
-        return await self.call("item.get", path_params={"id": item_id})
+        return await self.call("item.get", instance(Item), path_params={"id": item_id})
 
     async def create_item(self, draft: ItemDraft) -> Item:
-        return await self.call("item.create", body=draft.wire())
+        return await self.call("item.create", instance(Item), body=draft.wire())
 
     async def update_item(self, item_id: str, draft: ItemDraft) -> Item:
         """Update, then read the item back: the service answers with the item BEFORE the update."""
-        await self.call("item.update", path_params={"id": item_id}, body=draft.wire())
+        await self.call("item.update", instance(Item), path_params={"id": item_id}, body=draft.wire())
         return await self.get_item(item_id)
 
     async def delete_item(self, item_id: str) -> Item:
-        return await self.call("item.delete", path_params={"id": item_id})
+        return await self.call("item.delete", instance(Item), path_params={"id": item_id})
 
     async def duplicate_item(self, item_id: str) -> Item:
-        return await self.call("item.duplicate", path_params={"id": item_id})
+        return await self.call("item.duplicate", instance(Item), path_params={"id": item_id})
 
     async def bulk_delete_items(self, item_ids: list[str], *, created_by: str) -> bool:
-        return await self.call("item.bulk_delete", body=_bulk(item_ids, created_by))
+        return await self.call("item.bulk_delete", instance(bool), body=_bulk(item_ids, created_by))
 
     async def bulk_duplicate_items(self, item_ids: list[str], *, created_by: str) -> bool:
-        return await self.call("item.bulk_duplicate", body=_bulk(item_ids, created_by))
+        return await self.call("item.bulk_duplicate", instance(bool), body=_bulk(item_ids, created_by))
 
 
 def _bulk(item_ids: list[str], created_by: str) -> dict[str, Any]:

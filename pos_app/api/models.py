@@ -5,19 +5,31 @@ sent. Answers are lenient as ``pos-contract.md`` asks: an object may come bare o
 in ``data``, unknown fields are kept (``model_extra``), ids and codes that arrive as
 numbers are read as strings. Money in answers is integer cents, except catalog item
 prices, which ``Item`` converts from dollars where the money table says so.
+
+No answer is read as more than it proves: an ``error`` flag counts at the top level and
+inside ``data``; ``TerminalResult.proves_approval`` is the evidence that money moved;
+``Payment``, ``TransactionEntry`` and ``PageMeta`` read field by field (``Lenient``): a
+value of an unexpected type is None, never coerced (``"true"`` is not a boolean, ``"12"``
+not an amount), and kept raw in ``odd_fields``. Deciding approved or declined from a
+payment or an entry is the terminal layer's job, not the model's.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Literal, Self, cast, overload
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    Strict,
     ValidationError,
     field_validator,
     model_validator,
@@ -26,6 +38,7 @@ from pydantic import (
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.money import (
     TERMINAL_AMOUNT_MAX,
+    Cents,
     cents_to_dollars,
     dollars_to_cents,
     require_cents,
@@ -176,7 +189,7 @@ class ItemDraft(Request):
         return value
 
     @model_validator(mode="after")
-    def _discount_has_no_taxes(self) -> "ItemDraft":
+    def _discount_has_no_taxes(self) -> Self:
         if self.sales_price < 0 and self.taxes:
             raise ValueError("a negative price (discount line) cannot carry taxes")
         return self
@@ -189,6 +202,17 @@ class ItemDraft(Request):
 
 # ---------------------------------------------------------------- answers
 
+Text = Annotated[str, Strict()]
+"""A JSON string: a number, boolean or object is NOT read as one."""
+
+Flag = Annotated[bool, Strict()]
+"""A JSON boolean: ``"true"``, ``1`` or ``"yes"`` are NOT read as one."""
+
+APPROVED_CODES = frozenset({"0", "00", "000"})
+"""``gwResponse.resultCode`` values that mean approved."""
+
+_BAD_RESULT_WORDS = ("DECLIN", "ERROR", "FAIL", "REJECT")
+
 
 class Answer(BaseModel):
     """An answer object: unknown fields kept, numbers accepted where strings are expected."""
@@ -196,9 +220,120 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, coerce_numbers_to_str=True, frozen=True)
 
 
+class Lenient(Answer):
+    """An answer read field by field: one odd field never rejects the whole object.
+
+    A known optional field whose value has an unexpected type (``amount: "12"``,
+    ``captured: 1``, ``userAgent: 5``) is set to None and its raw value kept in
+    ``odd_fields``. A required field with an odd value still fails the object.
+    """
+
+    _odd: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def odd_fields(self) -> dict[str, Any]:
+        """The raw values of known fields that had an unexpected type, by wire name."""
+        return dict(self._odd)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_field_by_field(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        if not isinstance(data, dict):
+            return handler(data)
+        remaining = dict(data)
+        odd: dict[str, Any] = {}
+        while True:
+            try:
+                model = handler(remaining)
+            except ValidationError as error:
+                keys = cls._odd_keys(error, remaining)
+                if not keys:
+                    raise
+                for key in keys:
+                    odd[key] = remaining.pop(key)
+                continue
+            if odd:
+                model._odd = odd
+            return model
+
+    @classmethod
+    def _odd_keys(cls, error: ValidationError, data: dict[str, Any]) -> set[str]:
+        """The top-level keys to set aside, or nothing when any problem is not an odd optional field."""
+        optional: set[str] = set()
+        for name, field in cls.model_fields.items():
+            if not field.is_required():
+                optional.add(name)
+                if field.alias:
+                    optional.add(field.alias)
+        keys: set[str] = set()
+        for problem in error.errors():
+            loc = problem["loc"]
+            if not loc or not isinstance(loc[0], str) or loc[0] not in data or loc[0] not in optional:
+                return set()
+            keys.add(loc[0])
+        return keys
+
+
+def error_flag(value: object) -> bool | None:
+    """One ``error`` field read as a decline flag.
+
+    None when null or missing; True for ``true`` or a non-empty string (the reason);
+    False for ``false`` or ``""``. Any other type is not a flag: ``ValueError``.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return bool(value)
+    raise ValueError(f"error {value!r} is neither a boolean nor a text")
+
+
+def combined_flag(*flags: bool | None) -> bool | None:
+    """True when any level says error, False when one says no error and none says error, else None."""
+    if True in flags:
+        return True
+    if False in flags:
+        return False
+    return None
+
+
+_RESULT_KEYS = ("transactionId", "paymentId", "gwResponse", "msgIdentifier", "amount")
+
+
+def result_parts(body: dict[str, Any]) -> tuple[dict[str, Any], bool | None, str | None]:
+    """A terminal answer split into (the object with its fields, its error flag, its error text).
+
+    ``{"error": …, "data": {…}}`` is read from the inner object, with the error flags of
+    BOTH levels: ``error`` true at either level (or both) is a decline.
+    """
+    levels = [body]
+    fields = body
+    inner = body.get("data")
+    if isinstance(inner, dict):
+        levels.append(inner)
+        if not any(key in body for key in _RESULT_KEYS):
+            fields = inner
+    flags = [error_flag(level.get("error")) for level in levels]
+    texts = [level["error"] for level in levels if isinstance(level.get("error"), str) and level["error"]]
+    return fields, combined_flag(*flags), (texts[0] if texts else None)
+
+
 class GatewayResponse(Answer):
     result_code: str | None = Field(default=None, alias="resultCode")
     result_txt: str | None = Field(default=None, alias="resultTxt")
+
+    @property
+    def approves(self) -> bool:
+        """The gateway's own words say approved.
+
+        With a ``resultCode``: it is 0/00/000 and ``resultTxt`` (when present) contains
+        none of DECLIN, ERROR, FAIL, REJECT. Without a code: ``resultTxt`` starts with APPROV.
+        """
+        text = (self.result_txt or "").upper()
+        if any(word in text for word in _BAD_RESULT_WORDS):
+            return False
+        if self.result_code is not None:
+            return self.result_code in APPROVED_CODES
+        return text.lstrip().startswith("APPROV")
 
 
 class PayAccepted(Answer):
@@ -210,17 +345,44 @@ class PayAccepted(Answer):
 
 
 class TerminalResult(Answer):
-    """A synchronous terminal answer: type B pay/auth, and capture/void/refund for all."""
+    """A synchronous terminal answer: type B pay/auth, and capture/void/refund for all.
+
+    ``error`` is True when an ``error`` flag says so at the top level or inside ``data``;
+    ``error_flag`` is that flag as it came (None when no level carried one) and
+    ``error_text`` the reason when the flag was a text. A result without ids is returned
+    as it is: ``proves_approval`` says whether it is evidence that money moved.
+    """
 
     error: bool = False
+    error_flag: bool | None = None
+    error_text: str | None = None
     transaction_id: str | None = Field(default=None, alias="transactionId")
     payment_id: str | None = Field(default=None, alias="paymentId")
-    amount: int | None = None
+    amount: Cents | None = None
     gw_response: GatewayResponse | None = Field(default=None, alias="gwResponse")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flags_of_every_level(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields, flag, text = result_parts(data)
+        rest = {k: v for k, v in fields.items() if k not in {"error", "error_flag", "error_text"}}
+        return {**rest, "error": flag is True, "error_flag": flag, "error_text": text}
 
     @property
     def gateway_text(self) -> str:
-        return (self.gw_response.result_txt if self.gw_response else None) or ""
+        return (self.gw_response.result_txt if self.gw_response else None) or self.error_text or ""
+
+    @property
+    def proves_approval(self) -> bool:
+        """True only with no error flag, a gateway result that approves, and a transactionId."""
+        return (
+            self.error_flag is not True
+            and self.gw_response is not None
+            and self.gw_response.approves
+            and bool(self.transaction_id and self.transaction_id.strip())
+        )
 
 
 MessageState = Literal["received", "processing", "complete", "failed", "timeout"]
@@ -235,13 +397,13 @@ class MessageStatus(Answer):
     error: str | None = None
 
     @model_validator(mode="after")
-    def _complete_names_payment(self) -> "MessageStatus":
+    def _complete_names_payment(self) -> Self:
         if self.status == "complete" and not self.payment_id:
             raise ValueError("a complete message must name its paymentId")
         return self
 
 
-class CardInfo(Answer):
+class CardInfo(Lenient):
     last4: str | None = None
     network: str | None = None
     brand: str | None = None
@@ -250,18 +412,25 @@ class CardInfo(Answer):
     number: str | None = None
 
 
-class Payment(Answer):
+class Payment(Lenient):
+    """A payment as the service reports it; approved or declined is the caller's decision.
+
+    ``paid`` is None unless the answer carried a JSON boolean (the raw value is then in
+    ``odd_fields``); the same holds for every optional field. ``id`` is required.
+    """
+
     id: str
     transaction_id: str | None = Field(default=None, alias="transactionId")
-    amount: int | None = None
-    net_amount: int | None = Field(default=None, alias="netAmount")
-    currency: str | None = None
-    paid: bool
-    status: str | None = None
-    settled: bool | None = None
-    error: str | None = None
+    amount: Cents | None = None
+    net_amount: Cents | None = Field(default=None, alias="netAmount")
+    refunded_amount: Cents | None = Field(default=None, alias="refundedAmount")
+    currency: Text | None = None
+    paid: Flag | None = None
+    status: Text | None = None
+    settled: Flag | None = None
+    error: Text | None = None
     card: CardInfo | None = None
-    created_at: str | None = Field(default=None, alias="createdAt")
+    created_at: Text | None = Field(default=None, alias="createdAt")
 
     @property
     def surcharge(self) -> int:
@@ -270,31 +439,55 @@ class Payment(Answer):
         return self.net_amount - self.amount
 
 
-class TransactionEntry(Answer):
+class TransactionEntry(Lenient):
+    """One entry of ``GET /public/transactions``, read field by field (see ``Lenient``).
+
+    ``error`` is the decline reason (text) or flag (boolean); ``captured`` is the
+    reference's string flag, or a boolean. ``type`` names what the entry records
+    (sale, auth, capture, void, refund...); ``terminal_id`` comes from ``device``.
+    """
+
     id: str | None = None
     payment_id: str | None = Field(default=None, alias="paymentId")
     transaction_id: str | None = Field(default=None, alias="transactionId")
-    type: str | None = None
-    amount: int | None = None
-    base_amount: int | None = Field(default=None, alias="baseAmount")
-    surcharge: int | None = None
-    captured: str | None = None
-    settled: bool | None = None
-    voidable: bool | None = None
-    error: str | None = None
-    user_agent: str | None = Field(default=None, alias="userAgent")
-    created_at: str | None = Field(default=None, alias="createdAt")
+    type: Text | None = None
+    status: Text | None = None
+    amount: Cents | None = None
+    base_amount: Cents | None = Field(default=None, alias="baseAmount")
+    surcharge: Cents | None = None
+    captured: Text | Flag | None = None
+    settled: Flag | None = None
+    voidable: Flag | None = None
+    error: Text | Flag | None = None
+    user_agent: Text | None = Field(default=None, alias="userAgent")
+    created_at: Text | None = Field(default=None, alias="createdAt")
     card: CardInfo | None = None
 
+    @property
+    def declined(self) -> bool:
+        """The entry records a decline: ``error`` is true or a non-empty text."""
+        return self.error is True or (isinstance(self.error, str) and bool(self.error))
 
-class PageMeta(Answer):
-    """Paging facts; ``page``/``limit`` come back as strings when the query supplied them."""
+    @property
+    def terminal_id(self) -> str | None:
+        """``device.terminalId`` when the entry names its terminal, else None."""
+        device = (self.model_extra or {}).get("device")
+        if isinstance(device, dict) and isinstance(device.get("terminalId"), str):
+            return str(device["terminalId"])
+        return None
 
-    count: int | None = None
-    total_pages: int | None = Field(default=None, alias="totalPages")
-    page: int | None = None
-    limit: int | None = None
-    sort_by: str | None = Field(default=None, alias="sortBy")
+
+class PageMeta(Lenient):
+    """Paging facts; ``page``/``limit`` come back as strings when the query supplied them.
+
+    Values that are not whole numbers (or digit strings) are None, kept in ``odd_fields``.
+    """
+
+    count: Cents | None = None
+    total_pages: Cents | None = Field(default=None, alias="totalPages")
+    page: Cents | None = None
+    limit: Cents | None = None
+    sort_by: Text | None = Field(default=None, alias="sortBy")
 
     @field_validator("page", "limit", "count", "total_pages", mode="before")
     @classmethod
@@ -304,12 +497,12 @@ class PageMeta(Answer):
         return value
 
 
-T = TypeVar("T")
+class Page[T](Answer):
+    """A page ``{meta, data}``; ``skipped`` counts list entries that were not objects."""
 
-
-class Page(Answer, Generic[T]):
     meta: PageMeta
     data: list[T]
+    skipped: int = 0
 
 
 class Terminal(Answer):
@@ -328,10 +521,12 @@ class TerminalList(Answer):
 
 
 class CloseBatchResult(Answer):
-    """Close batch normalised: ``success`` read from ``status`` (B) or ``data.success`` (S)."""
+    """Close batch normalised: ``success`` only when every shape present says success and no
+    ``error`` flag is set; ``error_flag`` as in ``TerminalResult``."""
 
     success: bool
     message: str = ""
+    error_flag: bool | None = None
 
 
 class SurchargeQuote(Answer):
@@ -385,38 +580,78 @@ def unwrap(body: Any) -> Any:
 
 
 def parse_pay_answer(body: Any) -> PayAccepted | TerminalResult:
-    """Pay/auth answers: ``msgIdentifier`` means type S accepted, otherwise a result."""
-    body = unwrap(body)
-    if isinstance(body, dict) and body.get("msgIdentifier") and body.get("error") is not True:
-        return PayAccepted.model_validate(body)
+    """Pay/auth answers: ``msgIdentifier`` without any error flag means type S accepted,
+    otherwise a result (a decline when an error flag is set at any level)."""
+    if isinstance(body, dict):
+        fields, flag, _ = result_parts(body)
+        if fields.get("msgIdentifier") and flag is not True:
+            return PayAccepted.model_validate(fields)
     return parse_terminal_result(body)
 
 
 def parse_terminal_result(body: Any) -> TerminalResult:
-    result = TerminalResult.model_validate(unwrap(body))
-    if not result.error and not (result.transaction_id or result.payment_id):
-        raise ValueError("a terminal result must carry transactionId or paymentId")
-    return result
+    """A synchronous result, even one without ids: ``proves_approval`` tells what it proves."""
+    if not isinstance(body, dict):
+        raise ValueError("a terminal result must be an object")
+    return TerminalResult.model_validate(body)
 
 
 def parse_close_batch(body: Any) -> CloseBatchResult:
+    """Close batch: success only when each shape present says so and no level flags an error.
+
+    Type S ``data.success`` (a boolean) and type B ``status == "success"``; when both are
+    present both must say success. Neither present: ``ValueError``.
+    """
     if not isinstance(body, dict):
         raise ValueError("close batch answer must be an object")
-    if "status" in body:
-        gw = body.get("gwResponse") or {}
-        text = gw.get("resultTxt") if isinstance(gw, dict) else None
-        return CloseBatchResult(success=body["status"] == "success" and body.get("error") is not True,
-                                message=str(text or body["status"]))
     data = body.get("data")
-    if isinstance(data, dict) and isinstance(data.get("success"), bool):
-        return CloseBatchResult(success=data["success"], message=str(data.get("message") or ""))
-    raise ValueError("close batch answer has neither status nor data.success")
+    inner: dict[str, Any] = data if isinstance(data, dict) else {}
+    flag = combined_flag(error_flag(body.get("error")), error_flag(inner.get("error")))
+    verdicts: list[bool] = []
+    messages: list[str] = []
+    if inner.get("success") is not None:
+        if not isinstance(inner["success"], bool):
+            raise ValueError(f"close batch data.success {inner['success']!r} is not a boolean")
+        verdicts.append(inner["success"])
+        if isinstance(inner.get("message"), str) and inner["message"]:
+            messages.append(inner["message"])
+    if body.get("status") is not None:
+        status = body["status"]
+        if not isinstance(status, str):
+            raise ValueError(f"close batch status {status!r} is not a text")
+        verdicts.append(status == "success")
+        gw = body.get("gwResponse")
+        text = gw.get("resultTxt") if isinstance(gw, dict) else None
+        messages.append(text if isinstance(text, str) and text else status)
+    if not verdicts:
+        raise ValueError("close batch answer has neither status nor data.success")
+    return CloseBatchResult(success=all(verdicts) and flag is not True, message="; ".join(messages), error_flag=flag)
 
 
 def parse_terminals(body: Any) -> TerminalList:
     if isinstance(body, list):
         body = {"data": body}
     return TerminalList.model_validate(body)
+
+
+def parse_transactions(body: Any) -> Page[TransactionEntry]:
+    """The transaction list, never rejected whole for one odd entry.
+
+    An entry that is not an object (or that fails even field by field) is skipped and
+    counted in ``skipped``; odd fields of an entry are None, kept in its ``odd_fields``.
+    """
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ValueError("transaction list must be {meta, data}")
+    entries: list[TransactionEntry] = []
+    for raw in body["data"]:
+        if not isinstance(raw, dict):
+            continue
+        try:
+            entries.append(TransactionEntry.model_validate(raw))
+        except ValidationError:
+            continue
+    skipped = len(body["data"]) - len(entries)
+    return Page[TransactionEntry].model_validate({**body, "data": entries, "skipped": skipped})
 
 
 def parse_receipt_pdf(body: Any) -> bytes:
@@ -450,8 +685,8 @@ def _bare_list(body: Any) -> Any:
     return body
 
 
-def _list_of(model: type[BaseModel]):
-    def parse(body: Any) -> list:
+def _list_of[M: BaseModel](model: type[M]) -> Callable[[Any], list[M]]:
+    def parse(body: Any) -> list[M]:
         body = _bare_list(body)
         if not isinstance(body, list):
             raise ValueError(f"expected a list of {model.__name__}")
@@ -467,7 +702,9 @@ def parse_ids(body: Any) -> list[str]:
     return [str(i) for i in body]
 
 
-def item_parser(unit: Literal["dollars", "cents"]):
+def item_parser(
+    unit: Literal["dollars", "cents"],
+) -> tuple[Callable[[Any], Item], Callable[[Any], Page[Item]]]:
     """Items arrive with ``salesPrice`` in dollars or in cents depending on the route."""
 
     def to_cents(entry: Any) -> Any:
@@ -499,17 +736,20 @@ parse_item_dollars, parse_item_page = item_parser("dollars")
 parse_item_cents, _ = item_parser("cents")
 
 
-def _model(model: type[BaseModel]):
-    return lambda body: model.model_validate(unwrap(body))
+def _model[M: BaseModel](model: type[M]) -> Callable[[Any], M]:
+    def parse(body: Any) -> M:
+        return model.model_validate(unwrap(body))
+
+    return parse
 
 
 def _success(body: Any) -> bool:
     if not isinstance(body, dict) or not isinstance(body.get("success"), bool):
         raise ValueError("expected {success: bool}")
-    return body["success"]
+    return bool(body["success"])
 
 
-RESPONSE_PARSERS = {
+RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
     "terminal.pay": parse_pay_answer,
     "terminal.auth": parse_pay_answer,
     "terminal.capture": parse_terminal_result,
@@ -520,7 +760,7 @@ RESPONSE_PARSERS = {
     "terminal.list": parse_terminals,
     "terminal.poll_message": _model(MessageStatus),
     "payment.get": _model(Payment),
-    "transactions.list": Page[TransactionEntry].model_validate,
+    "transactions.list": parse_transactions,
     "receipt.pdf": parse_receipt_pdf,
     "surcharge.rate": _model(SurchargeQuote),
     "surcharge.acknowledgment": parse_acknowledgment,
@@ -539,11 +779,68 @@ RESPONSE_PARSERS = {
 """One parser per route: decoded JSON in, typed answer out (or an exception)."""
 
 
-def parse_answer(route_name: str, content: bytes, *, status_code: int | None = None) -> Any:
-    """Decode and parse an answer body; anything malformed becomes ``ProtocolError``."""
+# ---------------------------------------------------------------- expected answer types
+
+
+@dataclass(frozen=True)
+class Expect[R]:
+    """The type a route's answer must have: mypy reads ``R``, ``check`` proves it at run time.
+
+    Build one with ``instance``, ``either``, ``list_of`` or ``page_of``; ``parse_answer``
+    and ``PaymentsClient.call`` raise ``ProtocolError`` when the parsed answer is not one.
+    """
+
+    name: str
+    check: Callable[[object], bool]
+
+    def verify(self, value: object) -> R:
+        if not self.check(value):
+            raise TypeError(f"expected {self.name}, the parser gave {type(value).__name__}")
+        return cast(R, value)  # proven by check
+
+
+def instance[A](cls: type[A]) -> Expect[A]:
+    return Expect[A](cls.__name__, lambda value: isinstance(value, cls))
+
+
+def either[A, B](first: type[A], second: type[B]) -> Expect[A | B]:
+    return Expect[A | B](
+        f"{first.__name__} | {second.__name__}", lambda value: isinstance(value, (first, second))
+    )
+
+
+def list_of[A](cls: type[A]) -> Expect[list[A]]:
+    return Expect[list[A]](
+        f"list[{cls.__name__}]", lambda value: isinstance(value, list) and all(isinstance(v, cls) for v in value)
+    )
+
+
+def page_of[A](cls: type[A]) -> Expect[Page[A]]:
+    return Expect[Page[A]](
+        f"Page[{cls.__name__}]",
+        lambda value: isinstance(value, Page) and all(isinstance(v, cls) for v in value.data),
+    )
+
+
+@overload
+def parse_answer(route_name: str, content: bytes, *, status_code: int | None = None) -> object: ...
+
+
+@overload
+def parse_answer[R](route_name: str, content: bytes, expect: Expect[R], *, status_code: int | None = None) -> R: ...
+
+
+def parse_answer(
+    route_name: str, content: bytes, expect: Expect[Any] | None = None, *, status_code: int | None = None
+) -> object:
+    """Decode and parse an answer body; anything malformed becomes ``ProtocolError``.
+
+    With ``expect``, the parsed answer must also be of that type (else ``ProtocolError``).
+    """
     try:
         body = decode_json(content)
-        return RESPONSE_PARSERS[route_name](body)
+        parsed = RESPONSE_PARSERS[route_name](body)
+        return parsed if expect is None else expect.verify(parsed)
     except (ValueError, TypeError, ValidationError, RecursionError, InvalidInput) as error:
         detail = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
         raise ProtocolError(

@@ -10,11 +10,17 @@ import pytest
 from pos_app.api import errors as e
 from pos_app.api.client import PaymentsClient
 from pos_app.api.models import (
-    CaptureRequest, CategoryRef, CloseBatchRequest, ItemDraft, PayAccepted, PayRequest, RefundRequest,
-    TerminalResult, VoidRequest,
+    CaptureRequest,
+    CategoryRef,
+    CloseBatchRequest,
+    ItemDraft,
+    PayAccepted,
+    PayRequest,
+    RefundRequest,
+    TerminalResult,
+    VoidRequest,
 )
 from pos_app.api.routes import ROUTES, RouteTable
-
 
 
 async def active_terminal(client):
@@ -56,21 +62,37 @@ async def test_type_b_pay_answers_directly_and_auth_captures(clients):
     terminal = await active_terminal(client)
     sale = await client.pay(PayRequest(terminalId=terminal.id, amount=2500), attempt_id="a-test-b1")
     assert isinstance(sale, TerminalResult) and sale.transaction_id and not sale.error
+    assert sale.proves_approval and sale.error_flag is False
     auth = await client.auth(PayRequest(terminalId=terminal.id, amount=4000), attempt_id="a-test-b2")
-    captured = await client.capture(CaptureRequest(terminalId=terminal.id, pnRefNum=auth.transaction_id, amount=4000), attempt_id="a-test-b3")
-    assert not captured.error
-    voided = await client.void(VoidRequest(terminalId=terminal.id, pnRefNum=sale.transaction_id), attempt_id="a-test-b4")
-    assert not voided.error
+    assert isinstance(auth, TerminalResult) and auth.proves_approval
+    captured = await client.capture(
+        CaptureRequest(terminalId=terminal.id, pnRefNum=auth.transaction_id, amount=4000), attempt_id="a-test-b3"
+    )
+    assert not captured.error and captured.proves_approval
+    voided = await client.void(
+        VoidRequest(terminalId=terminal.id, pnRefNum=sale.transaction_id), attempt_id="a-test-b4"
+    )
+    assert not voided.error and voided.proves_approval
     closed = await client.close_batch(CloseBatchRequest(terminalId=terminal.id), attempt_id="a-test-b5")
-    assert closed.success
-    refund = await client.refund(RefundRequest(terminalId=terminal.id, pnRefNum=auth.transaction_id, amount=1000), attempt_id="a-test-b6")
-    assert not refund.error
+    assert closed.success and closed.error_flag is None
+    refund = await client.refund(
+        RefundRequest(terminalId=terminal.id, pnRefNum=auth.transaction_id, amount=1000), attempt_id="a-test-b6"
+    )
+    assert not refund.error and refund.proves_approval
+    payment = await client.get_payment(auth.payment_id)
+    assert payment.paid is True and payment.refunded_amount == 1000 and payment.odd_fields == {}
+    listing = await client.list_transactions(page=1, limit=50)
+    assert listing.skipped == 0 and listing.data
+    assert all(entry.odd_fields == {} and entry.terminal_id == terminal.id for entry in listing.data)
+    assert not any(entry.declined for entry in listing.data)
 
 
 async def test_type_s_close_batch_by_serial(clients):
     client = clients["S"]
     terminal = await active_terminal(client)
-    result = await client.close_batch(CloseBatchRequest(terminalId=terminal.serial_number), attempt_id="a-cb", by_serial=True)
+    result = await client.close_batch(
+        CloseBatchRequest(terminalId=terminal.serial_number), attempt_id="a-cb", by_serial=True
+    )
     assert result.success and result.message
 
 
@@ -80,6 +102,9 @@ async def test_declines_raise_gateway_declined(clients):
     with pytest.raises(e.GatewayDeclined) as inside_2xx:
         await b.pay(PayRequest(terminalId=terminal.id, amount=99), attempt_id="a-d1")
     assert inside_2xx.value.status_code == 200 and inside_2xx.value.transaction_id
+    assert inside_2xx.value.result.error_flag is True and not inside_2xx.value.result.proves_approval
+    declined = [entry for entry in (await b.list_transactions(page=1, limit=10)).data if entry.declined]
+    assert [entry.transaction_id for entry in declined] == [inside_2xx.value.transaction_id]
     with pytest.raises(e.GatewayDeclined) as as_501:
         await b.pay(PayRequest(terminalId=terminal.id, amount=9905), attempt_id="a-d2")
     assert as_501.value.status_code == 501 and as_501.value.transaction_id is None
@@ -91,7 +116,8 @@ async def test_user_agent_and_attempt_id_are_recorded(clients):
     await client.pay(PayRequest(terminalId=terminal.id, amount=1234), attempt_id="a-ua-check")
     listing = await client.list_transactions(page=1, limit=5)
     entry = listing.data[0]
-    assert entry.user_agent.startswith("pos-app/") and "store s1; station lane-1; cashier c7; attempt a-ua-check" in entry.user_agent
+    assert entry.user_agent.startswith("pos-app/")
+    assert "store s1; station lane-1; cashier c7; attempt a-ua-check" in entry.user_agent
     assert listing.meta.page == 1 and listing.meta.limit == 5  # echoed as strings, read as ints
     assert entry.amount == entry.base_amount + entry.surcharge
 
@@ -106,7 +132,10 @@ async def test_receipt_pdf_both_copies(clients, merchant):
     client = clients[merchant]
     terminal = await active_terminal(client)
     answer = await client.pay(PayRequest(terminalId=terminal.id, amount=3100), attempt_id="a-r1")
-    payment_id = answer.payment_id if isinstance(answer, TerminalResult) else (await wait_complete(client, answer.msg_identifier)).payment_id
+    if isinstance(answer, TerminalResult):
+        payment_id = answer.payment_id
+    else:
+        payment_id = (await wait_complete(client, answer.msg_identifier)).payment_id
     merchant_copy = await client.receipt_pdf(payment_id)
     customer_copy = await client.receipt_pdf(payment_id, for_merchant=False)
     assert merchant_copy.startswith(b"%PDF") and customer_copy.startswith(b"%PDF")
@@ -205,4 +234,5 @@ def test_route_table_marks_every_route():
 def sandbox_inject(sandbox, route, status):
     import httpx
 
-    httpx.post(f"{sandbox.base_url}/_sandbox/inject", json={"route": route, "status": status, "count": 1}).raise_for_status()
+    injection = {"route": route, "status": status, "count": 1}
+    httpx.post(f"{sandbox.base_url}/_sandbox/inject", json=injection).raise_for_status()
