@@ -14,12 +14,17 @@ Errors are the tree of ``pos_app.api.errors``; answers are the models of
 ``pos_app.api.models``. Every typed method names the answer type it expects
 (``pos_app.api.models.Expect``): mypy checks it, and ``call`` verifies it at run time
 (``ProtocolError`` on a mismatch).
+
+Retry decisions are logged (logger ``pos_app.api.client``, INFO): each retry with its
+route, try number, delay and reason, and each refusal to retry a money-moving request.
+Never a header, so never the key-hash.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -66,6 +71,8 @@ from pos_app.api.models import Expect as Expect
 from pos_app.api.money import require_cents
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.wire import encode_json
+
+log = logging.getLogger(__name__)
 
 PAY_ANSWER = either(PayAccepted, TerminalResult)
 RESULT = instance(TerminalResult)
@@ -231,14 +238,34 @@ class PaymentsClient:
                     route.method, path, params=params, content=content, headers=headers
                 )
             except httpx.HTTPError as error:
+                reason = type(error).__name__
+                if route.moves_money:
+                    log.info("not retrying %s after %s: it may move money; the caller looks the outcome up",
+                             route.name, reason)
                 if last:
+                    if tries > 1:
+                        log.info("giving up on %s after %d tries (last: %s)", route.name, tries, reason)
                     raise _transport_error(route, error) from None
-                await asyncio.sleep(self.retry.delay(number))
+                delay = self.retry.delay(number)
+                log.info("retrying %s: try %d of %d failed with %s; next in %.2fs",
+                         route.name, number, tries, reason, delay)
+                await asyncio.sleep(delay)
                 continue
-            if last or not _retryable_status(response.status_code):
+            if not _retryable_status(response.status_code):
+                return response
+            if route.moves_money:
+                log.info("not retrying %s after status %d: it may move money", route.name, response.status_code)
+                return response
+            if last:
+                if tries > 1:
+                    log.info("giving up on %s after %d tries (last: status %d)", route.name, tries,
+                             response.status_code)
                 return response
             wait = parse_retry_after(response.headers.get("retry-after")) if response.status_code == 429 else None
-            await asyncio.sleep(self.retry.delay(number, wait))
+            delay = self.retry.delay(number, wait)
+            log.info("retrying %s: try %d of %d answered status %d; next in %.2fs",
+                     route.name, number, tries, response.status_code, delay)
+            await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
     # ------------------------------------------------------------ terminals

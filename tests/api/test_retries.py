@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import socket
 
 import pytest
@@ -9,7 +11,6 @@ import pytest
 from pos_app.api import errors as e
 from pos_app.api.client import PaymentsClient, RetryPolicy
 from pos_app.api.models import PayRequest, RefundRequest
-
 
 
 def count(sandbox, merchant, route):
@@ -64,7 +65,8 @@ async def test_gets_are_retried_on_5xx_and_resets(clients, sandbox):
 async def test_gets_honour_retry_after_on_429(clients, sandbox):
     import httpx
 
-    httpx.post(f"{sandbox.base_url}/_sandbox/inject", json={"route": "tax.list", "status": 429, "count": 1}).raise_for_status()
+    injection = {"route": "tax.list", "status": 429, "count": 1}
+    httpx.post(f"{sandbox.base_url}/_sandbox/inject", json=injection).raise_for_status()
     assert await clients["B"].taxes()
     assert count(sandbox, "B", "tax.list") == 2
 
@@ -97,3 +99,52 @@ def test_plain_http_is_only_for_loopback():
 def test_repr_never_shows_the_key():
     client = PaymentsClient("http://127.0.0.1:1", "super-secret-key")
     assert "super-secret-key" not in repr(client)
+
+
+def client_log(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "pos_app.api.client"]
+
+
+async def test_get_retries_are_logged_with_route_try_delay_and_status(clients, sandbox, caplog):
+    caplog.set_level(logging.INFO, logger="pos_app.api.client")
+    sandbox.set_faults(error_5xx_next=2)
+    assert await clients["B"].taxes()
+    logged = client_log(caplog)
+    assert len(logged) == 2
+    for number, line in enumerate(logged, start=1):
+        assert re.fullmatch(rf"retrying tax\.list: try {number} of 3 answered status 503; next in \d+\.\d\ds", line)
+    assert not any(sandbox.keys["B"] in line or "key-hash" in line for line in logged)
+
+
+async def test_refusing_to_retry_a_payment_is_logged(clients, sandbox, caplog):
+    caplog.set_level(logging.INFO, logger="pos_app.api.client")
+    client = clients["B"]
+    tid = await terminal_id(client)
+    caplog.clear()
+    sandbox.set_faults(reset_next=1)
+    with pytest.raises(e.ConnectionFailed):
+        await client.pay(PayRequest(terminalId=tid, amount=1000), attempt_id="a-log")
+    sandbox.set_faults(error_5xx_next=1)
+    with pytest.raises(e.ServerError):
+        await client.pay(PayRequest(terminalId=tid, amount=1000), attempt_id="a-log2")
+    logged = client_log(caplog)
+    first, second = logged
+    assert re.fullmatch(r"not retrying terminal\.pay after \w+: it may move money; the caller looks the outcome up",
+                        first)
+    assert second == "not retrying terminal.pay after status 503: it may move money"
+    assert not any(sandbox.keys["B"] in line or "user-agent" in line for line in logged)
+
+
+async def test_transport_retries_of_a_get_name_the_exception(caplog):
+    caplog.set_level(logging.INFO, logger="pos_app.api.client")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    policy = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02)
+    async with PaymentsClient(f"http://127.0.0.1:{port}", "secret-k", retry=policy) as client:
+        with pytest.raises(e.ConnectionFailed):
+            await client.taxes()
+    retried, gave_up = client_log(caplog)
+    assert re.fullmatch(r"retrying tax\.list: try 1 of 2 failed with ConnectError; next in \d+\.\d\ds", retried)
+    assert gave_up == "giving up on tax.list after 2 tries (last: ConnectError)"
+    assert "secret-k" not in caplog.text
