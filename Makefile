@@ -1,4 +1,5 @@
-# pos-app: `make run` starts the app on its built-in sandbox; `make test` runs every test.
+# pos-app: `make run` starts the app on its built-in sandbox; `make test` runs every test;
+# `make lint` runs ruff and mypy (strict for pos_app.api, pos_app.journal, pos_app.terminal).
 # Both create .venv when it is missing and install the pinned versions of constraints.txt.
 
 # PySide6 6.12 needs Python >= 3.12 here (6.12 on 3.11 leaks references and aborts).
@@ -7,7 +8,7 @@ PYTHON ?= $(shell for p in python3.12 python3.13; do command -v $$p >/dev/null 2
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench sandbox clean
+.PHONY: install run test lint bench sandbox clean
 
 install: $(STAMP)
 
@@ -22,6 +23,13 @@ run: install
 
 test: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+
+# both tools always run; the target fails when either found something
+lint: install
+	@status=0; \
+	$(VENV)/bin/ruff check pos_app tests || status=1; \
+	$(VENV)/bin/mypy pos_app/api pos_app/journal pos_app/terminal || status=1; \
+	exit $$status
 
 bench: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m tests.bench

@@ -1,4 +1,5 @@
-from pos_app.cli import main
 import sys
+
+from pos_app.cli import main
 
 sys.exit(main())

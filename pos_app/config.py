@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pos_app.api.client import check_base_url
 from pos_app.api.errors import InvalidInput
@@ -67,7 +68,7 @@ def data_dir(env: Mapping[str, str] = os.environ) -> Path:
     return Path(user_data_dir("pos-app", appauthor=False))
 
 
-_PROFILE_KEYS = {
+_PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
     "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
     "poll_wait_limit": (int, float), "routes": dict,

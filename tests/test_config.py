@@ -51,7 +51,8 @@ def test_bad_profiles_are_refused_with_a_clear_message(tmp_path, text, expected)
 
 
 def test_route_overrides_reach_the_route_table(tmp_path):
-    env = profile(tmp_path, 'base_url = "https://a.example.com"\n[routes]\n"terminal.void" = "POST /public/terminal/void-tx"\n')
+    text = 'base_url = "https://a.example.com"\n[routes]\n"terminal.void" = "POST /public/terminal/void-tx"\n'
+    env = profile(tmp_path, text)
     assert load_config(env).route_table()["terminal.void"].path == "/public/terminal/void-tx"
 
 

@@ -12,7 +12,8 @@ CORE = ["pos_app.api", "pos_app.sandbox", "pos_app.journal", "pos_app.cli"]
 def test_core_package_does_not_import_qt(module):
     code = (
         f"import sys, importlib; importlib.import_module({module!r}); "
-        "bad = sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'qasync')) or m.startswith('pos_app.ui')); "
+        "bad = sorted(m for m in sys.modules "
+        "if m.startswith(('PySide6', 'shiboken6', 'qasync')) or m.startswith('pos_app.ui')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

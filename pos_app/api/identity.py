@@ -31,14 +31,20 @@ class Identity:
     cashier: str = "-"
 
     def user_agent(self, attempt_id: str | None = None) -> str:
-        parts = [f"store {clean_id(self.store)}", f"station {clean_id(self.station)}", f"cashier {clean_id(self.cashier)}"]
+        parts = [
+            f"store {clean_id(self.store)}",
+            f"station {clean_id(self.station)}",
+            f"cashier {clean_id(self.cashier)}",
+        ]
         if attempt_id is not None:
             parts.append(f"attempt {clean_id(attempt_id)}")
         return f"pos-app/{__version__} ({'; '.join(parts)})"
 
     def made(self, user_agent: str | None) -> bool:
         """True when ``user_agent`` was sent from this station."""
-        return bool(user_agent) and f"; station {clean_id(self.station)};" in user_agent
+        if not user_agent:
+            return False
+        return f"; station {clean_id(self.station)};" in user_agent
 
 
 def attempt_in(user_agent: str | None) -> str | None:

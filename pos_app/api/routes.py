@@ -12,8 +12,9 @@ on its own, and only they carry a per-attempt id in the user-agent.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal, Mapping
+from typing import Literal
 from urllib.parse import quote
 
 Source = Literal["spec", "assumed"]
@@ -104,7 +105,7 @@ class RouteTable:
     def __getitem__(self, name: str) -> Route:
         return self._routes[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Route]:
         return iter(self._routes.values())
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +23,7 @@ def encode_json(value: Any) -> bytes:
     return "".join(_encode(value)).encode()
 
 
-def _encode(value: Any):
+def _encode(value: Any) -> Iterator[str]:
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise ValueError(f"cannot send {value} as JSON")

@@ -23,7 +23,8 @@ def status_body(status, message, error):
 
 
 def test_validation_900_lists_each_field():
-    err = error_from_answer(400, service_body(400, 900, "Request validation failed", ["amount must be positive", "phone is invalid"]))
+    messages = ["amount must be positive", "phone is invalid"]
+    err = error_from_answer(400, service_body(400, 900, "Request validation failed", messages))
     assert type(err) is e.ValidationFailed
     assert err.code == "900" and err.messages == ["amount must be positive", "phone is invalid"]
     assert err.path == "/v1/public/terminal/pay"

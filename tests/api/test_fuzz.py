@@ -4,7 +4,8 @@ import json
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pos_app.api.errors import ApiError, ProtocolError, error_from_answer
 from pos_app.api.models import RESPONSE_PARSERS, parse_answer
@@ -49,7 +50,10 @@ def test_truncated_bodies_raise_protocol_error(route, value, cut):
 
 
 @settings(max_examples=200, deadline=None)
-@given(status=st.integers(min_value=400, max_value=999), content=st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
+@given(
+    status=st.integers(min_value=400, max_value=999),
+    content=st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()),
+)
 def test_error_answers_always_map_to_an_api_error(status, content):
     assert isinstance(error_from_answer(status, content), ApiError)
 

@@ -3,7 +3,8 @@
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pos_app.api.errors import InvalidInput
 from pos_app.api.money import (

@@ -58,7 +58,9 @@ async def latency(base_url: str, messages: int) -> dict:
         seen: dict[str, float] = {}
 
         async def follow(i: int):
-            accepted = await client.pay(PayRequest(terminalId=terminal, amount=2000 + i), attempt_id=f"a-lat-{messages}-{i}")
+            accepted = await client.pay(
+                PayRequest(terminalId=terminal, amount=2000 + i), attempt_id=f"a-lat-{messages}-{i}"
+            )
             while True:
                 message = await scheduler.poll(accepted.msg_identifier)
                 if message.status == "complete":
@@ -66,10 +68,12 @@ async def latency(base_url: str, messages: int) -> dict:
                     return
 
         await asyncio.gather(*(follow(i) for i in range(messages)))
-    completed = {m["msgIdentifier"]: m["completedAt"] for m in httpx.get(f"{base_url}/_sandbox/stats").json()["messages"]}
+    stats = httpx.get(f"{base_url}/_sandbox/stats").json()
+    completed = {m["msgIdentifier"]: m["completedAt"] for m in stats["messages"]}
     delays = sorted(seen[m] - completed[m] for m in seen)
     bound = scheduler.interval * messages + 0.05
-    return {"messages": messages, "max_delay_s": round(delays[-1], 3), "median_delay_s": round(delays[len(delays) // 2], 3),
+    return {"messages": messages, "max_delay_s": round(delays[-1], 3),
+            "median_delay_s": round(delays[len(delays) // 2], 3),
             "bound_s": round(bound, 3), "within_bound": delays[-1] <= bound}
 
 

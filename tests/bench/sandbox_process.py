@@ -29,7 +29,7 @@ def sandbox_process(*extra: str):
                 break
             except httpx.HTTPError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"sandbox did not start: {process.stderr.read().decode()[-500:]}")
+                    raise RuntimeError(f"sandbox did not start: {process.stderr.read().decode()[-500:]}") from None
                 time.sleep(0.1)
         yield base_url
     finally:
