@@ -7,8 +7,9 @@ Admin routes (no key needed):
                             terminals (with isActive, also for type B)
     GET  /_sandbox/faults   the knob values
     POST /_sandbox/faults   {knob: value, ...} sets knobs, answers all of them
-    POST /_sandbox/inject   {route, status, count=1, code?, text?}: the next ``count``
-                            requests to ``route`` answer ``status`` before processing
+    POST /_sandbox/inject   {route, status, count=1, code?, text?, body?}: the next
+                            ``count`` requests to ``route`` answer ``status`` (with
+                            ``body`` as given, when given) before processing
     POST /_sandbox/settle   settles every captured, unsettled payment of both merchants;
                             answers {"settled": N}
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
@@ -119,8 +120,10 @@ def _inject(sandbox: Sandbox, call: Call) -> dict:
     if route is not None and route not in ROUTES:
         f.fail(f"route must be one of {', '.join(ROUTES)}")
     status = body.get("status")
-    if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 999:
-        f.fail("status must be an integer from 400 to 999")
+    has_body = "body" in body
+    lowest = 100 if has_body else 300
+    if isinstance(status, bool) or not isinstance(status, int) or not lowest <= status <= 999:
+        f.fail(f"status must be an integer from {lowest} to 999" + ("" if has_body else " (from 100 with a body)"))
     count = body.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         f.fail("count must be a positive integer")
@@ -130,7 +133,8 @@ def _inject(sandbox: Sandbox, call: Call) -> dict:
     text = f.text("text", required=False)
     f.check()
     assert route is not None
-    sandbox.injections.add(route, Injection(status=status, remaining=count, code=code, text=text))
+    sandbox.injections.add(route, Injection(status=status, remaining=count, code=code, text=text,
+                                            body=body.get("body"), has_body=has_body))
     return {"pending": sandbox.injections.as_json()}
 
 

@@ -43,7 +43,8 @@ the service records or how it lists it, the way a real service might:
                         default) is off
 
 Injections (``POST /_sandbox/inject``) make the next ``count`` requests to one route
-answer a given status with its canonical body before anything is processed.
+answer a given status with its canonical body, or with a given ``body`` (any status from
+100, a 2xx included), before anything is processed.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
-from pos_app.sandbox.protocol import CHARGE_REQUEST_TEXTS, Failure, ServiceFailure, StatusFailure
+from pos_app.sandbox.protocol import CHARGE_REQUEST_TEXTS, Failure, Reply, ServiceFailure, StatusFailure
 
 DECLINE_BELOW = 100
 GATEWAY_FAILURE = 9901
@@ -178,10 +180,21 @@ def parse_knob_text(text: str) -> tuple[str, int | float]:
 
 @dataclass
 class Injection:
+    """The next ``remaining`` requests of a route answer ``status``: with ``body`` exactly
+    as given when ``has_body`` (any status, a 2xx included: an odd success), else with
+    the canonical error body of the status."""
+
     status: int
     remaining: int
     code: int | str | None = None
     text: str | None = None
+    body: Any = None
+    has_body: bool = False
+
+    def reply(self, path: str, now: float) -> Reply:
+        if self.has_body:
+            return Reply(self.status, self.body)
+        return self.failure().reply(path, now)
 
     def failure(self) -> Failure:
         """The canonical answer for the status: service body for 400 and 900-906, status body else."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from typing import Any
+
+import httpx
 
 from pos_app.api.client import is_loopback
 from pos_app.sandbox.app import build_app
@@ -18,6 +21,8 @@ from pos_app.sandbox.http_server import HttpServer
 from pos_app.sandbox.state import Sandbox
 
 __all__ = ["SandboxConfig", "SandboxServer"]
+
+_NO_BODY = object()
 
 
 class SandboxServer:
@@ -117,6 +122,19 @@ class SandboxServer:
     def set_faults(self, **knobs: int | float) -> dict:
         """Set knobs (same as POST /_sandbox/faults); returns all knob values."""
         return self.sandbox.set_faults(knobs)
+
+    def inject(self, route: str, status: int, *, count: int = 1, code: int | str | None = None,
+               text: str | None = None, body: Any = _NO_BODY) -> dict:
+        """Same as POST /_sandbox/inject: the next ``count`` requests to ``route`` answer
+        ``status``, with ``body`` exactly when given. Returns the pending injections."""
+        request: dict[str, Any] = {"route": route, "status": status, "count": count}
+        request.update({k: v for k, v in (("code", code), ("text", text)) if v is not None})
+        if body is not _NO_BODY:
+            request["body"] = body
+        answer = httpx.post(f"{self.base_url}/_sandbox/inject", json=request, timeout=5)
+        if answer.status_code != 200:
+            raise ValueError(f"injection refused: {answer.text}")
+        return answer.json()
 
     def settle(self) -> int:
         """Settle every captured, unsettled payment of both merchants (same as POST

@@ -149,7 +149,7 @@ class Sandbox:
             try:
                 injection = self.injections.take(route.name)
                 if injection is not None:
-                    raise injection.failure()
+                    return injection.reply(call.path, self.clock())
                 if self.knobs.take("error_5xx_next"):
                     raise StatusFailure(503, "service unavailable (sandbox fault error_5xx_next)")
                 if route.moves_money and self.knobs.take("reset_next"):
