@@ -19,7 +19,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pos_app import __version__
+
     parser = Parser(prog="pos-app", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.sandbox.cli import add_sandbox_commands
     from pos_app.terminal.cli import add_terminal_commands

@@ -34,7 +34,8 @@ _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 if sys.platform == "win32":
     import msvcrt
 
-    def _try_lock(fd: int) -> bool:
+    def try_lock(fd: int) -> bool:
+        """Take the exclusive lock of open file ``fd`` without waiting; False when held."""
         os.lseek(fd, 0, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
@@ -42,24 +43,31 @@ if sys.platform == "win32":
             return False
         return True
 
-    def _discard(fd: int, path: Path) -> None:
-        """Unlock and close ``fd``, then delete ``path`` (Windows deletes only closed files)."""
+    def unlock_and_close(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         finally:
             os.close(fd)
+
+    def _discard(fd: int, path: Path) -> None:
+        """Unlock and close ``fd``, then delete ``path`` (Windows deletes only closed files)."""
+        unlock_and_close(fd)
         _unlink(path)
 
 else:
     import fcntl
 
-    def _try_lock(fd: int) -> bool:
+    def try_lock(fd: int) -> bool:
+        """Take the exclusive lock of open file ``fd`` without waiting; False when held."""
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:  # BlockingIOError when held; anything else: cannot tell
             return False
         return True
+
+    def unlock_and_close(fd: int) -> None:
+        os.close(fd)  # closing the file drops its flock
 
     def _discard(fd: int, path: Path) -> None:
         """Delete ``path`` while still holding its lock, then close ``fd`` (which unlocks)."""
@@ -101,7 +109,7 @@ def is_alive(journal_path: Path, owner: str) -> bool:
         return False
     except OSError:
         return True
-    if not _try_lock(fd):
+    if not try_lock(fd):
         os.close(fd)
         return True
     _discard(fd, path)
@@ -126,7 +134,7 @@ class OwnerLock:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o644)
         except OSError as exc:
             raise JournalError(f"cannot create the owner lock file {path}: {exc}") from None
-        if not _try_lock(fd):
+        if not try_lock(fd):
             os.close(fd)
             _unlink(path)
             raise JournalError(

@@ -219,6 +219,8 @@ def _problem(attempt: Attempt, entry: dict) -> str | None:
         problems.append(f"the attempt is {state} in the journal; the service shows it {seen}: resolve it")
     base = _base_amount(entry)
     compared = attempt.operation in ORDER_OPERATIONS and attempt.amount is not None and base is not None
-    if compared and base != attempt.amount:
+    # a pre-auth captured for less shows its captured amount: not a difference
+    partly_captured = attempt.operation is Operation.PREAUTH and base is not None and base < (attempt.amount or 0)
+    if compared and base != attempt.amount and not partly_captured:
         problems.append(f"amounts differ: journal {attempt.amount} cents, service {base} cents")
     return "; ".join(problems) or None

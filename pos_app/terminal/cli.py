@@ -1,9 +1,12 @@
 """``pos-app terminal …`` and ``pos-app receipt …``: automation, diagnostics, scripted close batch.
 
-Imports no Qt. Prints ONE JSON object on stdout. Exit codes: 0 approved, 1 invalid input
-or configuration (nothing sent), 2 declined, 3 unknown, 4 failed. ``resume`` exits 0 when
-every in-flight attempt reached a final outcome, 3 when any is still unknown.
-No traceback for any expected condition; ``--verbose`` adds detail on stderr and in the log.
+Imports no Qt. Prints ONE JSON object on stdout, with its text under ``error`` (or
+``note`` for an approval's remark), and a line on stderr for each status change while it
+waits. Exit codes: 0 approved, 1 invalid input or configuration (nothing sent), 2
+declined, 3 unknown, 4 failed (nothing was charged). ``resume`` exits 0 when every
+in-flight attempt reached a final outcome, 3 when any is still unknown. Ctrl-C while a
+request is out leaves the attempt ``unknown`` and resumable, and exits 3 with its JSON.
+No traceback for any expected condition; ``--verbose`` adds detail in the log.
 """
 
 from __future__ import annotations
@@ -14,32 +17,49 @@ import getpass
 import json
 import os
 import sys
-from datetime import date, datetime
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pos_app.api.client import PaymentsClient
+from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.identity import Identity
-from pos_app.api.errors import InvalidInput, PaymentsError
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
 from pos_app.journal import Journal, JournalError, Outcome
+from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal
+from pos_app.terminal.poller import PollScheduler
+from pos_app.terminal.slots import SharedPollBudget
+
+if TYPE_CHECKING:
+    from pos_app.terminal.service import TerminalService
 
 EXIT = {Outcome.APPROVED: 0, Outcome.DECLINED: 2, Outcome.UNKNOWN: 3, Outcome.FAILED: 4}
 EXIT_INVALID = 1
+CONFIG_REFUSALS = frozenset({
+    Refusal.INVALID_INPUT, Refusal.BAD_CREDENTIALS, Refusal.JOURNAL_LOCKED, Refusal.JOURNAL_CORRUPT,
+    Refusal.JOURNAL_UNAVAILABLE,
+})
+"""Refusals that mean "fix the input or the configuration" (exit 1), not "failed" (exit 4)."""
+RESUME_WAIT = 5.0
+"""Seconds ``resume`` keeps polling open messages by default before it looks them up."""
+
+Payload = tuple[dict[str, Any], int]
 
 
 class Refused(Exception):
     """Invalid input or configuration: nothing was sent (exit 1)."""
 
 
-def add_terminal_commands(commands: argparse._SubParsersAction) -> None:
+def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     terminal = commands.add_parser("terminal", help="run terminal operations (JSON on stdout)")
     ops = terminal.add_subparsers(dest="operation", metavar="OPERATION", required=True)
 
     def op(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser = ops.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail on stderr and in the log")
+        parser: argparse.ArgumentParser = ops.add_parser(name, help=help_text)
+        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
         parser.set_defaults(handler=run_terminal_command)
         return parser
 
@@ -57,22 +77,27 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:
         parser = op(name, text)
         parser.add_argument("--terminal", required=True)
         parser.add_argument("--ref", required=True, help="pnRefNum (transactionId) of the payment")
+        parser.add_argument("--payment-id", help="the payment's id, so that an unknown outcome can be verified "
+                                                 "(found in the journal when this station made the sale)")
         if amount:
             parser.add_argument("--amount", required=True, help=f"integer cents, at most {TERMINAL_AMOUNT_MAX}")
     parser = op("close-batch", "close the open batch (manager)")
     parser.add_argument("--terminal", required=True)
     parser.add_argument("--by-serial", action="store_true", help="--terminal is the serial number (type S)")
     parser = op("resume", "resolve every in-flight attempt of the journal")
-    parser.add_argument("--wait", type=float, default=None, help="seconds to keep polling open messages")
+    parser.add_argument("--wait", type=float, default=RESUME_WAIT,
+                        help=f"seconds to keep polling open messages (default {RESUME_WAIT:g})")
     parser = op("report", "the day's attempts per terminal and outcome, reconciled with the service")
     parser.add_argument("--day", help="YYYY-MM-DD (default: today, local time)")
-    parser = op("resolve", "a manager's decision on an unknown attempt")
+    parser = op("resolve", "a manager's decision on an unknown attempt, checked with the service first")
     parser.add_argument("attempt")
     decision = parser.add_mutually_exclusive_group(required=True)
     decision.add_argument("--paid", action="store_true")
     decision.add_argument("--not-paid", action="store_true")
     parser.add_argument("--reason", required=True)
     parser.add_argument("--by", default=None, help="the manager's name (default: the OS user)")
+    parser.add_argument("--force", action="store_true",
+                        help="decide even when the service cannot be asked or shows a possible match (recorded)")
 
     receipt = commands.add_parser("receipt", help="save a payment's receipt PDF")
     receipt.add_argument("payment_id")
@@ -95,7 +120,19 @@ def run_receipt_command(args: argparse.Namespace) -> int:
     return _run(args, _receipt_command)
 
 
-def _run(args: argparse.Namespace, command) -> int:
+@dataclass(frozen=True)
+class Context:
+    """What a command works with: the settings, the one client, the station's poll budget."""
+
+    config: StoreConfig
+    client: PaymentsClient
+    poll_budget: SharedPollBudget
+
+
+Command = Callable[[Context, argparse.Namespace], Awaitable[Payload]]
+
+
+def _run(args: argparse.Namespace, command: Command) -> int:
     try:
         config = load_config()
         secret = key_hash(config)
@@ -105,93 +142,104 @@ def _run(args: argparse.Namespace, command) -> int:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
     except JournalError as error:
         payload, code = {"outcome": "invalid", "error": f"journal: {error}"}, EXIT_INVALID
+    except OSError as error:  # the data dir (logs, journal) cannot be created or written
+        where = f" {error.filename}" if error.filename else ""
+        payload, code = {"outcome": "invalid",
+                         "error": f"cannot write{where}: {error.strerror or error}; nothing was sent"}, EXIT_INVALID
     emit(payload)
     return code
 
 
-async def _with_client(config: StoreConfig, secret: str, args: argparse.Namespace, command):
+async def _with_client(config: StoreConfig, secret: str, args: argparse.Namespace, command: Command) -> Payload:
     identity = Identity(store=config.store_id, station=config.station_id,
                         cashier=os.environ.get("POS_CASHIER", config.cashier_id))
     async with PaymentsClient(config.base_url, secret, identity=identity, routes=config.route_table(),
                               connect_timeout=config.connect_timeout, read_timeout=config.read_timeout) as client:
-        return await command(config, client, args)
+        budget = SharedPollBudget(config.data_dir / "poll-budget", secret)
+        return await command(Context(config, client, budget), args)
 
 
-async def _terminal_command(config: StoreConfig, client: PaymentsClient, args: argparse.Namespace):
+class ProgressPrinter:
+    """One stderr line per status change of the attempt being worked on; remembers the
+    last attempt that was sent, for the JSON of an interrupted run."""
+
+    def __init__(self) -> None:
+        self.sent: str | None = None
+        self._last: tuple[str, Phase] | None = None
+
+    def __call__(self, progress: Progress) -> None:
+        if progress.phase is Phase.SENDING:
+            self.sent = progress.attempt_id
+        key = (progress.attempt_id, progress.phase)
+        if key == self._last:
+            return
+        self._last = key
+        what = progress.outcome if progress.phase is Phase.FINISHED else progress.phase
+        sys.stderr.write(f"{progress.attempt_id} {progress.terminal_id}: {what} ({progress.elapsed:.1f} s)\n")
+        sys.stderr.flush()
+
+
+async def _terminal_command(context: Context, args: argparse.Namespace) -> Payload:
     from pos_app.terminal.service import TerminalService
 
+    config, client = context.config, context.client
     if args.operation == "list":
         try:
             listing = await client.list_terminals()
+        except Unauthorized as error:
+            raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
         except PaymentsError as error:
             return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
-        return {"outcome": "approved", "terminals": [t.model_dump(by_alias=True, exclude_none=True) for t in listing.data]}, 0
+        return {"outcome": "approved",
+                "terminals": [t.model_dump(by_alias=True, exclude_none=True) for t in listing.data]}, 0
+    printer = ProgressPrinter()
     with Journal.open(config.journal_path) as journal:
-        service = TerminalService(client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit)
-        if args.operation == "resume":
-            results = await service.resume(wait_limit=args.wait)
-            still_unknown = any(r.outcome is Outcome.UNKNOWN for r in results)
-            payload = {"outcome": "unknown" if still_unknown else "approved",
-                       "attempts": [r.to_json() for r in results]}
-            return payload, 3 if still_unknown else 0
-        if args.operation == "report":
-            return await _report(config, client, journal, args.day)
-        if args.operation == "resolve":
-            by = args.by or getpass.getuser()
-            result = service.resolve(args.attempt, paid=args.paid, reason=args.reason, by=by)
-            return result.to_json(), 0
-        recovered = await service.recover_interrupted()  # a killed earlier run must not block us
-        result = await _operation(service, args)
-        payload = result.to_json()
-        if recovered:
-            payload["recovered"] = [r.to_json() for r in recovered]
-        return payload, EXIT[result.outcome]
+        service = TerminalService(client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit,
+                                  on_progress=printer,
+                                  scheduler=PollScheduler(client.poll_message, shared=context.poll_budget))
+        try:
+            return await _dispatch(config, client, journal, service, args)
+        except asyncio.CancelledError:  # Ctrl-C: the service journaled what was out as unknown
+            if printer.sent is None:
+                return {"outcome": "failed", "error": "interrupted before anything was sent"}, EXIT[Outcome.FAILED]
+            return {"outcome": "unknown", "attempt_id": printer.sent,
+                    "error": "interrupted while the request was out: the customer may be charged; "
+                             "`pos-app terminal resume` finds out (never charge again)"}, EXIT[Outcome.UNKNOWN]
 
 
-async def _report(config: StoreConfig, client: PaymentsClient, journal: Journal, day_text: str | None):
-    """Summary of ``day`` and its reconciliation with this station's service transactions."""
-    from pos_app.terminal.lookup import CLOCK_SLACK, transactions_since
+async def _dispatch(config: StoreConfig, client: PaymentsClient, journal: Journal, service: TerminalService,
+                    args: argparse.Namespace) -> Payload:
+    if args.operation == "resume":
+        results = await service.resume(wait_limit=args.wait)
+        still_unknown = any(r.outcome is Outcome.UNKNOWN for r in results)
+        payload = {"outcome": "unknown" if still_unknown else "approved",
+                   "attempts": [r.to_json() for r in results]}
+        return payload, 3 if still_unknown else 0
+    if args.operation == "report":
+        from pos_app.terminal.report import day_report
 
-    try:
-        day = date.fromisoformat(day_text) if day_text else date.today()
-    except ValueError:
-        raise Refused(f"--day must be YYYY-MM-DD, got {day_text!r}") from None
-    day_start = datetime.combine(day, datetime.min.time()).astimezone()
-    entries = []
-    try:
-        async for entry in transactions_since(client, day_start - CLOCK_SLACK):
-            if _ours(entry.user_agent, Identity(station=config.station_id)):
-                entries.append(entry.model_dump(by_alias=True, exclude_none=True))
-    except PaymentsError as error:
-        return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
-    summary = journal.summary(day)
-    reconciliation = journal.reconcile(entries, day=day)
-    return {
-        "outcome": "approved",
-        "day": day.isoformat(),
-        "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
-                     "outcome": str(line.outcome) if line.outcome else "in_flight",
-                     "count": line.count, "total_cents": line.total} for line in summary.lines],
-        "reconciliation": {
-            "clean": reconciliation.clean,
-            "matched": len(reconciliation.matched),
-            "problems": [{"attempt_id": m.attempt.id, "problem": m.problem} for m in reconciliation.problems],
-            "service_only": [{k: e.get(k) for k in ("paymentId", "transactionId", "baseAmount", "amount", "createdAt", "userAgent")}
-                             for e in reconciliation.service_only],
-            "journal_only": [{"attempt_id": a.id, "amount": a.amount, "terminal": a.terminal_id}
-                             for a in reconciliation.journal_only],
-        },
-    }, 0
+        try:
+            day = date.fromisoformat(args.day) if args.day else date.today()
+        except ValueError:
+            raise Refused(f"--day must be YYYY-MM-DD, got {args.day!r}") from None
+        try:
+            return await day_report(client, journal, day, Identity(station=config.station_id)), 0
+        except PaymentsError as error:
+            return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
+    if args.operation == "resolve":
+        try:
+            result: OperationResult = await service.resolve(
+                args.attempt, paid=args.paid, reason=args.reason, by=args.by or getpass.getuser(), force=args.force)
+        except ValueError as error:
+            raise Refused(str(error)) from None
+        return result.to_json(), EXIT[Outcome.FAILED] if result.refusal else 0
+    result = await _operation(service, args)
+    if result.refusal in CONFIG_REFUSALS:
+        return result.to_json(), EXIT_INVALID
+    return result.to_json(), EXIT[result.outcome]
 
 
-def _ours(user_agent: str | None, station: Identity) -> bool:
-    """Entries of this station, or not made by pos-app at all; other stations reconcile their own."""
-    if not user_agent or not user_agent.startswith("pos-app/"):
-        return True
-    return station.made(user_agent)
-
-
-async def _operation(service, args: argparse.Namespace):
+async def _operation(service: TerminalService, args: argparse.Namespace) -> OperationResult:
     operation = args.operation
     if operation in ("sale", "preauth"):
         amount = parse_cents(args.amount)
@@ -199,21 +247,25 @@ async def _operation(service, args: argparse.Namespace):
         return await run(args.terminal, amount, order_number=args.order_number, email=args.email,
                          phone=args.phone, receipt=args.receipt)
     if operation == "capture":
-        return await service.capture(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX))
+        return await service.capture(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+                                     payment_id=args.payment_id)
     if operation == "refund":
-        return await service.refund(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX))
+        return await service.refund(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+                                    payment_id=args.payment_id)
     if operation == "void":
-        return await service.void(args.terminal, args.ref)
+        return await service.void(args.terminal, args.ref, payment_id=args.payment_id)
     if operation == "close-batch":
         return await service.close_batch(args.terminal, by_serial=args.by_serial)
     raise Refused(f"unknown terminal operation {operation!r}")
 
 
-async def _receipt_command(config: StoreConfig, client: PaymentsClient, args: argparse.Namespace):
+async def _receipt_command(context: Context, args: argparse.Namespace) -> Payload:
     try:
-        pdf = await client.receipt_pdf(args.payment_id, for_merchant=not args.customer)
+        pdf = await context.client.receipt_pdf(args.payment_id, for_merchant=not args.customer)
     except InvalidInput:
         raise
+    except Unauthorized as error:
+        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
     except PaymentsError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     out: Path = args.out
@@ -226,3 +278,4 @@ async def _receipt_command(config: StoreConfig, client: PaymentsClient, args: ar
         raise Refused(f"cannot write {out}: {error.strerror or error}") from None
     return {"outcome": "approved", "paymentId": args.payment_id, "file": str(out), "bytes": len(pdf),
             "copy": "customer" if args.customer else "merchant"}, 0
+

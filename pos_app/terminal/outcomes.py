@@ -1,19 +1,98 @@
-"""What an operation ends in, and the progress it reports on the way.
+"""What an operation ends in, why it was refused, and the progress it reports on the way.
 
 Every operation ends in exactly one ``Outcome`` (from the journal's vocabulary) with the
-ids needed later; ``Progress`` events let a UI show a type S sale as it is polled.
+ids needed later. An operation that was refused before anything left, or a manager
+decision that was not taken, carries a ``Refusal``: a machine-readable reason a UI
+branches on (the ``message`` is the sentence for a person). ``Progress`` events let a UI
+show a type S sale as it is polled.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
-from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.journal import (
+    Attempt,
+    InvalidResolution,
+    JournalCorrupt,
+    JournalError,
+    JournalLocked,
+    JournalTooNew,
+    Operation,
+    OrderAlreadyPaid,
+    OrderHasUnknownAttempt,
+    Outcome,
+    RefHasPendingFollowUp,
+    TerminalBusy,
+)
 
 RESULT_FIELDS = (
     "payment_id", "transaction_id", "msg_identifier", "amount", "card_last4", "card_brand", "gateway_text",
 )
+
+
+class Refusal(StrEnum):
+    """Why an operation (or a manager decision) was not carried out."""
+
+    TERMINAL_BUSY = "terminal_busy"
+    """Another attempt on the terminal has no outcome yet."""
+    TERMINAL_HAS_UNKNOWN = "terminal_has_unknown"
+    """A sale or pre-auth on the terminal has an unknown outcome: resolve it first."""
+    ORDER_UNRESOLVED = "order_unresolved"
+    """An earlier attempt for the order is in flight or unknown."""
+    ORDER_PAID = "order_paid"
+    """The order was already charged (approved, or a late approval after a decision)."""
+    REF_PENDING_FOLLOW_UP = "ref_has_pending_follow_up"
+    """A capture, void or refund of the same transaction is not resolved yet."""
+    EARLIER_ATTEMPT_APPROVED = "earlier_attempt_approved"
+    """The unknown that blocked this operation turned out approved just now: the money
+    already moved, so this one (most likely a retry) was not sent. Run it again only if
+    it is really another charge."""
+    JOURNAL_LOCKED = "journal_locked"
+    JOURNAL_CORRUPT = "journal_corrupt"
+    JOURNAL_UNAVAILABLE = "journal_unavailable"
+    """The journal could not record the attempt (disk, permissions): nothing was sent."""
+    INVALID_INPUT = "invalid_input"
+    BAD_CREDENTIALS = "bad_credentials"
+    """The service refused the key-hash: a configuration problem, nothing was charged."""
+    SERVICE_REFUSED = "service_refused"
+    """The service refused the request itself (validation, terminal inactive or not the
+    merchant's, rate limit): proven that nothing moved."""
+    ALREADY_FINAL = "already_final"
+    """A manager decision on an attempt that already has a final outcome."""
+    SERVICE_SHOWS_OTHERWISE = "service_shows_otherwise"
+    """A manager decision the service's own record contradicts; the record was kept."""
+    SERVICE_UNREACHABLE = "service_unreachable"
+    """A manager decision that could not be checked with the service (``force`` to insist)."""
+    POSSIBLE_MATCH = "possible_match"
+    """A "not paid" decision while a same-terminal, same-amount transaction exists."""
+
+
+def refusal_for(error: JournalError) -> Refusal:
+    """The refusal a journal error means for the operation that hit it."""
+    if isinstance(error, TerminalBusy):
+        return Refusal.TERMINAL_HAS_UNKNOWN if error.unknown else Refusal.TERMINAL_BUSY
+    if isinstance(error, OrderHasUnknownAttempt):
+        return Refusal.ORDER_UNRESOLVED
+    if isinstance(error, OrderAlreadyPaid):
+        return Refusal.ORDER_PAID
+    if isinstance(error, RefHasPendingFollowUp):
+        return Refusal.REF_PENDING_FOLLOW_UP
+    if isinstance(error, InvalidResolution):
+        return Refusal.ALREADY_FINAL
+    if isinstance(error, JournalLocked):
+        return Refusal.JOURNAL_LOCKED
+    if isinstance(error, (JournalCorrupt, JournalTooNew)):
+        return Refusal.JOURNAL_CORRUPT
+    return Refusal.JOURNAL_UNAVAILABLE
+
+
+def blocking_attempt(error: JournalError) -> str | None:
+    """The attempt that stands in the way, when the refusal names one."""
+    found = getattr(error, "attempt_id", None)
+    return found if isinstance(found, str) else None
 
 
 @dataclass(frozen=True)
@@ -33,17 +112,32 @@ class OperationResult:
     gateway_text: str | None = None
     message: str = ""
     resolved_by: str | None = None
+    refusal: Refusal | None = None
+    blocked_by: str | None = None
+    """The attempt that caused the refusal (``TERMINAL_HAS_UNKNOWN``, ``ORDER_UNRESOLVED``...)."""
+    recovered: tuple[OperationResult, ...] = field(default=())
+    """Attempts that blocked this operation and were settled first, without resending."""
 
     def details(self) -> dict[str, Any]:
         """The ids and amounts worth journaling with the outcome (no secrets)."""
         return {k: v for k, v in asdict(self).items() if k in RESULT_FIELDS and v is not None}
 
     def to_json(self) -> dict[str, Any]:
-        data = {k: (str(v) if isinstance(v, (Outcome, Operation)) else v) for k, v in asdict(self).items()}
+        """The CLI's JSON: ``outcome``, ``attempt_id``, the ids; the text of anything but an
+        approval under ``error`` (an approval's remark under ``note``)."""
+        data: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if key in ("message", "recovered"):
+                continue
+            data[key] = str(value) if isinstance(value, (Outcome, Operation, Refusal)) else value
+        if self.message:
+            data["note" if self.outcome is Outcome.APPROVED and self.refusal is None else "error"] = self.message
+        if self.recovered:
+            data["recovered"] = [r.to_json() for r in self.recovered]
         return {k: v for k, v in data.items() if v not in (None, "")}
 
     @classmethod
-    def from_attempt(cls, attempt: Attempt, message: str = "") -> "OperationResult":
+    def from_attempt(cls, attempt: Attempt, message: str = "", **extra: Any) -> OperationResult:
         result = attempt.result or {}
         return cls(
             outcome=attempt.outcome or Outcome.UNKNOWN,
@@ -59,15 +153,33 @@ class OperationResult:
             gateway_text=result.get("gateway_text"),
             message=message or result.get("message", ""),
             resolved_by=attempt.resolved_by,
+            **extra,
         )
+
+
+class Phase(StrEnum):
+    """Where an operation in flight is; message statuses of type S are phases too."""
+
+    SENDING = "sending"
+    WAITING = "waiting"
+    RECEIVED = "received"
+    PROCESSING = "processing"
+    TIMEOUT = "timeout"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    CHECKING = "checking"
+    """Reading the payment or the transaction list to settle an earlier attempt."""
+    FINISHED = "finished"
+    """The outcome is known: ``Progress.outcome`` says which."""
 
 
 @dataclass(frozen=True)
 class Progress:
-    """A step of an operation in flight, for a UI: ``state`` is a message status or a phase."""
+    """A step of an operation in flight, for a UI or the CLI's stderr."""
 
     attempt_id: str
     terminal_id: str
-    state: str  # "sending", "received", "processing", "timeout", "complete", "failed", "waiting", ...
+    phase: Phase
     elapsed: float
     next_poll_in: float | None = None
+    outcome: Outcome | None = None

@@ -4,15 +4,19 @@ The service allows 120 polls a minute per key. The scheduler hands out poll slot
 at a time, first come first served (so N messages are polled round-robin), never closer
 than ``interval`` apart (60/120 s plus a 1 % margin: no bursts, and ≤ 120 in any
 minute even with network jitter). A 429 pushes the next slot past its Retry-After.
+With a ``SharedPollBudget`` the slots are also shared with the station's other processes
+on the same key (the app and a scripted ``resume``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable
 
 from pos_app.api.errors import RateLimited
 from pos_app.api.models import MessageStatus
+from pos_app.terminal.slots import SharedPollBudget
 
 POLLS_PER_MINUTE = 120
 DEFAULT_RETRY_AFTER = 1.0
@@ -25,10 +29,12 @@ class PollScheduler:
         *,
         per_minute: int = POLLS_PER_MINUTE,
         margin: float = 1.01,
+        shared: SharedPollBudget | None = None,
     ) -> None:
         if per_minute <= 0:
             raise ValueError("per_minute must be positive")
         self._poll = poll
+        self._shared = shared
         self.interval = 60.0 / per_minute * margin
         self._turn = asyncio.Lock()  # waiters are woken in FIFO order: round-robin
         self._next_slot = 0.0
@@ -48,6 +54,8 @@ class PollScheduler:
             self.waiting -= 1
         try:
             delay = self._next_slot - loop.time()
+            if self._shared is not None:
+                delay = max(delay, await self._shared.reserve(self.interval))
             if delay > 0:
                 await asyncio.sleep(delay)
             self._next_slot = loop.time() + self.interval
@@ -58,4 +66,6 @@ class PollScheduler:
         except RateLimited as error:
             wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
             self._next_slot = max(self._next_slot, loop.time() + wait)
+            if self._shared is not None:
+                await self._shared.push(time.time() + wait)
             raise

@@ -1,18 +1,25 @@
 """``TerminalService``: sale, pre-auth, capture, void, refund and close batch, crash-safe.
 
-Every money-moving request goes through ``_run``: the journal records the attempt
-durably before the request leaves, the answer (or its absence) is classified into
-exactly one outcome, and the outcome is journaled. Nothing here ever resends a request:
+Every money-moving request goes through ``_run``: the unknowns that would block it are
+first settled briefly (never resent), the journal records the attempt durably before the
+request leaves, the answer (or its absence) is judged by ``evidence`` into exactly one
+outcome, and the outcome is journaled. Nothing here ever resends a request:
 
 - type S (asynchronous): pay/auth answer a ``msgIdentifier``; the message is polled
   through the shared ``PollScheduler`` until complete/failed or the wait limit, then the
   payment is read to tell approved from declined. A message still in ``timeout`` or
-  ``processing`` at the limit is ``unknown`` and keeps its msgIdentifier for ``resume``;
-- type B (synchronous): the answer is the outcome; a decline may be a 2xx with
-  ``error: true`` or status 501;
+  ``processing`` at the limit is ``unknown`` and keeps its terminal and its order;
+- type B (synchronous): the answer is the outcome only when it proves it; otherwise the
+  payment it names is read, and without one the outcome is ``unknown``;
+- capture, void and refund read their payment before they leave, so an unknown one is
+  settled by reading it again and comparing, or by its own entry in the transaction list;
 - a request that left but got no usable answer is ``unknown``; ``resume`` polls its
-  message again or finds it in the transaction list by the attempt id its user-agent
-  carried; a manager can settle it with ``resolve``.
+  message again, reads its payment, or finds it in the transaction list by the attempt id
+  its user-agent carried; a manager's ``resolve`` is first checked against the service.
+
+Journal writes after a request left are retried briefly; if the outcome still cannot be
+recorded the operation reports ``unknown`` (the attempt stays open and resumable). A
+cancelled operation (Ctrl-C, "stop waiting") is journaled ``unknown`` before it ends.
 """
 
 from __future__ import annotations
@@ -20,39 +27,64 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import (
-    GatewayDeclined,
-    PaymentsError,
-    ProtocolError,
-    ServerError,
-    TransportError,
-)
+from pos_app.api.errors import PaymentsError, Unauthorized
 from pos_app.api.models import (
     CaptureRequest,
     CloseBatchRequest,
     CloseBatchResult,
+    MessageStatus,
     PayAccepted,
-    Payment,
     PayRequest,
     RefundRequest,
     TerminalResult,
-    TransactionEntry,
     VoidRequest,
 )
-from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
+from pos_app.journal import (
+    Attempt,
+    InvalidResolution,
+    InvalidTransition,
+    Journal,
+    JournalError,
+    Operation,
+    Outcome,
+)
+from pos_app.journal.codec import utc_now
+from pos_app.journal.errors import AttemptNotFound
+from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
+from pos_app.terminal.evidence import (
+    Change,
+    Evidence,
+    answer_evidence,
+    entries_evidence,
+    error_details,
+    error_outcome,
+    follow_up_change,
+    payment_details,
+    payment_evidence,
+    payment_state,
+)
 from pos_app.terminal.lookup import find_attempt
-from pos_app.terminal.outcomes import OperationResult, Progress
+from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
 
 log = logging.getLogger(__name__)
 
-FINAL_MESSAGE_STATES = {"complete", "failed"}
 DEFAULT_WAIT_LIMIT = 180.0
+BRIEF_WAIT = 2.0
+"""Seconds a money-moving command spends polling the unknowns that block it."""
+FOLLOW_UP_SETTLE = 60.0
+"""How long after it was sent a follow-up whose answer was lost may still be processed:
+until then an unchanged payment does not prove it failed."""
+JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
+"""Pauses between tries of an outcome write after the request left."""
 
 ProgressListener = Callable[[Progress], None]
+Send = Callable[[str], Awaitable[Any]]
 
 
 class TerminalService:
@@ -67,6 +99,8 @@ class TerminalService:
         wait_limit: float = DEFAULT_WAIT_LIMIT,
         on_progress: ProgressListener | None = None,
         scheduler: PollScheduler | None = None,
+        brief_wait: float = BRIEF_WAIT,
+        follow_up_settle: float = FOLLOW_UP_SETTLE,
     ) -> None:
         self.client = client
         self.journal = journal
@@ -74,6 +108,8 @@ class TerminalService:
         self.wait_limit = wait_limit
         self.on_progress = on_progress
         self.scheduler = scheduler or PollScheduler(client.poll_message)
+        self.brief_wait = brief_wait
+        self.follow_up_settle = follow_up_settle
         self._active: set[str] = set()  # attempts this service is working on right now
 
     # ------------------------------------------------------------ operations
@@ -101,19 +137,23 @@ class TerminalService:
                                order_key=order_key or order_number,
                                send=lambda attempt_id: self.client.auth(request, attempt_id=attempt_id))
 
-    async def capture(self, terminal_id: str, ref: str, amount: int) -> OperationResult:
+    async def capture(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None) -> OperationResult:
+        """Capture a pre-auth (pnRefNum ``ref``); ``payment_id``, when known, lets the
+        service verify an unknown capture by reading the payment before and after."""
         request = CaptureRequest(terminalId=terminal_id, pnRefNum=ref, amount=amount)
         return await self._run(Operation.CAPTURE, terminal_id, request.wire(), amount=amount, ref=ref,
+                               payment_id=payment_id,
                                send=lambda attempt_id: self.client.capture(request, attempt_id=attempt_id))
 
-    async def void(self, terminal_id: str, ref: str) -> OperationResult:
+    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None) -> OperationResult:
         request = VoidRequest(terminalId=terminal_id, pnRefNum=ref)
-        return await self._run(Operation.VOID, terminal_id, request.wire(), ref=ref,
+        return await self._run(Operation.VOID, terminal_id, request.wire(), ref=ref, payment_id=payment_id,
                                send=lambda attempt_id: self.client.void(request, attempt_id=attempt_id))
 
-    async def refund(self, terminal_id: str, ref: str, amount: int) -> OperationResult:
+    async def refund(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None) -> OperationResult:
         request = RefundRequest(terminalId=terminal_id, pnRefNum=ref, amount=amount)
         return await self._run(Operation.REFUND, terminal_id, request.wire(), amount=amount, ref=ref,
+                               payment_id=payment_id,
                                send=lambda attempt_id: self.client.refund(request, attempt_id=attempt_id))
 
     async def close_batch(self, terminal_id: str, *, by_serial: bool = False) -> OperationResult:
@@ -131,130 +171,288 @@ class TerminalService:
         terminal_id: str,
         body: dict[str, Any],
         *,
-        send: Callable[[str], Awaitable[Any]],
+        send: Send,
         amount: int | None = None,
         ref: str | None = None,
         order_key: str | None = None,
+        payment_id: str | None = None,
     ) -> OperationResult:
+        settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
+        recovered = tuple(result for _, result in settled)
+        moved = [r for a, r in settled if r.outcome is Outcome.APPROVED and _same_money(a, operation, ref)]
+        if moved:  # the "unknown" went through after all: this is most likely its retry
+            earlier = moved[0]
+            return OperationResult(
+                Outcome.FAILED, operation, terminal_id, amount=amount, refusal=Refusal.EARLIER_ATTEMPT_APPROVED,
+                blocked_by=earlier.attempt_id, recovered=recovered, message=(
+                    f"not sent: the earlier {earlier.operation} {earlier.attempt_id} of {earlier.amount} cents turned "
+                    "out approved just now, so the money already moved; run it again only if this is another "
+                    "charge"))
         try:
             attempt = self.journal.begin_attempt(
                 operation=operation, terminal_id=terminal_id, gateway=self.gateway,
                 amount=amount, order_key=order_key, ref=ref, request=body,
             )
-        except JournalError as refusal:
-            # refused before anything was sent: busy terminal, unresolved order, already paid
-            return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal))
+        except JournalError as refusal:  # refused before anything was sent
+            return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal),
+                                   refusal=refusal_for(refusal), blocked_by=blocking_attempt(refusal),
+                                   recovered=recovered)
+        except ValueError as invalid:
+            return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(invalid),
+                                   refusal=Refusal.INVALID_INPUT, recovered=recovered)
+        log.info("attempt %s: %s of %s on %s begun", attempt.id, operation, amount, terminal_id)
         self._active.add(attempt.id)
         try:
-            return await self._send_and_settle(attempt, send)
+            before = None
+            if operation in REF_OPERATIONS:
+                before = await self._unsent(attempt, self._read_payment_before(attempt, payment_id))
+            result = await self._send_and_settle(attempt, send, before)
         finally:
             self._active.discard(attempt.id)
+        return replace(result, recovered=recovered) if recovered else result
 
-    async def _send_and_settle(self, attempt: Attempt, send: Callable[[str], Awaitable[Any]]) -> OperationResult:
+    async def _unsent(self, attempt: Attempt, step: Awaitable[dict[str, Any] | None]) -> dict[str, Any] | None:
+        """A step before the request leaves: if it is cancelled, the attempt ends ``failed``
+        (nothing was sent) so that it does not hold its terminal."""
+        try:
+            return await step
+        except asyncio.CancelledError:
+            self._try_finish(attempt, Outcome.FAILED, {"message": "cancelled before the request was sent"})
+            raise
+
+    async def _send_and_settle(self, attempt: Attempt, send: Send, before: dict[str, Any] | None) -> OperationResult:
         started = time.monotonic()
-        self._progress(attempt, "sending", started)
-        self.journal.mark_sent(attempt.id)
+        self._progress(attempt, Phase.SENDING, started)
+        try:
+            self.journal.mark_sent(attempt.id)
+        except JournalError as error:  # nothing left: end the attempt so it frees its terminal
+            self._try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
+            return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
+                                   amount=attempt.amount, message=f"nothing was sent: {error}",
+                                   refusal=refusal_for(error))
+        try:
+            return await self._settle_sent(attempt, send, before, started)
+        except asyncio.CancelledError:
+            self._try_finish(attempt, Outcome.UNKNOWN, {
+                "message": "stopped waiting: the request had left, so the customer may be charged; "
+                           "resume it (`pos-app terminal resume`) before charging again",
+            })
+            self._progress(attempt, Phase.FINISHED, started, outcome=Outcome.UNKNOWN)
+            raise
+
+    async def _settle_sent(
+        self, attempt: Attempt, send: Send, before: dict[str, Any] | None, started: float
+    ) -> OperationResult:
         try:
             answer = await send(attempt.id)
         except PaymentsError as error:
-            return self._finish(attempt, *self._classify_failure(error))
+            return await self._settle_error(attempt, error, before)
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             log.exception("unexpected error during %s %s", attempt.operation, attempt.id)
-            return self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
+            return await self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
-            self.journal.record(attempt.id, "msg_identifier", {"msgIdentifier": answer.msg_identifier, "gateway": "S"})
-            result = await self._poll_message(attempt, answer.msg_identifier, started, self.wait_limit)
-            return result or self._finish_waiting(attempt, answer.msg_identifier)
-        self.journal.record(attempt.id, "answer", _answer_record(answer, attempt.operation))
-        return self._finish(attempt, Outcome.APPROVED, await self._details_of(answer, attempt))
-
-    def _classify_failure(self, error: PaymentsError) -> tuple[Outcome, dict[str, Any]]:
-        details: dict[str, Any] = {"message": str(error)}
-        if isinstance(error, GatewayDeclined):
-            details["gateway_text"] = error.text
-            if error.transaction_id:
-                details["transaction_id"] = error.transaction_id
-            return Outcome.DECLINED, details
-        if isinstance(error, TransportError):
-            return (Outcome.UNKNOWN if error.request_sent else Outcome.FAILED), details
-        if isinstance(error, (ServerError, ProtocolError)):
-            return Outcome.UNKNOWN, details  # it reached the service; we cannot tell what happened
-        # refused: validation, inactive terminal, not owned, rate limited, invalid input
-        return Outcome.FAILED, details
-
-    async def _details_of(self, answer: Any, attempt: Attempt) -> dict[str, Any]:
+            message_id = answer.msg_identifier
+            self._note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
+            message = await self._wait_for_message(attempt, message_id, started, self.wait_limit)
+            if message is None:
+                return await self._finish_waiting(attempt, message_id)
+            return await self._finish_evidence(attempt, await self._message_evidence(attempt, message_id, message))
+        self._note(attempt.id, "answer", _answer_record(answer, attempt.operation))
         if isinstance(answer, CloseBatchResult):
-            return {"gateway_text": answer.message}
+            return await self._finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
         assert isinstance(answer, TerminalResult)
-        details: dict[str, Any] = {
-            "transaction_id": answer.transaction_id, "payment_id": answer.payment_id,
-            "amount": answer.amount if answer.amount is not None else attempt.amount,
-            "gateway_text": answer.gateway_text or None,
-        }
-        if answer.payment_id and attempt.operation in (Operation.SALE, Operation.PREAUTH):
-            try:  # card details for the receipt; the outcome does not depend on it
-                details.update(_payment_details(await self.client.get_payment(answer.payment_id)))
-            except PaymentsError as error:
-                log.info("card details of %s not read: %s", answer.payment_id, error)
-        return {k: v for k, v in details.items() if v is not None}
+        evidence = answer_evidence(answer, attempt.amount)
+        if evidence.outcome is None and answer.payment_id:  # settle it by reading the payment
+            evidence = await self._payment_evidence(attempt, answer.payment_id, before, answered=True)
+        return await self._finish_evidence(attempt, await self._with_card(attempt, evidence))
+
+    async def _settle_error(
+        self, attempt: Attempt, error: PaymentsError, before: dict[str, Any] | None
+    ) -> OperationResult:
+        outcome, refusal = error_outcome(error)
+        details = error_details(error)
+        log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
+        if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self._key_refused():
+            refusal = Refusal.BAD_CREDENTIALS
+            details["message"] = "the service refused the key-hash: check the configured key; nothing was charged"
+        if outcome is Outcome.UNKNOWN and before is not None:  # the service answered: compare now
+            evidence = await self._payment_evidence(attempt, before["payment_id"], before, answered=True)
+            if evidence.outcome is not None:
+                return await self._finish_evidence(attempt, evidence, cause=str(error))
+        return await self._finish(attempt, outcome, details, refusal=refusal)
+
+    async def _key_refused(self) -> bool:
+        """After a 401 on a terminal request: does the service refuse the key itself?"""
+        try:
+            await self.client.list_terminals()
+        except Unauthorized:
+            return True
+        except PaymentsError:
+            return False
+        return False
+
+    async def _with_card(self, attempt: Attempt, evidence: Evidence) -> Evidence:
+        """Card details for the receipt of an approved sale; the outcome does not depend on it."""
+        payment_id = evidence.details.get("payment_id")
+        if evidence.outcome is not Outcome.APPROVED or attempt.operation not in ORDER_OPERATIONS or not payment_id:
+            return evidence
+        if "card_last4" in evidence.details:
+            return evidence
+        try:
+            card = payment_details(await self.client.get_payment(payment_id))
+        except PaymentsError as error:
+            log.info("card details of %s not read: %s", payment_id, error)
+            return evidence
+        return replace(evidence, details={**evidence.details, **{k: v for k, v in card.items() if k.startswith("card_")}})
 
     # ------------------------------------------------------------ type S messages
 
-    async def _poll_message(
+    async def _wait_for_message(
         self, attempt: Attempt, message_id: str, started: float, limit: float
-    ) -> OperationResult | None:
-        """Poll until the message is final (its outcome), or None when ``limit`` runs out."""
+    ) -> MessageStatus | None:
+        """Poll until the message is complete or failed (returned), None when ``limit`` runs out."""
         last_status = attempt.last_status
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
-            self._progress(attempt, last_status or "waiting", started, self.scheduler.next_poll_in())
+            self._progress(attempt, _phase(last_status), started, self.scheduler.next_poll_in())
             try:
                 message = await asyncio.wait_for(
                     self.scheduler.poll(message_id), timeout=max(0.01, deadline - time.monotonic())
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             except PaymentsError as error:  # 429, connection trouble, odd answer: keep polling
-                self.journal.record(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
+                self._note(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
                 continue
             if message.status != last_status:
                 last_status = message.status
-                self.journal.record(attempt.id, "poll_status", {
+                self._note(attempt.id, "poll_status", {
                     "status": message.status, "elapsed": round(time.monotonic() - started, 3),
                     **({"paymentId": message.payment_id} if message.payment_id else {}),
                 })
-                self._progress(attempt, message.status, started)
-            if message.status == "failed":
-                return self._finish(attempt, Outcome.FAILED, {
-                    "msg_identifier": message_id, "message": message.error or "the terminal reported failure",
-                })
-            if message.status == "complete":
-                return await self._settle_payment(attempt, message_id, message.payment_id)
+                self._progress(attempt, _phase(message.status), started)
+            if message.status in ("complete", "failed"):
+                return message
         return None
 
-    def _finish_waiting(self, attempt: Attempt, message_id: str) -> OperationResult:
+    async def _message_evidence(self, attempt: Attempt, message_id: str, message: MessageStatus) -> Evidence:
+        if message.payment_id:
+            evidence = await self._payment_evidence(attempt, message.payment_id, None, answered=True)
+            evidence = await self._with_card(attempt, evidence)
+        else:  # failed without a payment: the terminal reported failure, nothing was charged
+            evidence = Evidence(Outcome.FAILED, {}, message.error or "the terminal reported failure")
+        return replace(evidence, details={**evidence.details, "msg_identifier": message_id})
+
+    async def _finish_waiting(self, attempt: Attempt, message_id: str) -> OperationResult:
         status = self.journal.get(attempt.id).last_status or "none"
-        return self._finish(attempt, Outcome.UNKNOWN, {
+        return await self._finish(attempt, Outcome.UNKNOWN, {
             "msg_identifier": message_id,
             "message": f"no final answer in {self.wait_limit:.0f} s (last status {status}); the payment "
-                       "may still complete: resume it or ask a manager, never charge again",
+                       "may still complete: the terminal stays held until it is resumed or a manager "
+                       "decides; never charge again",
         })
 
-    async def _settle_payment(self, attempt: Attempt, message_id: str, payment_id: str | None) -> OperationResult:
-        assert payment_id
+    # ------------------------------------------------------------ reading the service
+
+    async def _payment_evidence(
+        self, attempt: Attempt, payment_id: str, before: dict[str, Any] | None, *, answered: bool
+    ) -> Evidence:
+        """A sale's payment judged on its own; a follow-up's compared with ``before``.
+
+        ``answered``: the service answered this request (an unchanged payment then proves
+        that nothing moved); otherwise only after ``follow_up_settle`` seconds."""
         try:
             payment = await self.client.get_payment(payment_id)
         except PaymentsError as error:
-            return self._finish(attempt, Outcome.UNKNOWN, {
-                "msg_identifier": message_id, "payment_id": payment_id,
-                "message": f"message complete but the payment could not be read: {error}",
+            return Evidence(None, {"payment_id": payment_id}, f"the payment could not be read: {error}")
+        if attempt.operation not in REF_OPERATIONS:
+            return payment_evidence(payment, attempt.operation)
+        if before is None:
+            return Evidence(None, {"payment_id": payment_id}, "the payment was not read before the request left")
+        change = follow_up_change(attempt.operation, attempt.amount, before, payment)
+        details = {"payment_id": payment.id, "amount": attempt.amount}
+        if change is Change.MOVED:
+            return Evidence(Outcome.APPROVED, details, f"the payment shows the {attempt.operation}")
+        settled = answered or _age(attempt) >= self.follow_up_settle
+        if change is Change.NONE and settled:
+            return Evidence(Outcome.FAILED, details, f"the payment shows no {attempt.operation}: nothing moved")
+        return Evidence(None, details, f"the payment does not show whether the {attempt.operation} happened "
+                                       f"(status {before.get('status')!r} → {payment.status!r})")
+
+    async def _read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
+        """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
+        assert attempt.ref is not None
+        payment_id = payment_id or self.journal.payment_for_ref(attempt.ref)
+        if not payment_id:
+            return None
+        try:
+            payment = await self.client.get_payment(payment_id)
+        except PaymentsError as error:
+            log.info("attempt %s: payment %s not read before sending: %s", attempt.id, payment_id, error)
+            return None
+        state = payment_state(payment)
+        self._note(attempt.id, PAYMENT_BEFORE, state)
+        return state
+
+    async def _list_evidence(self, attempt: Attempt) -> Evidence:
+        """The attempt's own entries in the transaction list; raises ``PaymentsError`` when
+        the list cannot be read."""
+        found = await find_attempt(self.client, attempt, waited=self.wait_limit)
+        self._note(attempt.id, "lookup", {"found": len(found.matches), "possible": len(found.possible),
+                                          "complete": found.complete})
+        if len(found.matches) > 1:
+            self._note(attempt.id, "duplicate_entries", {
+                "note": f"{len(found.matches)} service transactions name attempt {attempt.id}: a possible "
+                        "double charge; check them and refund the extra one",
+                "entries": [e.id or e.transaction_id for e in found.matches],
             })
-        details = {"msg_identifier": message_id, **_payment_details(payment)}
-        approved = payment.paid or (attempt.operation is Operation.PREAUTH and payment.status == "auth")
-        if approved:
-            return self._finish(attempt, Outcome.APPROVED, details)
-        details["gateway_text"] = payment.error or payment.status or "declined"
-        return self._finish(attempt, Outcome.DECLINED, details)
+        evidence = entries_evidence(list(found.matches), attempt.amount)
+        if evidence.outcome is not None:
+            return evidence
+        if found.possible:
+            ids = sorted(str(e.id or e.transaction_id) for e in found.possible)
+            if not any(e.kind == "possible_match" and e.data.get("entries") == ids
+                       for e in self.journal.get(attempt.id).events):
+                self._note(attempt.id, "possible_match", {
+                    "note": f"the service recorded {len(ids)} transaction(s) of {attempt.amount} cents on terminal "
+                            f"{attempt.terminal_id} without our attempt id ({', '.join(ids)}): check whether one "
+                            "is this attempt before deciding",
+                    "entries": ids,
+                })
+            return Evidence(None, {}, "a transaction of the same amount on this terminal was recorded without "
+                                      "our attempt id: a manager must check it", possible_match=True)
+        return Evidence(None, {}, "not found in the service's transactions yet; resume later or ask a manager")
+
+    async def _evidence(self, attempt: Attempt, limit: float) -> Evidence:
+        """Everything the service can say of an attempt, without resending it: its message,
+        its payment (compared with the reading before, for a follow-up), its list entries.
+        Raises ``PaymentsError`` when the transaction list cannot be read."""
+        if not attempt.sent:
+            return Evidence(Outcome.FAILED, {}, "the request never left: nothing was charged")
+        if attempt.operation is Operation.CLOSE_BATCH:
+            return Evidence(None, {}, "a close batch cannot be looked up: check the terminal's batch "
+                                      "report, then a manager resolves it")
+        self._progress(attempt, Phase.CHECKING, time.monotonic())
+        payment_id = attempt.result.get("payment_id")
+        if attempt.operation in REF_OPERATIONS:
+            before = attempt.payment_before
+            if before is not None:
+                evidence = await self._payment_evidence(attempt, before["payment_id"], before, answered=False)
+                if evidence.outcome is not None:
+                    return evidence
+        else:
+            if attempt.msg_identifier and not payment_id:
+                message = await self._wait_for_message(attempt, attempt.msg_identifier, time.monotonic(), limit)
+                if message is not None:
+                    evidence = await self._message_evidence(attempt, attempt.msg_identifier, message)
+                    if evidence.outcome is not None:
+                        return evidence
+                    payment_id = message.payment_id
+            if payment_id:
+                evidence = await self._payment_evidence(attempt, payment_id, None, answered=False)
+                if evidence.outcome is not None:
+                    return await self._with_card(attempt, evidence)
+        return await self._list_evidence(attempt)
 
     # ------------------------------------------------------------ recovery
 
@@ -265,89 +463,203 @@ class TerminalService:
         left to it and reported ``unknown`` with a message saying so.
         """
         resumable = {a.id for a in self.journal.resumable()}
+        limit = self.wait_limit if wait_limit is None else wait_limit
 
         async def resume_one(attempt: Attempt) -> OperationResult:
             if attempt.id in self._active or attempt.id not in resumable:
                 return OperationResult.from_attempt(attempt, "in progress in another process: left to it")
-            return await self._resume_one(attempt, wait_limit)
+            return await self._resume_one(attempt, limit)
 
         return list(await asyncio.gather(*(resume_one(a) for a in self.journal.in_flight())))
 
-    async def recover_interrupted(self) -> list[OperationResult]:
-        """On start: settle, without waiting, the attempts a dead process left with no
-        outcome at all (they still hold their terminals). Known-unknown attempts are left
-        to ``resume``; nothing is resent."""
-        orphans = [a for a in self.journal.resumable() if a.outcome is None and a.id not in self._active]
-        return list(await asyncio.gather(*(self._resume_one(a, 0.0) for a in orphans)))
+    async def _settle_blockers(
+        self, operation: Operation, terminal_id: str, order_key: str | None, ref: str | None
+    ) -> list[tuple[Attempt, OperationResult]]:
+        """Briefly try to resolve (never resend) the unresolved attempts that would refuse
+        this operation: on its terminal, its order key or its reference."""
+        try:
+            candidates = self.journal.resumable()
+        except JournalError:
+            return []  # begin_attempt reports the journal's trouble
+        blocking = [a for a in candidates
+                    if a.id not in self._active and _blocks(a, operation, terminal_id, order_key, ref)]
+        results = await asyncio.gather(*(self._resume_one(a, self.brief_wait) for a in blocking))
+        return list(zip(blocking, results))
 
-    async def _resume_one(self, attempt: Attempt, wait_limit: float | None) -> OperationResult:
+    async def _resume_one(self, attempt: Attempt, limit: float) -> OperationResult:
         claimed = self.journal.claim(attempt.id)  # atomic: no other process resumes it too
         if claimed is None:
             return OperationResult.from_attempt(self.journal.get(attempt.id), "taken over by another process")
         self._active.add(attempt.id)
         try:
-            return await self._resume_claimed(claimed, wait_limit)
+            try:
+                evidence = await self._evidence(claimed, limit)
+            except PaymentsError as error:
+                evidence = Evidence(None, {}, f"the service could not be asked: {error}")
+            if evidence.outcome is not None or claimed.outcome is None:
+                return await self._finish_evidence(claimed, evidence)
+            self._note(claimed.id, "check", {"message": evidence.note})
+            return OperationResult.from_attempt(claimed, evidence.note)
         finally:
             self._active.discard(attempt.id)
 
-    async def _resume_claimed(self, attempt: Attempt, wait_limit: float | None) -> OperationResult:
-        limit = self.wait_limit if wait_limit is None else wait_limit
-        started = time.monotonic()
-        if not attempt.sent:
-            return self._finish(attempt, Outcome.FAILED, {"message": "the request never left: nothing was charged"})
-        payment_id = (attempt.result or {}).get("payment_id")
-        if attempt.msg_identifier and not payment_id:
-            result = await self._poll_message(attempt, attempt.msg_identifier, started, limit)
-            if result is not None:
-                return result
-        if payment_id:
-            return await self._settle_payment(attempt, attempt.msg_identifier or "", payment_id)
-        return await self._look_up(attempt)
+    async def resolve(
+        self, attempt_id: str, *, paid: bool, reason: str, by: str, force: bool = False
+    ) -> OperationResult:
+        """A manager's decision on an unknown attempt, checked against the service first.
 
-    async def _look_up(self, attempt: Attempt) -> OperationResult:
+        The service shows an outcome → it is recorded and a contradicting decision is
+        refused (``SERVICE_SHOWS_OTHERWISE``). The service cannot be asked → refused
+        (``SERVICE_UNREACHABLE``) unless ``force``. "Not paid" while a same-terminal,
+        same-amount transaction exists → refused (``POSSIBLE_MATCH``) unless ``force``.
+        Otherwise the decision is journaled with who, why and what the service said.
+        """
         try:
-            entry = await find_attempt(self.client, attempt.id, attempt.created_at)
+            attempt = self.journal.get(attempt_id)
+        except AttemptNotFound as error:
+            raise ValueError(str(error)) from None
+        if attempt.is_final:
+            return OperationResult.from_attempt(
+                attempt, f"attempt {attempt_id} already has the final outcome {attempt.outcome}; nothing to decide",
+                refusal=Refusal.ALREADY_FINAL)
+        checked: dict[str, Any]
+        try:
+            evidence = await self._evidence(attempt, 0.0)
         except PaymentsError as error:
-            return self._finish(attempt, Outcome.UNKNOWN, {"message": f"transaction list unavailable: {error}"})
-        self.journal.record(attempt.id, "lookup", {"found": entry is not None})
-        if entry is None:
-            return self._finish(attempt, Outcome.UNKNOWN, {
-                "message": "not found in the service's transactions yet; resume later or ask a manager",
-            })
-        return self._finish(attempt, *_entry_outcome(entry, attempt))
+            if not force:
+                return OperationResult.from_attempt(
+                    attempt, f"the service could not be asked ({error}); check the terminal and try again, or "
+                             "decide without it (--force, recorded as such)", refusal=Refusal.SERVICE_UNREACHABLE)
+            checked = {"asked": False, "error": str(error)[:200]}
+        else:
+            if evidence.outcome is not None:
+                result = await self._finish_evidence(attempt, evidence)
+                agrees = (evidence.outcome is Outcome.APPROVED) == paid
+                if agrees:
+                    return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
+                self._note(attempt_id, "decision_refused", {"decision": "paid" if paid else "not_paid", "by": by,
+                                                            "reason": reason, "service": str(evidence.outcome)})
+                return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=(
+                    f"refused: the service shows this attempt {evidence.outcome} "
+                    f"({evidence.note or 'by its own record'}); that is now its outcome"))
+            if evidence.possible_match and not paid and not force:
+                return OperationResult.from_attempt(attempt, evidence.note + " (or --force)",
+                                                    refusal=Refusal.POSSIBLE_MATCH)
+            checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
+                       "note": evidence.note}
+        forced = force and (not checked["asked"] or bool(checked.get("possible_match")))
+        decided = self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
+                                                  forced=forced, checked=checked)
+        log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
+        return OperationResult.from_attempt(decided)
 
-    def resolve(self, attempt_id: str, *, paid: bool, reason: str, by: str) -> OperationResult:
-        """A manager's decision on an unknown attempt, journaled with who, when and why."""
-        attempt = self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by)
-        return OperationResult.from_attempt(attempt)
+    # ------------------------------------------------------------ journaling outcomes
 
-    # ------------------------------------------------------------ helpers
+    async def _finish_evidence(self, attempt: Attempt, evidence: Evidence, *, cause: str = "") -> OperationResult:
+        note = evidence.note if not cause else f"{evidence.note} (after: {cause})"
+        return await self._finish(attempt, evidence.outcome or Outcome.UNKNOWN, {**evidence.details, "message": note})
 
-    def _finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> OperationResult:
+    async def _finish(
+        self, attempt: Attempt, outcome: Outcome, details: dict[str, Any], *, refusal: Refusal | None = None
+    ) -> OperationResult:
+        details = dict(details)
         message = details.pop("message", "")
         result = OperationResult(
             outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
-            attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message, **details,
+            attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
+            refusal=refusal, **details,
         )
         journaled = {**result.details(), **({"message": message} if message else {})}
         try:
-            self.journal.finish(attempt.id, outcome, journaled)
-        except JournalError as conflict:  # a manager decided first: keep the late answer beside it
-            self.journal.record(attempt.id, "late_answer", {"outcome": str(outcome), **journaled})
-            log.warning("attempt %s: late %s after it was resolved: %s", attempt.id, outcome, conflict)
+            await self._durably(lambda: self.journal.finish(attempt.id, outcome, journaled),
+                                f"recording {outcome} for {attempt.id}")
+        except InvalidResolution:  # a manager decided first: keep the late answer beside it
+            self._note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
+            log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
+            decided = self.journal.get(attempt.id)
+            conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
+                if decided.conflict else ""
             return OperationResult.from_attempt(
-                self.journal.get(attempt.id), f"already resolved; the service's later answer was {outcome}")
-        self._progress(attempt, str(outcome), None)
+                decided, f"already resolved; the service's later answer was {outcome}{conflict}")
+        except JournalError as error:
+            log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
+            return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
+                f"the service's answer ({outcome}) could not be recorded in the journal ({error}); the "
+                "attempt stays open: run `pos-app terminal resume` once the journal is writable"))
+        log.info("attempt %s: %s%s", attempt.id, outcome, f" ({message})" if message else "")
+        self._progress(attempt, Phase.FINISHED, None, outcome=outcome)
         return result
 
-    def _progress(self, attempt: Attempt, state: str, started: float | None, next_poll_in: float | None = None) -> None:
+    async def _durably(self, write: Callable[[], object], what: str) -> None:
+        """Run a journal write, retrying briefly while the file is locked or failing."""
+        for pause in (*JOURNAL_RETRY_DELAYS, None):
+            try:
+                write()
+                return
+            except (InvalidResolution, InvalidTransition, AttemptNotFound):
+                raise
+            except JournalError as error:
+                if pause is None:
+                    raise
+                log.warning("journal write failed while %s (%s); trying again in %.2f s", what, error, pause)
+                await asyncio.sleep(pause)
+
+    def _try_finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> None:
+        """One synchronous try (no awaiting: the task may be cancelled); on failure the
+        attempt simply stays open, and so resumable."""
+        try:
+            self.journal.finish(attempt.id, outcome, details)
+        except JournalError as error:
+            log.warning("attempt %s: %s not journaled: %s", attempt.id, outcome, error)
+
+    def _note(self, attempt_id: str, kind: str, data: dict[str, Any]) -> None:
+        """An event that helps later (a poll status, a lookup): never worth failing a payment."""
+        try:
+            self.journal.record(attempt_id, kind, data)
+        except JournalError as error:
+            log.warning("attempt %s: %s event not journaled: %s", attempt_id, kind, error)
+
+    def _progress(
+        self, attempt: Attempt, phase: Phase, started: float | None, next_poll_in: float | None = None,
+        *, outcome: Outcome | None = None,
+    ) -> None:
         if self.on_progress is None:
             return
         elapsed = 0.0 if started is None else time.monotonic() - started
         try:
-            self.on_progress(Progress(attempt.id, attempt.terminal_id, state, round(elapsed, 3), next_poll_in))
+            self.on_progress(Progress(attempt.id, attempt.terminal_id, phase, round(elapsed, 3), next_poll_in, outcome))
         except Exception:  # a listener's bug must never break a payment
             log.exception("progress listener failed")
+
+
+def _blocks(attempt: Attempt, operation: Operation, terminal_id: str, order_key: str | None, ref: str | None) -> bool:
+    """Whether the unresolved ``attempt`` would make the journal refuse this operation."""
+    if attempt.terminal_id == terminal_id and (
+        attempt.outcome is None or (operation in ORDER_OPERATIONS and attempt.operation in ORDER_OPERATIONS)
+    ):
+        return True
+    if operation in ORDER_OPERATIONS and order_key and attempt.order_key == order_key:
+        return attempt.operation in ORDER_OPERATIONS
+    return operation in REF_OPERATIONS and ref is not None and attempt.ref == ref
+
+
+def _same_money(earlier: Attempt, operation: Operation, ref: str | None) -> bool:
+    """Whether an earlier attempt moved the money this operation is about to move: a
+    charge on the same terminal or order, or a follow-up of the same transaction."""
+    if operation in ORDER_OPERATIONS:
+        return earlier.operation in ORDER_OPERATIONS
+    return earlier.operation in REF_OPERATIONS and ref is not None and earlier.ref == ref
+
+
+def _phase(status: str | None) -> Phase:
+    try:
+        return Phase(status)
+    except ValueError:
+        return Phase.WAITING
+
+
+def _age(attempt: Attempt) -> float:
+    return (utc_now() - attempt.created_at).total_seconds()
 
 
 def _answer_record(answer: TerminalResult | CloseBatchResult, operation: Operation) -> dict[str, Any]:
@@ -355,31 +667,7 @@ def _answer_record(answer: TerminalResult | CloseBatchResult, operation: Operati
     pay/auth means the type B flow; capture, void and refund answer directly on both."""
     if isinstance(answer, CloseBatchResult):
         return {"success": answer.success, "message": answer.message}
-    gateway = "B" if operation in (Operation.SALE, Operation.PREAUTH) else None
+    gateway = "B" if operation in ORDER_OPERATIONS else None
     record = {"gateway": gateway, "transactionId": answer.transaction_id, "paymentId": answer.payment_id,
               "amount": answer.amount, "resultTxt": answer.gateway_text or None}
     return {k: v for k, v in record.items() if v is not None}
-
-
-def _payment_details(payment: Payment) -> dict[str, Any]:
-    card = payment.card
-    details = {
-        "payment_id": payment.id, "transaction_id": payment.transaction_id, "amount": payment.amount,
-        "card_last4": card.last4 if card else None, "card_brand": (card.brand or card.network) if card else None,
-    }
-    return {k: v for k, v in details.items() if v is not None}
-
-
-def _entry_outcome(entry: TransactionEntry, attempt: Attempt) -> tuple[Outcome, dict[str, Any]]:
-    details = {
-        "payment_id": entry.payment_id or entry.id, "transaction_id": entry.transaction_id,
-        "amount": entry.base_amount if entry.base_amount is not None else attempt.amount,
-        "card_last4": entry.card.last4 if entry.card else None,
-        "card_brand": (entry.card.brand or entry.card.network) if entry.card else None,
-        "message": "found in the service's transactions by its attempt id",
-    }
-    details = {k: v for k, v in details.items() if v is not None}
-    if entry.error:
-        details["gateway_text"] = entry.error
-        return Outcome.DECLINED, details
-    return Outcome.APPROVED, details

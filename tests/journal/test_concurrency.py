@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 
 from pos_app.journal import CURRENT_VERSION, Journal
-
 from tests.journal.race_worker import open_fresh, race
 
 ROUNDS = 20

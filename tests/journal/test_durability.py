@@ -20,7 +20,6 @@ from pos_app.journal import (
     RefHasPendingFollowUp,
     TerminalBusy,
 )
-
 from tests.journal.helpers import count, raw, sale
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,6 @@ from pos_app.journal import (
     Outcome,
     TerminalBusy,
 )
-
 from tests.journal.helpers import count, sale
 
 # -- one in-flight attempt per terminal ------------------------------------------------

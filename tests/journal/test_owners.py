@@ -18,7 +18,6 @@ import pytest
 
 from pos_app.journal import InvalidResolution, InvalidTransition, Journal, JournalTooNew, Outcome
 from pos_app.journal.owners import is_alive, lock_path
-
 from tests.journal.helpers import raw, sale
 from tests.journal.owner_worker import race
 

@@ -15,7 +15,6 @@ import pytest
 
 from pos_app.journal import Journal, queries
 from pos_app.journal.owners import lock_path
-
 from tests.bench.bench_journal import build_big_journal
 from tests.journal.helpers import raw
 

@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime
 import pytest
 
 from pos_app.journal import Journal, Operation, Outcome
-
 from tests.journal.helpers import Clock, sale
 
 NY = "America/New_York"

@@ -21,7 +21,6 @@ from pos_app.journal import (
     TerminalBusy,
 )
 from pos_app.journal.schema import APPLICATION_ID
-
 from tests.journal.helpers import digest, raw, sale
 
 # The version 1 layout exactly as released; kept here verbatim (not imported) so that an

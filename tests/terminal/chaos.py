@@ -23,9 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from pos_app.api.client import Identity, PaymentsClient
+from pos_app.api.identity import attempt_in
 from pos_app.journal import Journal, Operation, Outcome
 from pos_app.terminal import TerminalService
-from pos_app.api.identity import attempt_in
 
 FAULTS = {
     # name: (amount or None for a random normal amount, knob to set before the sale, merchants)
@@ -145,7 +145,7 @@ async def _killed_process_sale(
             break
         try:
             await asyncio.wait_for(process.wait(), timeout=0.02)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
     if process.returncode is None:
         process.kill()

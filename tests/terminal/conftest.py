@@ -25,7 +25,8 @@ class Lane:
 
 
 @asynccontextmanager
-async def open_lane(sandbox, merchant: str, journal_path, *, wait_limit: float = 20.0, gateway: str = "auto"):
+async def open_lane(sandbox, merchant: str, journal_path, *, wait_limit: float = 20.0, gateway: str = "auto",
+                    **service_options):
     client = PaymentsClient(sandbox.base_url, sandbox.keys[merchant], identity=Identity("s1", "lane-1", "c7"))
     journal = Journal.open(journal_path)
     try:
@@ -33,7 +34,7 @@ async def open_lane(sandbox, merchant: str, journal_path, *, wait_limit: float =
         active = [t.id for t in listing.data if t.is_active is not False]
         stats_inactive = [t["id"] for t in sandbox.stats().get("terminals", []) if t.get("merchant") == merchant and not t.get("isActive", True)]
         inactive = next((t.id for t in listing.data if t.is_active is False), None) or (stats_inactive[0] if stats_inactive else None)
-        service = TerminalService(client, journal, gateway=gateway, wait_limit=wait_limit)
+        service = TerminalService(client, journal, gateway=gateway, wait_limit=wait_limit, **service_options)
         yield Lane(merchant, service, client, journal, active, inactive)
     finally:
         await client.aclose()

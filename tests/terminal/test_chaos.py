@@ -1,9 +1,7 @@
 """A bounded chaos run: every sale ends known, the journal matches the sandbox, nothing charged twice."""
 
-import pytest
 
 from tests.terminal.chaos import run_chaos
-
 
 
 async def test_chaos_run_small(sandbox, tmp_path):

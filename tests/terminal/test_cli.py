@@ -35,13 +35,18 @@ def test_list_sale_refund_flow_and_exit_codes(env_b, sandbox):
     assert {"attempt_id", "payment_id", "transaction_id", "card_last4"} <= set(sale.payload)
     declined = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "99")
     assert declined.code == 2 and declined.payload["outcome"] == "declined"
-    failed = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9901")
-    assert failed.code == 4 and failed.payload["outcome"] == "failed"
     unknown = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9908")
-    assert unknown.code == 3 and unknown.payload["outcome"] == "unknown"
+    assert unknown.code == 3 and unknown.payload["outcome"] == "unknown" and unknown.payload["error"]
+    held = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1000")
+    assert held.code == 4 and held.payload["refusal"] == "terminal_has_unknown"
+    assert held.payload["blocked_by"] == unknown.payload["attempt_id"]
     resolved = run_cli(env_b, "terminal", "resolve", unknown.payload["attempt_id"], "--not-paid",
                        "--reason", "no charge on the terminal", "--by", "mgr-ann")
     assert resolved.code == 0 and resolved.payload["outcome"] == "failed" and resolved.payload["resolved_by"] == "mgr-ann"
+    failed = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1000")
+    assert failed.code == 0, failed.payload
+    inactive = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2003", "--amount", "1000")
+    assert inactive.code == 4 and inactive.payload["refusal"] == "service_refused"
     ref = sale.payload["transaction_id"]
     void = run_cli(env_b, "terminal", "void", "--terminal", terminal, "--ref", ref)
     assert void.code == 0, void.payload
@@ -103,6 +108,7 @@ def test_resume_exit_codes(env_b, sandbox):
     assert stuck.code == 3
     still = run_cli(env_b, "terminal", "resume")
     assert still.code == 3 and still.payload["attempts"][0]["outcome"] == "unknown"
+    assert f"{stuck.payload['attempt_id']} {terminal}: checking" in still.stderr  # progress on stderr
 
 
 def test_receipt_command_writes_a_pdf(env_b, tmp_path):

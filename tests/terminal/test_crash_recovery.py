@@ -91,7 +91,7 @@ def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_
         resumed = run_cli(env, "terminal", "resume", "--wait", "0")
         assert resumed.code == 3
         [left] = resumed.payload["attempts"]
-        assert left["outcome"] == "unknown" and "another process" in left["message"]
+        assert left["outcome"] == "unknown" and "another process" in left["error"]
         out, _ = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
@@ -110,7 +110,11 @@ def test_the_next_command_after_a_kill_recovers_the_terminal_first(sandbox, tmp_
     kill_type_b_sale_mid_request(sandbox, env, terminal, 6100)
     [orphan] = journal_in_flight(tmp_path / "data" / "journal.sqlite3")
     sale = run_cli(env, "terminal", "sale", "--terminal", terminal, "--amount", "700")
-    assert sale.code == 0 and sale.payload["outcome"] == "approved", sale.payload
     [recovered] = sale.payload["recovered"]
     assert recovered["attempt_id"] == orphan.id and recovered["outcome"] == "approved"
-    assert pay_requests(sandbox, "B") == 2  # the killed sale was found, not resent
+    # the killed sale went through: this one is not sent on its own (it may be its retry)
+    assert sale.code == 4 and sale.payload["refusal"] == "earlier_attempt_approved", sale.payload
+    assert pay_requests(sandbox, "B") == 1  # the killed sale was found, not resent
+    sale = run_cli(env, "terminal", "sale", "--terminal", terminal, "--amount", "700")  # really another one
+    assert sale.code == 0 and sale.payload["outcome"] == "approved" and "recovered" not in sale.payload
+    assert pay_requests(sandbox, "B") == 2

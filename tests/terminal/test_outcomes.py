@@ -8,6 +8,7 @@ import pytest
 
 from pos_app.api.errors import InvalidInput
 from pos_app.journal import Operation, Outcome
+from pos_app.terminal.outcomes import Refusal
 from tests.terminal.conftest import pay_requests
 
 BOTH = ["S", "B"]
@@ -35,11 +36,16 @@ async def test_declines_become_declined(lane_factory, merchant, amount):
         assert lane.journal.get(result.attempt_id).outcome is Outcome.DECLINED
 
 
-@pytest.mark.parametrize("merchant", BOTH)
-async def test_gateway_failure_is_failed(lane_factory, merchant):
-    async with lane_factory(merchant) as lane:
+async def test_a_failed_message_is_failed(lane_factory):
+    async with lane_factory("S") as lane:
         result = await lane.service.sale(lane.active[0], 9901)
         assert result.outcome is Outcome.FAILED, result
+
+
+async def test_a_400_gateway_failure_proves_nothing_and_is_unknown(lane_factory):
+    async with lane_factory("B") as lane:
+        result = await lane.service.sale(lane.active[0], 9901)
+        assert result.outcome is Outcome.UNKNOWN, result
 
 
 @pytest.mark.parametrize("merchant", BOTH)
@@ -80,6 +86,7 @@ async def test_preauth_capture_then_close_batch_then_refund(lane_factory, mercha
         assert auth.outcome is Outcome.APPROVED, auth
         over = await lane.service.capture(terminal, auth.transaction_id, 5001)
         assert over.outcome is Outcome.FAILED, "capture above the pre-auth is refused"
+        assert "shows no capture" in over.message  # proven by reading the payment again
         captured = await lane.service.capture(terminal, auth.transaction_id, 4500)
         assert captured.outcome is Outcome.APPROVED, captured
         early = await lane.service.refund(terminal, auth.transaction_id, 1000)
@@ -122,7 +129,7 @@ async def test_double_press_sends_one_request(lane_factory, sandbox, merchant):
         outcomes = sorted([first.outcome, second.outcome])
         assert outcomes == sorted([Outcome.APPROVED, Outcome.FAILED])
         refused = first if first.outcome is Outcome.FAILED else second
-        assert "busy" in refused.message.lower() and refused.attempt_id is None
+        assert refused.refusal is Refusal.TERMINAL_BUSY and refused.attempt_id is None
         assert pay_requests(sandbox, merchant) == 1
 
 

@@ -12,6 +12,7 @@ from pos_app.api.errors import RateLimited
 from pos_app.api.models import PayRequest
 from pos_app.journal import Outcome
 from pos_app.terminal import PollScheduler
+from pos_app.terminal.outcomes import Phase
 
 
 async def start_messages(client: PaymentsClient, count: int) -> list[str]:
@@ -77,9 +78,9 @@ async def test_progress_events_show_state_elapsed_and_next_poll(lane_factory):
         lane.service.on_progress = seen.append
         result = await lane.service.sale(lane.active[0], 1500)
     assert result.outcome is Outcome.APPROVED
-    states = [p.state for p in seen]
-    assert states[0] == "sending" and states[-1] == "approved"
-    assert "complete" in states and ({"received", "processing"} & set(states))
+    phases = [p.phase for p in seen]
+    assert phases[0] is Phase.SENDING and phases[-1] is Phase.FINISHED and seen[-1].outcome is Outcome.APPROVED
+    assert Phase.COMPLETE in phases and ({Phase.RECEIVED, Phase.PROCESSING} & set(phases))
     elapsed = [p.elapsed for p in seen]
     assert elapsed[1:-1] == sorted(elapsed[1:-1])
     assert any(p.next_poll_in is not None and 0 <= p.next_poll_in <= 1.0 for p in seen)

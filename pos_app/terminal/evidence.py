@@ -1,0 +1,167 @@
+"""What an answer proves: the one place that turns the service's words into an outcome.
+
+The rules (money safety): an outcome is ``approved`` only on positive evidence (an
+approving synchronous answer with a transaction id, a payment that is ``paid`` or an open
+pre-auth, a transaction-list entry of the attempt without an error); ``declined`` only
+when a decline is stated; ``failed`` only when the answer proves nothing moved (the
+request was refused as such, or never left); everything else proves nothing and leaves
+the attempt ``unknown`` until it is verified. No I/O here: the terminal service asks, this
+module judges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pos_app.api.errors import (
+    GatewayDeclined,
+    InvalidInput,
+    NotFound,
+    PaymentsError,
+    RateLimited,
+    ServiceError,
+    TransportError,
+    Unauthorized,
+)
+from pos_app.api.models import Payment, TerminalResult, TransactionEntry
+from pos_app.journal import Operation, Outcome
+from pos_app.terminal.outcomes import Refusal
+
+PROVEN_REFUSAL_CODES = frozenset({"900", "101", "110"})
+"""Service codes of a 400 that refuse the request itself: validation, unusable field."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A judgement: ``outcome`` None when the answer proves neither way."""
+
+    outcome: Outcome | None
+    details: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+    possible_match: bool = False
+    """The transaction list holds a same-terminal, same-amount entry without our attempt id."""
+
+
+def error_outcome(error: PaymentsError) -> tuple[Outcome, Refusal | None]:
+    """The outcome an error answer (or the lack of one) proves for a money-moving request."""
+    if isinstance(error, GatewayDeclined):
+        return Outcome.DECLINED, None
+    if isinstance(error, InvalidInput):
+        return Outcome.FAILED, Refusal.INVALID_INPUT
+    if isinstance(error, TransportError):
+        return (Outcome.UNKNOWN, None) if error.request_sent else (Outcome.FAILED, None)
+    if isinstance(error, (RateLimited, Unauthorized, NotFound)):
+        return Outcome.FAILED, Refusal.SERVICE_REFUSED
+    if isinstance(error, ServiceError) and error.status_code == 400 and error.code in PROVEN_REFUSAL_CODES:
+        return Outcome.FAILED, Refusal.SERVICE_REFUSED
+    # a gateway failure, a 5xx, an unexpected status, an answer that does not parse: the
+    # request reached the service and nobody can say what it did
+    return Outcome.UNKNOWN, None
+
+
+def error_details(error: PaymentsError) -> dict[str, Any]:
+    details: dict[str, Any] = {"message": str(error)}
+    if isinstance(error, GatewayDeclined):
+        details["gateway_text"] = error.text or None
+        if error.transaction_id:
+            details["transaction_id"] = error.transaction_id
+        if isinstance(error.result, TerminalResult) and error.result.payment_id:
+            details["payment_id"] = error.result.payment_id
+    return _compact(details)
+
+
+def answer_evidence(answer: TerminalResult, amount: int | None) -> Evidence:
+    """A synchronous 2xx answer: approved only when it proves it; else nothing proven."""
+    details = _compact({
+        "transaction_id": answer.transaction_id, "payment_id": answer.payment_id,
+        "amount": answer.amount if answer.amount is not None else amount,
+        "gateway_text": answer.gateway_text or None,
+    })
+    if answer.proves_approval:
+        return Evidence(Outcome.APPROVED, details)
+    return Evidence(None, details, "the answer did not prove an approval "
+                                   f"(gateway said {answer.gateway_text or 'nothing'!r})")
+
+
+def payment_evidence(payment: Payment, operation: Operation) -> Evidence:
+    """A sale's or pre-auth's payment: approved when paid (or an open pre-auth), declined
+    when it states a decline, otherwise nothing proven."""
+    details = payment_details(payment)
+    if payment.paid is True or (operation is Operation.PREAUTH and payment.status == "auth"):
+        return Evidence(Outcome.APPROVED, details)
+    error_text = payment.error.strip() if isinstance(payment.error, str) else ""
+    if payment.status == "declined" or error_text:
+        details["gateway_text"] = error_text or "declined"
+        return Evidence(Outcome.DECLINED, details)
+    return Evidence(None, details, f"payment {payment.id} is neither paid nor declined "
+                                   f"(paid {payment.paid!r}, status {payment.status!r})")
+
+
+def payment_details(payment: Payment) -> dict[str, Any]:
+    card = payment.card
+    return _compact({
+        "payment_id": payment.id, "transaction_id": payment.transaction_id, "amount": payment.amount,
+        "card_last4": card.last4 if card else None, "card_brand": (card.brand or card.network) if card else None,
+    })
+
+
+def payment_state(payment: Payment) -> dict[str, Any]:
+    """What a follow-up compares before and after: journaled as ``payment_before``."""
+    return {"payment_id": payment.id, "status": payment.status, "amount": payment.amount,
+            "refunded_amount": payment.refunded_amount, "settled": payment.settled}
+
+
+class Change(Enum):
+    MOVED = "moved"
+    """The payment changed the way this follow-up changes it."""
+    NONE = "none"
+    """The payment is exactly as it was before the follow-up left."""
+    UNCLEAR = "unclear"
+    """It changed, but not in a way that proves this follow-up (someone else's?)."""
+
+
+def follow_up_change(operation: Operation, amount: int | None, before: dict[str, Any], after: Payment) -> Change:
+    """Compare a payment read before a capture, void or refund left with one read now."""
+    was, now = before.get("status"), after.status
+    if operation is Operation.REFUND:
+        had, has = before.get("refunded_amount"), after.refunded_amount
+        if isinstance(had, int) and isinstance(has, int):
+            moved = has - had
+            if moved == 0 and was == now:
+                return Change.NONE
+            return Change.MOVED if amount is not None and moved == amount else Change.UNCLEAR
+        if was == now:
+            return Change.NONE if was == "captured" else Change.UNCLEAR
+        return Change.MOVED if was == "captured" and now in ("refunded", "partially_refunded") else Change.UNCLEAR
+    if was == now and before.get("amount") == after.amount:
+        return Change.NONE
+    if operation is Operation.CAPTURE and was == "auth" and now in ("captured", "refunded", "partially_refunded"):
+        return Change.MOVED
+    if operation is Operation.VOID and was != "voided" and now == "voided":
+        return Change.MOVED
+    return Change.UNCLEAR
+
+
+def entries_evidence(entries: list[TransactionEntry], amount: int | None) -> Evidence:
+    """The service's transaction-list entries naming one attempt: any entry without an
+    error means the money moved; only declined entries mean declined."""
+    if not entries:
+        return Evidence(None)
+    went_through = [entry for entry in entries if not entry.declined]
+    entry = (went_through or entries)[0]
+    details = _compact({
+        "payment_id": entry.payment_id or entry.id, "transaction_id": entry.transaction_id,
+        "amount": entry.base_amount if entry.base_amount is not None else amount,
+        "card_last4": entry.card.last4 if entry.card else None,
+        "card_brand": (entry.card.brand or entry.card.network) if entry.card else None,
+    })
+    if went_through:
+        return Evidence(Outcome.APPROVED, details, "found in the service's transactions by its attempt id")
+    details["gateway_text"] = entry.error if isinstance(entry.error, str) else "declined"
+    return Evidence(Outcome.DECLINED, details, "found declined in the service's transactions by its attempt id")
+
+
+def _compact(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}

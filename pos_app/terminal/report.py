@@ -1,0 +1,89 @@
+"""The day report of ``pos-app terminal report``: the journal's summary of one day, its
+reconciliation with the service's transactions of that day, and what needs a manager.
+
+Needs action: attempts still in flight or unknown (with how to resolve them), conflicts
+(a late answer that contradicts a decision: a charge a manager marked not paid), and
+attempts flagged for attention (a possible match with a foreign user-agent, several
+service entries for one attempt, a decision forced without the service's answer).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.identity import Identity
+from pos_app.journal import Attempt, Journal
+from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
+
+ENTRY_KEYS = ("paymentId", "transactionId", "type", "baseAmount", "amount", "createdAt", "userAgent")
+
+
+async def day_report(client: PaymentsClient, journal: Journal, day: date, station: Identity) -> dict[str, Any]:
+    """The report of ``day`` (local calendar day) as the CLI prints it.
+
+    Raises ``PaymentsError`` when the transaction list cannot be read."""
+    day_start = datetime.combine(day, datetime.min.time()).astimezone()
+    window = await read_window(client, day_start - CLOCK_SLACK)
+    entries = [
+        entry.model_dump(by_alias=True, exclude_none=True)
+        for entry in window.entries
+        if ours(entry.user_agent, station) and on_day(entry_time(entry), day)
+    ]
+    summary = journal.summary(day)
+    reconciliation = journal.reconcile(entries, day=day)
+    decided = [attempt for attempt in journal.attempts(day=day) if attempt.is_final]
+    return {
+        "outcome": "approved",
+        "day": day.isoformat(),
+        "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
+                     "outcome": str(line.outcome) if line.outcome else "in_flight",
+                     "count": line.count, "total_cents": line.total} for line in summary.lines],
+        "reconciliation": {
+            "clean": reconciliation.clean,
+            "complete": window.complete,
+            "matched": len(reconciliation.matched),
+            "problems": [{"attempt_id": m.attempt.id, "problem": m.problem} for m in reconciliation.problems],
+            "service_only": [{k: e.get(k) for k in ENTRY_KEYS} for e in reconciliation.service_only],
+            "journal_only": [{"attempt_id": a.id, "amount": a.amount, "terminal": a.terminal_id}
+                             for a in reconciliation.journal_only],
+        },
+        "needs_action": needs_action(journal.in_flight(), decided),
+    }
+
+
+def needs_action(open_attempts: list[Attempt], decided: list[Attempt]) -> list[dict[str, Any]]:
+    """One row per problem a manager must act on, each saying what to do: every open
+    attempt (whatever its day), and the day's decided attempts with a conflict or a note."""
+    rows: list[dict[str, Any]] = []
+    for attempt in open_attempts:
+        state = "in flight" if attempt.outcome is None else "unknown"
+        rows.append({"attempt_id": attempt.id, "problem": "unresolved", "terminal": attempt.terminal_id,
+                     "operation": str(attempt.operation), "amount": attempt.amount,
+                     "action": f"the attempt is {state}: `pos-app terminal resume`, then if still unknown "
+                               f"`pos-app terminal resolve {attempt.id} --paid|--not-paid --reason …`"})
+    for attempt in decided:
+        if attempt.conflict is not None:
+            rows.append({"attempt_id": attempt.id, "problem": "conflict", "terminal": attempt.terminal_id,
+                         "operation": str(attempt.operation), "amount": attempt.amount,
+                         "decided": str(attempt.outcome), "service_said": attempt.conflict.get("outcome"),
+                         "payment_id": attempt.conflict.get("payment_id"),
+                         "action": "the service's answer contradicts the decision: the customer was charged; "
+                                   "refund it if the order was paid another way"})
+        for note in attempt.attention:
+            rows.append({"attempt_id": attempt.id, "problem": "attention", "terminal": attempt.terminal_id,
+                         "operation": str(attempt.operation), "amount": attempt.amount, "action": note})
+    return rows
+
+
+def ours(user_agent: str | None, station: Identity) -> bool:
+    """Entries of this station, or not made by pos-app at all; other stations reconcile their own."""
+    if not user_agent or not user_agent.startswith("pos-app/"):
+        return True
+    return station.made(user_agent)
+
+
+def on_day(moment: datetime | None, day: date) -> bool:
+    """An entry belongs to ``day`` (local calendar day); one without a readable time is kept."""
+    return moment is None or moment.astimezone().date() == day

@@ -1,0 +1,76 @@
+"""One poll budget per key for every process of a station.
+
+The service allows 120 polls a minute per key, whoever sends them: the app and a
+scripted ``pos-app terminal resume`` on the same key must share it, or the service
+answers 429 and results arrive late. ``SharedPollBudget`` keeps the time of the key's
+next free poll slot in a small file in the data dir; each poll reserves its slot by
+reading and advancing that time under an OS file lock (held for microseconds, never
+while waiting), so slots of all processes interleave at the scheduler's spacing.
+
+The file is named by a hash of the key, never the key itself. Times are wall-clock
+seconds (the processes share no monotonic clock); a stored slot more than
+``MAX_AHEAD`` seconds ahead means the clock jumped back, and is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import struct
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from pos_app.journal.owners import try_lock, unlock_and_close
+
+MAX_AHEAD = 120.0
+LOCK_RETRY = 0.002
+_SLOT = struct.Struct("<d")
+
+
+class SharedPollBudget:
+    """The next free poll slot of one key, shared through ``<folder>/<hash>.slot``."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        digest = hashlib.sha256(f"pos-app poll budget\0{key}".encode()).hexdigest()[:20]
+        self.path = Path(folder) / f"{digest}.slot"
+
+    async def reserve(self, interval: float) -> float:
+        """Take the next free slot and push the shared one ``interval`` past it; returns
+        the seconds to wait before polling."""
+
+        def advance(stored: float, now: float) -> tuple[float, float]:
+            slot = stored if now <= stored <= now + MAX_AHEAD else now
+            return slot + interval, slot - now
+
+        return await self._update(advance)
+
+    async def push(self, until: float) -> None:
+        """No slot before wall time ``until`` (a 429's Retry-After)."""
+        await self._update(lambda stored, now: (max(stored, until), 0.0))
+
+    async def _update(self, change: Callable[[float, float], tuple[float, float]]) -> float:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+            try:
+                if try_lock(fd):
+                    raw = _read_start(fd)
+                    stored = _SLOT.unpack(raw)[0] if len(raw) == _SLOT.size else 0.0
+                    new, wait = change(stored, time.time())
+                    _write_start(fd, _SLOT.pack(new))
+                    return float(wait)
+            finally:
+                unlock_and_close(fd)
+            await asyncio.sleep(LOCK_RETRY)
+
+
+def _read_start(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.read(fd, _SLOT.size)
+
+
+def _write_start(fd: int, data: bytes) -> None:
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)
