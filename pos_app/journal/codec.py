@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo
 
 _SECRET_NAME = re.compile(r"[^a-z0-9]")
@@ -85,7 +86,7 @@ def find_secret(value: object, path: str = "") -> str | None:
     return None
 
 
-def dump_json(value: dict, *, what: str) -> str:
+def dump_json(value: dict[str, Any], *, what: str) -> str:
     """``value`` as compact JSON, refusing secrets and anything JSON cannot carry exactly."""
     if not isinstance(value, dict):
         raise ValueError(f"{what} must be a dict, got {type(value).__name__}")
@@ -101,7 +102,7 @@ def dump_json(value: dict, *, what: str) -> str:
         raise ValueError(f"{what} must be JSON-able (str, int, bool, None, list, dict): {exc}") from None
 
 
-def load_json(text: str | None) -> dict:
+def load_json(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     value = json.loads(text)

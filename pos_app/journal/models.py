@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
+from typing import Any
 
 from pos_app.journal.codec import load_json, parse_time
 
@@ -66,7 +67,7 @@ class Event:
     attempt_id: str
     kind: str
     at: datetime
-    data: dict
+    data: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -79,20 +80,20 @@ class Attempt:
     order_key: str | None
     ref: str | None
     created_at: datetime
-    request: dict
+    request: dict[str, Any]
     sent: bool
     msg_identifier: str | None
     last_status: str | None
     outcome: Outcome | None
-    result: dict
+    result: dict[str, Any]
     resolved_by: str | None
     owner: str | None
     """The owner (see ``owners``) holding the attempt now: the latest to ``claim`` it, else
     the one that began it; ``None`` if begun before schema version 3 and never claimed."""
     events: tuple[Event, ...] = ()
-    payment_before: dict | None = None
+    payment_before: dict[str, Any] | None = None
     """A follow-up's reading of its payment before the request left (``PAYMENT_BEFORE``)."""
-    conflict: dict | None = None
+    conflict: dict[str, Any] | None = None
     """The latest late answer whose outcome contradicts the final one: a problem to act on."""
     attention: tuple[str, ...] = ()
     """Notes for a manager (possible match, several service entries, a forced decision)."""
@@ -114,24 +115,26 @@ class Attempt:
 
 ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner"
 EVENT_COLUMNS = "seq, attempt_id, kind, at, outcome, data"
+Row = tuple[Any, ...]
+"""A row as ``sqlite3`` returns it, its columns in ``ATTEMPT_COLUMNS`` or ``EVENT_COLUMNS`` order."""
 
 
-def make_event(row: tuple) -> Event:
+def make_event(row: Row) -> Event:
     seq, attempt_id, kind, at, _outcome, data = row
     return Event(seq=seq, attempt_id=attempt_id, kind=kind, at=parse_time(at), data=load_json(data))
 
 
-def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
+def fold(row: Row, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     """The current view of one attempt: its row plus its events in ``seq`` order."""
     attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner = row
     sent = False
     msg_identifier: str | None = None
     last_status: str | None = None
     outcome: Outcome | None = None
-    result: dict = {}
+    result: dict[str, Any] = {}
     resolved_by: str | None = None
-    payment_before: dict | None = None
-    late: dict | None = None
+    payment_before: dict[str, Any] | None = None
+    late: dict[str, Any] | None = None
     attention: list[str] = []
     kept: list[Event] = []
     for event in events:
@@ -184,7 +187,7 @@ def fold(row: tuple, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     )
 
 
-def _contradicts(late: dict | None, outcome: Outcome | None) -> bool:
+def _contradicts(late: dict[str, Any] | None, outcome: Outcome | None) -> bool:
     """A late final answer that differs from the final outcome the attempt was given."""
     if late is None or outcome is None or not outcome.is_final:
         return False
@@ -192,9 +195,9 @@ def _contradicts(late: dict | None, outcome: Outcome | None) -> bool:
     return said in {o.value for o in Outcome if o.is_final} and said != outcome.value
 
 
-def fold_many(rows: list[tuple], events: list[tuple], *, keep_events: bool) -> list[Attempt]:
+def fold_many(rows: list[Row], events: list[Row], *, keep_events: bool) -> list[Attempt]:
     """Attempt rows and the events of all of them (in ``seq`` order) as current views."""
-    by_attempt: dict[str, list] = {}
+    by_attempt: dict[str, list[Event]] = {}
     for attempt_id, group in groupby(sorted(events, key=lambda e: (e[1], e[0])), key=lambda e: e[1]):
         by_attempt[attempt_id] = [make_event(e) for e in group]
     return [fold(row, by_attempt.get(row[0], ()), keep_events=keep_events) for row in rows]

@@ -10,7 +10,7 @@ small readers that decode an attempt's state and latest result for the write gua
 from __future__ import annotations
 
 import sqlite3
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pos_app.journal.codec import load_json
 from pos_app.journal.errors import AttemptNotFound
@@ -113,7 +113,7 @@ def attempt_state(conn: sqlite3.Connection, attempt_id: str) -> State:
     return State(bool(sent), None if outcome is None else Outcome(outcome), holder)
 
 
-def latest_result(conn: sqlite3.Connection, attempt_id: str) -> dict:
+def latest_result(conn: sqlite3.Connection, attempt_id: str) -> dict[str, Any]:
     """The ``result`` of the attempt's latest outcome event (``{}`` if none)."""
     row = conn.execute(
         "SELECT data FROM events WHERE attempt_id = ? AND kind = 'outcome' ORDER BY seq DESC LIMIT 1",

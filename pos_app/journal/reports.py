@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, tzinfo
+from typing import Any
 
 from pos_app.api.identity import attempt_in
 from pos_app.journal.codec import tz_name
@@ -74,7 +75,7 @@ def build_summary(day: date, tz: tzinfo | None, attempts: Iterable[Attempt]) -> 
     order = list(Operation)
     outcome_order = [None, *Outcome]
 
-    def key(item: tuple[tuple[str, Operation, Outcome | None], list[int]]) -> tuple:
+    def key(item: tuple[tuple[str, Operation, Outcome | None], list[int]]) -> tuple[str, int, int]:
         (terminal, operation, outcome), _ = item
         return terminal, order.index(operation), outcome_order.index(outcome)
 
@@ -88,7 +89,7 @@ def build_summary(day: date, tz: tzinfo | None, attempts: Iterable[Attempt]) -> 
 @dataclass(frozen=True)
 class Match:
     attempt: Attempt
-    entry: dict
+    entry: dict[str, Any]
     matched_by: str
     """``attempt_id`` (found in the entry's userAgent), ``transactionId`` or ``paymentId``."""
     problem: str | None = None
@@ -98,7 +99,7 @@ class Match:
 @dataclass(frozen=True)
 class Reconciliation:
     matched: tuple[Match, ...]
-    service_only: tuple[dict, ...]
+    service_only: tuple[dict[str, Any], ...]
     """Service entries that match no journal attempt."""
     journal_only: tuple[Attempt, ...]
     """Approved sales and pre-auths in the journal that the service list does not contain."""
@@ -128,7 +129,7 @@ def recorded_ids(attempt: Attempt) -> Iterator[tuple[str, str]]:
 
 
 def reconcile(
-    entries: Iterable[dict],
+    entries: Iterable[dict[str, Any]],
     candidates: Iterable[Attempt],
     lookup: Callable[[str], Attempt | None],
     *,
@@ -150,21 +151,21 @@ def reconcile(
             if known is None or (attempt.operation in ORDER_OPERATIONS and known.operation not in ORDER_OPERATIONS):
                 by_ref[ref] = attempt
     matched: list[Match] = []
-    service_only: list[dict] = []
+    service_only: list[dict[str, Any]] = []
     seen: set[str] = set()
     for entry in entries:
-        attempt, how = _find(entry, by_id, by_ref, lookup)
-        if attempt is None:
+        found, how = _find(entry, by_id, by_ref, lookup)
+        if found is None:
             service_only.append(entry)
             continue
-        problem = _problem(attempt, entry)
-        if attempt.id in seen:
+        problem = _problem(found, entry)
+        if found.id in seen:
             problem = (
-                f"a second service entry for attempt {attempt.id}: possible double charge"
+                f"a second service entry for attempt {found.id}: possible double charge"
                 + (f"; {problem}" if problem else "")
             )
-        seen.add(attempt.id)
-        matched.append(Match(attempt=attempt, entry=entry, matched_by=how, problem=problem))
+        seen.add(found.id)
+        matched.append(Match(attempt=found, entry=entry, matched_by=how, problem=problem))
     journal_only = tuple(
         attempt
         for attempt in candidates
@@ -174,7 +175,7 @@ def reconcile(
 
 
 def _find(
-    entry: dict,
+    entry: dict[str, Any],
     by_id: dict[str, Attempt],
     by_ref: dict[tuple[str, str], Attempt],
     lookup: Callable[[str], Attempt | None],
@@ -195,7 +196,7 @@ def _find(
     return None, ""
 
 
-def _base_amount(entry: dict) -> int | None:
+def _base_amount(entry: dict[str, Any]) -> int | None:
     base, amount, surcharge = entry.get("baseAmount"), entry.get("amount"), entry.get("surcharge")
     if isinstance(base, int) and not isinstance(base, bool):
         return base
@@ -204,7 +205,7 @@ def _base_amount(entry: dict) -> int | None:
     return None
 
 
-def _problem(attempt: Attempt, entry: dict) -> str | None:
+def _problem(attempt: Attempt, entry: dict[str, Any]) -> str | None:
     error = entry.get("error")
     went_through = not error
     outcome = attempt.outcome

@@ -113,7 +113,7 @@ def inspect(conn: sqlite3.Connection, path: Path) -> int:
 
     Only reads: a refused file is closed as it was found.
     """
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
     app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     if app_id != APPLICATION_ID:
         tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]

@@ -19,9 +19,10 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
+from typing import Any
 
 from pos_app.journal import owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, load_json, parse_time, resolve_tz, time_text, utc_now
@@ -159,16 +160,16 @@ class Journal:
         except sqlite3.Error as exc:
             raise from_sqlite(exc, self._path, action) from None
 
-    def _write(self, action: str):
+    def _write(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
         return self._transaction("BEGIN IMMEDIATE", action)
 
-    def _read(self, action: str):
+    def _read(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
         return self._transaction("BEGIN", action)
 
     def _now(self) -> str:
         return time_text(self._clock())
 
-    def _append(self, conn: sqlite3.Connection, attempt_id: str, kind: str, data: dict,
+    def _append(self, conn: sqlite3.Connection, attempt_id: str, kind: str, data: dict[str, Any],
                 outcome: Outcome | None = None) -> None:
         conn.execute(
             "INSERT INTO events (attempt_id, kind, at, outcome, data) VALUES (?, ?, ?, ?, ?)",
@@ -186,7 +187,7 @@ class Journal:
         amount: int | None = None,
         order_key: str | None = None,
         ref: str | None = None,
-        request: dict,
+        request: dict[str, Any],
     ) -> Attempt:
         """Record a new attempt, durably, before its request may leave.
 
@@ -259,7 +260,7 @@ class Journal:
                 )
             self._append(conn, attempt_id, SENT, {})
 
-    def record(self, attempt_id: str, kind: str, data: dict | None = None) -> None:
+    def record(self, attempt_id: str, kind: str, data: dict[str, Any] | None = None) -> None:
         """Append an event such as ``msg_identifier``, ``poll_status``, ``answer``, ``lookup``."""
         check_kind(kind)
         data = {} if data is None else data
@@ -268,7 +269,7 @@ class Journal:
             queries.attempt_state(conn, attempt_id)
             self._append(conn, attempt_id, kind, data)
 
-    def finish(self, attempt_id: str, outcome: Outcome | str, result: dict | None = None) -> Attempt:
+    def finish(self, attempt_id: str, outcome: Outcome | str, result: dict[str, Any] | None = None) -> Attempt:
         """Append the outcome. A final one frees the terminal and closes the attempt; ``UNKNOWN``
         frees the terminal but keeps the attempt in ``in_flight()`` and blocks its order.
 
@@ -297,7 +298,7 @@ class Journal:
 
     def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
-        checked: dict | None = None,
+        checked: dict[str, Any] | None = None,
     ) -> Attempt:
         """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved,
         not paid → failed, recorded with who decided, why, and when. ``checked`` is what
@@ -391,9 +392,9 @@ class Journal:
         Costs one lock-file probe per distinct other holder.
         """
         found = self.in_flight()
-        others = {attempt.owner for attempt in found} - {None, self.owner}
-        alive = {holder: owners.is_alive(self._path, holder) for holder in others}
-        return [attempt for attempt in found if not alive.get(attempt.owner, False)]
+        others = {attempt.owner for attempt in found if attempt.owner is not None} - {self.owner}
+        alive = {holder for holder in others if owners.is_alive(self._path, holder)}
+        return [attempt for attempt in found if attempt.owner not in alive]
 
     def attempts(
         self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
@@ -422,7 +423,7 @@ class Journal:
         return reports.build_summary(day, zone, self.attempts(day=day, tz=zone))
 
     def reconcile(
-        self, service_entries: list[dict], *, day: date | None = None, tz: tzinfo | str | None = None
+        self, service_entries: list[dict[str, Any]], *, day: date | None = None, tz: tzinfo | str | None = None
     ) -> reports.Reconciliation:
         """Compare the service's transaction list with the journal (all of it, or ``day``)."""
         zone = resolve_tz(tz)

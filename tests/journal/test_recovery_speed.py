@@ -45,7 +45,8 @@ def hand_to_dead_owners(path):
         owners = {attempt_id: f"o-dead{index:012d}" for index, attempt_id in enumerate(ids)}
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(
-            "INSERT INTO events (attempt_id, kind, at, data) VALUES (?, 'claimed', '2026-03-07T12:00:00.000000+00:00', ?)",
+            "INSERT INTO events (attempt_id, kind, at, data) "
+            "VALUES (?, 'claimed', '2026-03-07T12:00:00.000000+00:00', ?)",
             [(attempt_id, json.dumps({"owner": owner, "from": None})) for attempt_id, owner in owners.items()],
         )
         conn.execute("COMMIT")

@@ -48,7 +48,7 @@ def test_summary_counts_and_totals_per_terminal_operation_outcome(timed, clock):
     timed.finish(sale(timed, "T4", "o-late", 1_00).id, Outcome.APPROVED)
 
     summary = timed.summary(date(2026, 3, 7), tz=NY)
-    table = {(l.terminal_id, l.operation, l.outcome): (l.count, l.total) for l in summary.lines}
+    table = {(line.terminal_id, line.operation, line.outcome): (line.count, line.total) for line in summary.lines}
     assert table == {
         ("T1", Operation.SALE, Outcome.APPROVED): (2, 19_75),
         ("T1", Operation.SALE, Outcome.DECLINED): (1, 3_00),
@@ -62,7 +62,7 @@ def test_summary_counts_and_totals_per_terminal_operation_outcome(timed, clock):
     assert summary.totals(terminal_id="T1") == (4, 24_75)
     assert summary.totals(outcomes=[None, Outcome.UNKNOWN]) == (2, 59_99)
     assert summary.by_terminal()["T2"][Operation.SALE][Outcome.UNKNOWN].total == 50_00
-    assert [l.terminal_id for l in summary.lines] == sorted(l.terminal_id for l in summary.lines)
+    assert [line.terminal_id for line in summary.lines] == sorted(line.terminal_id for line in summary.lines)
     # The same instants seen from UTC fall on other days.
     assert timed.summary(date(2026, 3, 7), tz="UTC").totals(terminal_id="T1") == (5, 124_75)
 
