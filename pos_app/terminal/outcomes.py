@@ -64,6 +64,8 @@ class Refusal(StrEnum):
     """A manager decision on an attempt that already has a final outcome."""
     SERVICE_SHOWS_OTHERWISE = "service_shows_otherwise"
     """A manager decision the service's own record contradicts; the record was kept."""
+    TOO_EARLY = "too_early"
+    """A "not paid" decision while the request may still be processed (no answer yet)."""
     SERVICE_UNREACHABLE = "service_unreachable"
     """A manager decision that could not be checked with the service (``force`` to insist)."""
     POSSIBLE_MATCH = "possible_match"

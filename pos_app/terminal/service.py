@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError, Unauthorized
+from pos_app.api.errors import PaymentsError, TransportError, Unauthorized
 from pos_app.api.models import (
     CaptureRequest,
     CloseBatchRequest,
@@ -81,6 +81,8 @@ FOLLOW_UP_SETTLE = 60.0
 """How long after it was sent a follow-up whose answer was lost may still be processed:
 until then an unchanged payment does not prove it failed."""
 JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
+NO_ANSWER = "no_answer"
+"""Event: the request left and no answer came back (it may still be processed)."""
 """Pauses between tries of an outcome write after the request left."""
 
 ProgressListener = Callable[[Progress], None]
@@ -271,6 +273,8 @@ class TerminalService:
     ) -> OperationResult:
         outcome, refusal = error_outcome(error)
         details = error_details(error)
+        if isinstance(error, TransportError) and error.request_sent:
+            self._note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
         if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self._key_refused():
             refusal = Refusal.BAD_CREDENTIALS
@@ -545,13 +549,29 @@ class TerminalService:
             if evidence.possible_match and not paid and not force:
                 return OperationResult.from_attempt(attempt, evidence.note + " (or --force)",
                                                     refusal=Refusal.POSSIBLE_MATCH)
+            pending = self._still_pending(attempt)
+            if pending and not paid and not force:
+                return OperationResult.from_attempt(attempt, pending, refusal=Refusal.TOO_EARLY)
             checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
-                       "note": evidence.note}
-        forced = force and (not checked["asked"] or bool(checked.get("possible_match")))
+                       "pending": bool(pending), "note": evidence.note}
+        forced = force and (not checked["asked"] or bool(checked.get("possible_match") or checked.get("pending")))
         decided = self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
                                                   forced=forced, checked=checked)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)
+
+    def _still_pending(self, attempt: Attempt) -> str:
+        """Why "not found" does not yet prove "not paid": the request left without an answer
+        (or its type S message never ended) less than ``wait_limit`` seconds ago, so the
+        service may still be processing it. Empty when it proves it."""
+        age = _age(attempt)
+        unanswered = attempt.outcome is None or attempt.msg_identifier is not None or any(
+            e.kind == NO_ANSWER for e in attempt.events)
+        if not unanswered or age >= self.wait_limit:
+            return ""
+        return (f"too early to decide \"not paid\": the request left {age:.0f} s ago without a final answer and the "
+                f"service may still be processing it; check again in {self.wait_limit - age:.0f} s, or decide now "
+                "with --force (recorded)")
 
     # ------------------------------------------------------------ journaling outcomes
 

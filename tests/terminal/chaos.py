@@ -6,10 +6,17 @@ gateway failures, answers dropped after the charge, 5xx, connection resets, time
 states, poll 429s, and two kinds of crash: the sale's task cancelled mid-flight, and a
 sale run as a ``pos-app terminal sale`` child process on the same journal file that is
 SIGKILLed right after it began its attempt (mid-request: the sandbox answers slowly in
-that round), once its message id is journaled (mid-poll), or after a random delay. After each round the
-lane resumes, as an app does on start. At the end a manager settles what is still unknown
-from the sandbox's truth (the terminal's own printout, in a store), and the journal is
-checked against the sandbox one to one.
+that round), once its message id is journaled (mid-poll), or after a random delay.
+
+Re-rings: after a sale ends unknown, failed, crashed or killed (or is refused because its
+lane still holds an unknown), the cashier rings the same order again in a later round,
+on the same lane or another one. After each round the lanes resume, as an app does on
+start, and a hurried manager decides some unknown attempts at random (paid or not paid,
+checked against the service, which refuses what it disproves or what is too early to tell). At the end a manager settles what is
+still unknown from the sandbox's truth (the terminal's own printout, in a store), and
+the journal is checked against the sandbox: one payment at most per attempt and per
+order, approved in the journal exactly when paid at the service (apart from a random
+manager's "paid" that the service could not contradict), and nothing left unresolved.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from pos_app.api.client import Identity, PaymentsClient
 from pos_app.api.identity import attempt_in
 from pos_app.journal import Journal, Operation, Outcome
 from pos_app.terminal import TerminalService
+from pos_app.terminal.outcomes import Refusal
 
 FAULTS = {
     # name: (amount or None for a random normal amount, knob to set before the sale, merchants)
@@ -45,11 +53,17 @@ FAULTS = {
     "kill": (None, {}, "SB"),
 }
 CRASHES = ("crash", "kill")
+REFUSALS_KEPT = (Refusal.ORDER_PAID, Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_UNRESOLVED,
+                 Refusal.TERMINAL_HAS_UNKNOWN)
+"""Refusals counted under their own name: they decide whether the order is rung again."""
 
 
 @dataclass
 class ChaosReport:
     sales: int = 0
+    rerings: int = 0
+    manager_decisions: Counter = field(default_factory=Counter)
+    manager_paid_without_charge: int = 0
     faults: Counter = field(default_factory=Counter)
     first_outcomes: Counter = field(default_factory=Counter)
     final_outcomes: Counter = field(default_factory=Counter)
@@ -60,7 +74,9 @@ class ChaosReport:
 
     def summary(self) -> dict:
         return {
-            "sales": self.sales, "faults": dict(self.faults), "first_outcomes": dict(self.first_outcomes),
+            "sales": self.sales, "rerings": self.rerings, "manager_decisions": dict(self.manager_decisions),
+            "manager_paid_without_charge": self.manager_paid_without_charge,
+            "faults": dict(self.faults), "first_outcomes": dict(self.first_outcomes),
             "final_outcomes": dict(self.final_outcomes), "unknown_resolved_by_resume": self.resolved_by_resume,
             "unknown_resolved_by_manager": self.resolved_by_manager,
             "payments_in_sandbox": self.payments_in_sandbox, "problems": self.problems,
@@ -81,25 +97,32 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
         inactive = {t["id"] for t in sandbox.stats()["terminals"] if not t["isActive"]}  # type B lists omit it
         terminals = [t.id for t in (await client.list_terminals()).data if t.id not in inactive]
         lanes[merchant] = (client, journal, TerminalService(client, journal, wait_limit=wait_limit), terminals)
+    pending: dict[str, list[tuple[str, int]]] = {merchant: [] for merchant in lanes}  # orders to ring again
     try:
         order = 0
         while report.sales < sales:
-            round_tasks = []
+            round_tasks, rung = [], []
             for merchant, (_, _, service, terminals) in lanes.items():
                 for terminal in terminals:
                     if report.sales >= sales:
                         break
-                    order += 1
                     report.sales += 1
                     fault = rng.choice([f for f, (_, _, who) in FAULTS.items() if merchant in who])
-                    report.faults[fault] += 1
                     amount, knobs, _ = FAULTS[fault]
-                    amount = amount or rng.randrange(100, 50_000)
-                    if 9901 <= amount <= 9908 and FAULTS[fault][0] is None:
-                        amount += 100  # a random amount must not hit a test amount
-                    if knobs:
+                    if pending[merchant] and rng.random() < 0.6:  # the same order, rung again
+                        order_number, amount = pending[merchant].pop(rng.randrange(len(pending[merchant])))
+                        fault = "clean" if fault in CRASHES else fault
+                        report.rerings += 1
+                    else:
+                        order += 1
+                        order_number = f"chaos-{seed}-{order}"
+                        amount = amount or rng.randrange(100, 50_000)
+                        if 9901 <= amount <= 9908 and FAULTS[fault][0] is None:
+                            amount += 100  # a random amount must not hit a test amount
+                    report.faults[fault] += 1
+                    if knobs and fault not in CRASHES:
                         sandbox.set_faults(**knobs)
-                    order_number = f"chaos-{seed}-{order}"
+                    rung.append((merchant, order_number, amount))
                     if fault == "kill":
                         sandbox.set_faults(latency_ms=400)  # the request is still open when the kill comes
                         journal = lanes[merchant][1]
@@ -108,11 +131,14 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
                         continue
                     sale = service.sale(terminal, amount, order_number=order_number)
                     round_tasks.append(_crash_soon(sale, rng) if fault == "crash" else _outcome_of(sale))
-            for outcome in await asyncio.gather(*round_tasks):
+            for (merchant, order_number, amount), outcome in zip(rung, await asyncio.gather(*round_tasks), strict=True):
                 report.first_outcomes[outcome] += 1
+                if outcome not in ("approved", "declined", "order_paid", "earlier_attempt_approved"):
+                    pending[merchant].append((order_number, amount))
             sandbox.set_faults(reset_next=0, drop_next=0, latency_ms=0)
             for _, _, service, _ in lanes.values():
                 await service.resume(wait_limit=0.5)
+            await _hurried_manager(lanes, rng, report)
         await _settle(lanes, sandbox, report)
         _check(lanes, sandbox, report)
     finally:
@@ -122,8 +148,20 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
     return report
 
 
+async def _hurried_manager(lanes, rng: random.Random, report: ChaosReport) -> None:
+    """Some unknown attempts decided at random; the service check refuses what it can disprove."""
+    for _, journal, service, _ in lanes.values():
+        for attempt in journal.in_flight():
+            if attempt.outcome is None or rng.random() > 0.5:
+                continue
+            paid = rng.random() < 0.5
+            result = await service.resolve(attempt.id, paid=paid, reason="hurried manager", by="chaos-manager")
+            report.manager_decisions[str(result.refusal or ("paid" if paid else "not_paid"))] += 1
+
+
 async def _outcome_of(sale) -> str:
-    return str((await sale).outcome)
+    result = await sale
+    return str(result.refusal) if result.refusal in REFUSALS_KEPT else str(result.outcome)
 
 
 async def _killed_process_sale(
@@ -180,7 +218,8 @@ async def _settle(lanes, sandbox, report: ChaosReport) -> None:
     for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
             charged = [p for p in payments if p["merchant"] == merchant and attempt_in(p.get("userAgent")) == attempt.id]
-            service.resolve(attempt.id, paid=any(p["paid"] for p in charged), reason="checked the terminal printout", by="chaos-manager")
+            await service.resolve(attempt.id, paid=any(p["paid"] for p in charged),
+                                  reason="checked the terminal printout", by="chaos-manager", force=True)
     for _, journal, _, _ in lanes.values():
         for attempt in journal.attempts():
             outcomes = [e.data.get("outcome") for e in journal.get(attempt.id).events if e.kind == "outcome"]
@@ -199,22 +238,24 @@ def _check(lanes, sandbox, report: ChaosReport) -> None:
         if journal.in_flight():
             report.problems.append(f"{merchant}: attempts still unresolved")
         mine = [p for p in payments if p["merchant"] == merchant]
+        paid_orders: Counter = Counter()
         for attempt in attempts:
             report.final_outcomes[str(attempt.outcome)] += 1
             assert attempt.operation is Operation.SALE
             charged = [p for p in mine if attempt_in(p.get("userAgent")) == attempt.id]
             paid = [p for p in charged if p["paid"]]
+            paid_orders[attempt.order_key] += len(paid)
             if len(charged) > 1:
                 report.problems.append(f"{attempt.id}: {len(charged)} payments for one attempt")
-            if (attempt.outcome is Outcome.APPROVED) != bool(paid):
+            approved = attempt.outcome is Outcome.APPROVED
+            if approved and not paid and attempt.resolved_by:
+                report.manager_paid_without_charge += 1  # a manager's word the service could not disprove
+            elif approved != bool(paid) and not (paid and attempt.conflict):
                 report.problems.append(f"{attempt.id}: journal says {attempt.outcome}, sandbox paid={bool(paid)}")
-            if attempt.outcome is Outcome.DECLINED and charged and charged[0]["paid"]:
-                report.problems.append(f"{attempt.id}: declined in the journal but paid")
         known = {a.id for a in attempts}
         for payment in mine:
             if attempt_in(payment.get("userAgent")) not in known:
                 report.problems.append(f"payment {payment['id']} has no journal attempt")
-        orders = Counter(a.order_key for a in attempts if a.outcome is Outcome.APPROVED)
-        twice = [o for o, n in orders.items() if n > 1]
+        twice = [order for order, count in paid_orders.items() if count > 1]
         if twice:
             report.problems.append(f"orders charged twice: {twice}")

@@ -186,8 +186,11 @@ async def test_row5_a_late_approval_after_not_paid_makes_the_order_paid(lane_fac
         sale = asyncio.ensure_future(lane.service.sale(lane.active[0], 3300, order_number="o-5"))
         await wait_until_async(lambda: any(a.msg_identifier for a in lane.journal.in_flight()), what="message id")
         [attempt] = lane.journal.in_flight()
-        decided = await lane.service.resolve(attempt.id, paid=False, reason="customer walked away", by="mgr-bo")
-        assert decided.outcome is Outcome.FAILED  # the service had nothing yet: the decision stands
+        early = await lane.service.resolve(attempt.id, paid=False, reason="customer walked away", by="mgr-bo")
+        assert early.refusal is Refusal.TOO_EARLY and early.outcome is not Outcome.FAILED  # it may still complete
+        decided = await lane.service.resolve(attempt.id, paid=False, reason="customer walked away", by="mgr-bo",
+                                             force=True)
+        assert decided.outcome is Outcome.FAILED  # the manager insisted: recorded as forced
         result = await sale
         assert result.outcome is Outcome.FAILED and "later answer was approved" in result.message
         assert lane.journal.get(attempt.id).conflict["outcome"] == "approved"
