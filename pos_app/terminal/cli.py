@@ -235,7 +235,7 @@ async def _dispatch(config: StoreConfig, client: PaymentsClient, journal: Journa
         return result.to_json(), EXIT[Outcome.FAILED] if result.refusal else 0
     result = await _operation(service, args)
     if result.refusal in CONFIG_REFUSALS:
-        return result.to_json(), EXIT_INVALID
+        return {**result.to_json(), "outcome": "invalid"}, EXIT_INVALID
     return result.to_json(), EXIT[result.outcome]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import date
 
 import httpx
 import pytest
@@ -13,6 +14,7 @@ from pos_app.api.identity import Identity
 from pos_app.journal import Journal, JournalError, Outcome
 from pos_app.terminal import TerminalService
 from pos_app.terminal.outcomes import Phase, Refusal
+from pos_app.terminal.report import day_report
 from tests.terminal.conftest import pay_requests
 from tests.waiting import wait_until_async
 
@@ -197,6 +199,12 @@ async def test_row5_a_late_approval_after_not_paid_makes_the_order_paid(lane_fac
         again = await lane.service.sale(lane.active[1], 3300, order_number="o-5")
         assert again.refusal is Refusal.ORDER_PAID
         assert pay_requests(sandbox, "S") == 1
+        report = await day_report(lane.client, lane.journal, date.today(), Identity(station="lane-1"))
+        [conflict] = [row for row in report["needs_action"] if row["problem"] == "conflict"]
+        assert conflict["attempt_id"] == attempt.id and conflict["service_said"] == "approved"
+        assert "refund" in conflict["action"]
+        assert any(row["problem"] == "attention" and "without the service's answer" in row["action"]
+                   for row in report["needs_action"])
 
 
 # row 6 ---------------------------------------------------------------------------------------
