@@ -141,9 +141,9 @@ def _order(entries: list[TransactionEntry]) -> str | None:
     times = [moment for moment in map(entry_time, entries) if moment is not None]
     if len(times) < 2 or times[0] == times[-1]:
         return None
-    if all(a >= b for a, b in zip(times, times[1:])):
+    if all(a >= b for a, b in zip(times, times[1:], strict=False)):
         return "newest"
-    if all(a <= b for a, b in zip(times, times[1:])):
+    if all(a <= b for a, b in zip(times, times[1:], strict=False)):
         return "oldest"
     return None
 

@@ -37,7 +37,6 @@ from pos_app.api.models import (
     CaptureRequest,
     CloseBatchRequest,
     CloseBatchResult,
-    MessageStatus,
     PayAccepted,
     PayRequest,
     RefundRequest,
@@ -53,24 +52,17 @@ from pos_app.journal import (
     Operation,
     Outcome,
 )
-from pos_app.journal.codec import utc_now
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
+from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, REF_OPERATIONS
 from pos_app.terminal.evidence import (
-    Change,
     Evidence,
     answer_evidence,
-    entries_evidence,
     error_details,
     error_outcome,
-    follow_up_change,
-    payment_details,
-    payment_evidence,
-    payment_state,
 )
-from pos_app.terminal.lookup import find_attempt
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
+from pos_app.terminal.reader import AttemptReader, age
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +103,8 @@ class TerminalService:
         self.on_progress = on_progress
         self.scheduler = scheduler or PollScheduler(client.poll_message)
         self.brief_wait = brief_wait
-        self.follow_up_settle = follow_up_settle
+        self.reader = AttemptReader(client, journal, self.scheduler, wait_limit=wait_limit,
+                                    follow_up_settle=follow_up_settle, report=self._progress)
         self._active: set[str] = set()  # attempts this service is working on right now
 
     # ------------------------------------------------------------ operations
@@ -139,7 +132,9 @@ class TerminalService:
                                order_key=order_key or order_number,
                                send=lambda attempt_id: self.client.auth(request, attempt_id=attempt_id))
 
-    async def capture(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None) -> OperationResult:
+    async def capture(
+        self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None
+    ) -> OperationResult:
         """Capture a pre-auth (pnRefNum ``ref``); ``payment_id``, when known, lets the
         service verify an unknown capture by reading the payment before and after."""
         request = CaptureRequest(terminalId=terminal_id, pnRefNum=ref, amount=amount)
@@ -152,7 +147,9 @@ class TerminalService:
         return await self._run(Operation.VOID, terminal_id, request.wire(), ref=ref, payment_id=payment_id,
                                send=lambda attempt_id: self.client.void(request, attempt_id=attempt_id))
 
-    async def refund(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None) -> OperationResult:
+    async def refund(
+        self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None
+    ) -> OperationResult:
         request = RefundRequest(terminalId=terminal_id, pnRefNum=ref, amount=amount)
         return await self._run(Operation.REFUND, terminal_id, request.wire(), amount=amount, ref=ref,
                                payment_id=payment_id,
@@ -207,7 +204,7 @@ class TerminalService:
         try:
             before = None
             if operation in REF_OPERATIONS:
-                before = await self._unsent(attempt, self._read_payment_before(attempt, payment_id))
+                before = await self._unsent(attempt, self.reader.read_payment_before(attempt, payment_id))
             result = await self._send_and_settle(attempt, send, before)
         finally:
             self._active.discard(attempt.id)
@@ -254,19 +251,20 @@ class TerminalService:
             return await self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
             message_id = answer.msg_identifier
-            self._note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
-            message = await self._wait_for_message(attempt, message_id, started, self.wait_limit)
+            self.reader.note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
+            message = await self.reader.wait_for_message(attempt, message_id, started, self.wait_limit)
             if message is None:
                 return await self._finish_waiting(attempt, message_id)
-            return await self._finish_evidence(attempt, await self._message_evidence(attempt, message_id, message))
-        self._note(attempt.id, "answer", _answer_record(answer, attempt.operation))
+            evidence = await self.reader.message_evidence(attempt, message_id, message)
+            return await self._finish_evidence(attempt, evidence)
+        self.reader.note(attempt.id, "answer", _answer_record(answer, attempt.operation))
         if isinstance(answer, CloseBatchResult):
             return await self._finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
         assert isinstance(answer, TerminalResult)
         evidence = answer_evidence(answer, attempt.amount)
         if evidence.outcome is None and answer.payment_id:  # settle it by reading the payment
-            evidence = await self._payment_evidence(attempt, answer.payment_id, before, answered=True)
-        return await self._finish_evidence(attempt, await self._with_card(attempt, evidence))
+            evidence = await self.reader.payment_evidence(attempt, answer.payment_id, before, answered=True)
+        return await self._finish_evidence(attempt, await self.reader.with_card(attempt, evidence))
 
     async def _settle_error(
         self, attempt: Attempt, error: PaymentsError, before: dict[str, Any] | None
@@ -274,78 +272,16 @@ class TerminalService:
         outcome, refusal = error_outcome(error)
         details = error_details(error)
         if isinstance(error, TransportError) and error.request_sent:
-            self._note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
+            self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
-        if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self._key_refused():
+        if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self.reader.key_refused():
             refusal = Refusal.BAD_CREDENTIALS
             details["message"] = "the service refused the key-hash: check the configured key; nothing was charged"
         if outcome is Outcome.UNKNOWN and before is not None:  # the service answered: compare now
-            evidence = await self._payment_evidence(attempt, before["payment_id"], before, answered=True)
+            evidence = await self.reader.payment_evidence(attempt, before["payment_id"], before, answered=True)
             if evidence.outcome is not None:
                 return await self._finish_evidence(attempt, evidence, cause=str(error))
         return await self._finish(attempt, outcome, details, refusal=refusal)
-
-    async def _key_refused(self) -> bool:
-        """After a 401 on a terminal request: does the service refuse the key itself?"""
-        try:
-            await self.client.list_terminals()
-        except Unauthorized:
-            return True
-        except PaymentsError:
-            return False
-        return False
-
-    async def _with_card(self, attempt: Attempt, evidence: Evidence) -> Evidence:
-        """Card details for the receipt of an approved sale; the outcome does not depend on it."""
-        payment_id = evidence.details.get("payment_id")
-        if evidence.outcome is not Outcome.APPROVED or attempt.operation not in ORDER_OPERATIONS or not payment_id:
-            return evidence
-        if "card_last4" in evidence.details:
-            return evidence
-        try:
-            card = payment_details(await self.client.get_payment(payment_id))
-        except PaymentsError as error:
-            log.info("card details of %s not read: %s", payment_id, error)
-            return evidence
-        return replace(evidence, details={**evidence.details, **{k: v for k, v in card.items() if k.startswith("card_")}})
-
-    # ------------------------------------------------------------ type S messages
-
-    async def _wait_for_message(
-        self, attempt: Attempt, message_id: str, started: float, limit: float
-    ) -> MessageStatus | None:
-        """Poll until the message is complete or failed (returned), None when ``limit`` runs out."""
-        last_status = attempt.last_status
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            self._progress(attempt, _phase(last_status), started, self.scheduler.next_poll_in())
-            try:
-                message = await asyncio.wait_for(
-                    self.scheduler.poll(message_id), timeout=max(0.01, deadline - time.monotonic())
-                )
-            except TimeoutError:
-                break
-            except PaymentsError as error:  # 429, connection trouble, odd answer: keep polling
-                self._note(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
-                continue
-            if message.status != last_status:
-                last_status = message.status
-                self._note(attempt.id, "poll_status", {
-                    "status": message.status, "elapsed": round(time.monotonic() - started, 3),
-                    **({"paymentId": message.payment_id} if message.payment_id else {}),
-                })
-                self._progress(attempt, _phase(message.status), started)
-            if message.status in ("complete", "failed"):
-                return message
-        return None
-
-    async def _message_evidence(self, attempt: Attempt, message_id: str, message: MessageStatus) -> Evidence:
-        if message.payment_id:
-            evidence = await self._payment_evidence(attempt, message.payment_id, None, answered=True)
-            evidence = await self._with_card(attempt, evidence)
-        else:  # failed without a payment: the terminal reported failure, nothing was charged
-            evidence = Evidence(Outcome.FAILED, {}, message.error or "the terminal reported failure")
-        return replace(evidence, details={**evidence.details, "msg_identifier": message_id})
 
     async def _finish_waiting(self, attempt: Attempt, message_id: str) -> OperationResult:
         status = self.journal.get(attempt.id).last_status or "none"
@@ -355,108 +291,6 @@ class TerminalService:
                        "may still complete: the terminal stays held until it is resumed or a manager "
                        "decides; never charge again",
         })
-
-    # ------------------------------------------------------------ reading the service
-
-    async def _payment_evidence(
-        self, attempt: Attempt, payment_id: str, before: dict[str, Any] | None, *, answered: bool
-    ) -> Evidence:
-        """A sale's payment judged on its own; a follow-up's compared with ``before``.
-
-        ``answered``: the service answered this request (an unchanged payment then proves
-        that nothing moved); otherwise only after ``follow_up_settle`` seconds."""
-        try:
-            payment = await self.client.get_payment(payment_id)
-        except PaymentsError as error:
-            return Evidence(None, {"payment_id": payment_id}, f"the payment could not be read: {error}")
-        if attempt.operation not in REF_OPERATIONS:
-            return payment_evidence(payment, attempt.operation)
-        if before is None:
-            return Evidence(None, {"payment_id": payment_id}, "the payment was not read before the request left")
-        change = follow_up_change(attempt.operation, attempt.amount, before, payment)
-        details = {"payment_id": payment.id, "amount": attempt.amount}
-        if change is Change.MOVED:
-            return Evidence(Outcome.APPROVED, details, f"the payment shows the {attempt.operation}")
-        settled = answered or _age(attempt) >= self.follow_up_settle
-        if change is Change.NONE and settled:
-            return Evidence(Outcome.FAILED, details, f"the payment shows no {attempt.operation}: nothing moved")
-        return Evidence(None, details, f"the payment does not show whether the {attempt.operation} happened "
-                                       f"(status {before.get('status')!r} → {payment.status!r})")
-
-    async def _read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
-        """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
-        assert attempt.ref is not None
-        payment_id = payment_id or self.journal.payment_for_ref(attempt.ref)
-        if not payment_id:
-            return None
-        try:
-            payment = await self.client.get_payment(payment_id)
-        except PaymentsError as error:
-            log.info("attempt %s: payment %s not read before sending: %s", attempt.id, payment_id, error)
-            return None
-        state = payment_state(payment)
-        self._note(attempt.id, PAYMENT_BEFORE, state)
-        return state
-
-    async def _list_evidence(self, attempt: Attempt) -> Evidence:
-        """The attempt's own entries in the transaction list; raises ``PaymentsError`` when
-        the list cannot be read."""
-        found = await find_attempt(self.client, attempt, waited=self.wait_limit)
-        self._note(attempt.id, "lookup", {"found": len(found.matches), "possible": len(found.possible),
-                                          "complete": found.complete})
-        if len(found.matches) > 1:
-            self._note(attempt.id, "duplicate_entries", {
-                "note": f"{len(found.matches)} service transactions name attempt {attempt.id}: a possible "
-                        "double charge; check them and refund the extra one",
-                "entries": [e.id or e.transaction_id for e in found.matches],
-            })
-        evidence = entries_evidence(list(found.matches), attempt.amount)
-        if evidence.outcome is not None:
-            return evidence
-        if found.possible:
-            ids = sorted(str(e.id or e.transaction_id) for e in found.possible)
-            if not any(e.kind == "possible_match" and e.data.get("entries") == ids
-                       for e in self.journal.get(attempt.id).events):
-                self._note(attempt.id, "possible_match", {
-                    "note": f"the service recorded {len(ids)} transaction(s) of {attempt.amount} cents on terminal "
-                            f"{attempt.terminal_id} without our attempt id ({', '.join(ids)}): check whether one "
-                            "is this attempt before deciding",
-                    "entries": ids,
-                })
-            return Evidence(None, {}, "a transaction of the same amount on this terminal was recorded without "
-                                      "our attempt id: a manager must check it", possible_match=True)
-        return Evidence(None, {}, "not found in the service's transactions yet; resume later or ask a manager")
-
-    async def _evidence(self, attempt: Attempt, limit: float) -> Evidence:
-        """Everything the service can say of an attempt, without resending it: its message,
-        its payment (compared with the reading before, for a follow-up), its list entries.
-        Raises ``PaymentsError`` when the transaction list cannot be read."""
-        if not attempt.sent:
-            return Evidence(Outcome.FAILED, {}, "the request never left: nothing was charged")
-        if attempt.operation is Operation.CLOSE_BATCH:
-            return Evidence(None, {}, "a close batch cannot be looked up: check the terminal's batch "
-                                      "report, then a manager resolves it")
-        self._progress(attempt, Phase.CHECKING, time.monotonic())
-        payment_id = attempt.result.get("payment_id")
-        if attempt.operation in REF_OPERATIONS:
-            before = attempt.payment_before
-            if before is not None:
-                evidence = await self._payment_evidence(attempt, before["payment_id"], before, answered=False)
-                if evidence.outcome is not None:
-                    return evidence
-        else:
-            if attempt.msg_identifier and not payment_id:
-                message = await self._wait_for_message(attempt, attempt.msg_identifier, time.monotonic(), limit)
-                if message is not None:
-                    evidence = await self._message_evidence(attempt, attempt.msg_identifier, message)
-                    if evidence.outcome is not None:
-                        return evidence
-                    payment_id = message.payment_id
-            if payment_id:
-                evidence = await self._payment_evidence(attempt, payment_id, None, answered=False)
-                if evidence.outcome is not None:
-                    return await self._with_card(attempt, evidence)
-        return await self._list_evidence(attempt)
 
     # ------------------------------------------------------------ recovery
 
@@ -488,7 +322,7 @@ class TerminalService:
         blocking = [a for a in candidates
                     if a.id not in self._active and _blocks(a, operation, terminal_id, order_key, ref)]
         results = await asyncio.gather(*(self._resume_one(a, self.brief_wait) for a in blocking))
-        return list(zip(blocking, results))
+        return list(zip(blocking, results, strict=True))
 
     async def _resume_one(self, attempt: Attempt, limit: float) -> OperationResult:
         claimed = self.journal.claim(attempt.id)  # atomic: no other process resumes it too
@@ -497,12 +331,12 @@ class TerminalService:
         self._active.add(attempt.id)
         try:
             try:
-                evidence = await self._evidence(claimed, limit)
+                evidence = await self.reader.evidence(claimed, limit)
             except PaymentsError as error:
                 evidence = Evidence(None, {}, f"the service could not be asked: {error}")
             if evidence.outcome is not None or claimed.outcome is None:
                 return await self._finish_evidence(claimed, evidence)
-            self._note(claimed.id, "check", {"message": evidence.note})
+            self.reader.note(claimed.id, "check", {"message": evidence.note})
             return OperationResult.from_attempt(claimed, evidence.note)
         finally:
             self._active.discard(attempt.id)
@@ -528,7 +362,7 @@ class TerminalService:
                 refusal=Refusal.ALREADY_FINAL)
         checked: dict[str, Any]
         try:
-            evidence = await self._evidence(attempt, 0.0)
+            evidence = await self.reader.evidence(attempt, 0.0)
         except PaymentsError as error:
             if not force:
                 return OperationResult.from_attempt(
@@ -541,7 +375,7 @@ class TerminalService:
                 agrees = (evidence.outcome is Outcome.APPROVED) == paid
                 if agrees:
                     return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
-                self._note(attempt_id, "decision_refused", {"decision": "paid" if paid else "not_paid", "by": by,
+                self.reader.note(attempt_id, "decision_refused", {"decision": "paid" if paid else "not_paid", "by": by,
                                                             "reason": reason, "service": str(evidence.outcome)})
                 return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=(
                     f"refused: the service shows this attempt {evidence.outcome} "
@@ -564,14 +398,14 @@ class TerminalService:
         """Why "not found" does not yet prove "not paid": the request left without an answer
         (or its type S message never ended) less than ``wait_limit`` seconds ago, so the
         service may still be processing it. Empty when it proves it."""
-        age = _age(attempt)
+        elapsed = age(attempt)
         unanswered = attempt.outcome is None or attempt.msg_identifier is not None or any(
             e.kind == NO_ANSWER for e in attempt.events)
-        if not unanswered or age >= self.wait_limit:
+        if not unanswered or elapsed >= self.wait_limit:
             return ""
-        return (f"too early to decide \"not paid\": the request left {age:.0f} s ago without a final answer and the "
-                f"service may still be processing it; check again in {self.wait_limit - age:.0f} s, or decide now "
-                "with --force (recorded)")
+        return (f"too early to decide \"not paid\": the request left {elapsed:.0f} s ago without a final "
+                "answer and the service may still be processing it; check again in "
+                f"{self.wait_limit - elapsed:.0f} s, or decide now with --force (recorded)")
 
     # ------------------------------------------------------------ journaling outcomes
 
@@ -594,7 +428,7 @@ class TerminalService:
             await self._durably(lambda: self.journal.finish(attempt.id, outcome, journaled),
                                 f"recording {outcome} for {attempt.id}")
         except InvalidResolution:  # a manager decided first: keep the late answer beside it
-            self._note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
+            self.reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
             log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
             decided = self.journal.get(attempt.id)
             conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
@@ -632,13 +466,6 @@ class TerminalService:
         except JournalError as error:
             log.warning("attempt %s: %s not journaled: %s", attempt.id, outcome, error)
 
-    def _note(self, attempt_id: str, kind: str, data: dict[str, Any]) -> None:
-        """An event that helps later (a poll status, a lookup): never worth failing a payment."""
-        try:
-            self.journal.record(attempt_id, kind, data)
-        except JournalError as error:
-            log.warning("attempt %s: %s event not journaled: %s", attempt_id, kind, error)
-
     def _progress(
         self, attempt: Attempt, phase: Phase, started: float | None, next_poll_in: float | None = None,
         *, outcome: Outcome | None = None,
@@ -671,15 +498,6 @@ def _same_money(earlier: Attempt, operation: Operation, ref: str | None) -> bool
     return earlier.operation in REF_OPERATIONS and ref is not None and earlier.ref == ref
 
 
-def _phase(status: str | None) -> Phase:
-    try:
-        return Phase(status)
-    except ValueError:
-        return Phase.WAITING
-
-
-def _age(attempt: Attempt) -> float:
-    return (utc_now() - attempt.created_at).total_seconds()
 
 
 def _answer_record(answer: TerminalResult | CloseBatchResult, operation: Operation) -> dict[str, Any]:

@@ -12,7 +12,8 @@ Re-rings: after a sale ends unknown, failed, crashed or killed (or is refused be
 lane still holds an unknown), the cashier rings the same order again in a later round,
 on the same lane or another one. After each round the lanes resume, as an app does on
 start, and a hurried manager decides some unknown attempts at random (paid or not paid,
-checked against the service, which refuses what it disproves or what is too early to tell). At the end a manager settles what is
+checked against the service, which refuses what it disproves or what is too early to tell).
+At the end a manager settles what is
 still unknown from the sandbox's truth (the terminal's own printout, in a store), and
 the journal is checked against the sandbox: one payment at most per attempt and per
 order, approved in the journal exactly when paid at the service (apart from a random
@@ -217,7 +218,8 @@ async def _settle(lanes, sandbox, report: ChaosReport) -> None:
     payments = sandbox.stats()["payments"]
     for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
-            charged = [p for p in payments if p["merchant"] == merchant and attempt_in(p.get("userAgent")) == attempt.id]
+            charged = [p for p in payments
+                       if p["merchant"] == merchant and attempt_in(p.get("userAgent")) == attempt.id]
             await service.resolve(attempt.id, paid=any(p["paid"] for p in charged),
                                   reason="checked the terminal printout", by="chaos-manager", force=True)
     for _, journal, _, _ in lanes.values():

@@ -32,8 +32,10 @@ async def open_lane(sandbox, merchant: str, journal_path, *, wait_limit: float =
     try:
         listing = await client.list_terminals()
         active = [t.id for t in listing.data if t.is_active is not False]
-        stats_inactive = [t["id"] for t in sandbox.stats().get("terminals", []) if t.get("merchant") == merchant and not t.get("isActive", True)]
-        inactive = next((t.id for t in listing.data if t.is_active is False), None) or (stats_inactive[0] if stats_inactive else None)
+        stats_inactive = [t["id"] for t in sandbox.stats().get("terminals", [])
+                          if t.get("merchant") == merchant and not t.get("isActive", True)]
+        inactive = next((t.id for t in listing.data if t.is_active is False), None) or (
+            stats_inactive[0] if stats_inactive else None)
         service = TerminalService(client, journal, gateway=gateway, wait_limit=wait_limit, **service_options)
         yield Lane(merchant, service, client, journal, active, inactive)
     finally:

@@ -42,7 +42,8 @@ def test_list_sale_refund_flow_and_exit_codes(env_b, sandbox):
     assert held.payload["blocked_by"] == unknown.payload["attempt_id"]
     resolved = run_cli(env_b, "terminal", "resolve", unknown.payload["attempt_id"], "--not-paid",
                        "--reason", "no charge on the terminal", "--by", "mgr-ann")
-    assert resolved.code == 0 and resolved.payload["outcome"] == "failed" and resolved.payload["resolved_by"] == "mgr-ann"
+    assert resolved.code == 0 and resolved.payload["outcome"] == "failed"
+    assert resolved.payload["resolved_by"] == "mgr-ann"
     failed = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1000")
     assert failed.code == 0, failed.payload
     inactive = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2003", "--amount", "1000")
@@ -58,7 +59,8 @@ def test_type_s_sale_and_preauth_capture(env_s):
     terminal = active(env_s)[0]
     auth = run_cli(env_s, "terminal", "preauth", "--terminal", terminal, "--amount", "4000")
     assert auth.code == 0 and auth.payload["msg_identifier"]
-    capture = run_cli(env_s, "terminal", "capture", "--terminal", terminal, "--ref", auth.payload["transaction_id"], "--amount", "3500")
+    capture = run_cli(env_s, "terminal", "capture", "--terminal", terminal, "--ref", auth.payload["transaction_id"],
+                      "--amount", "3500")
     assert capture.code == 0, capture.payload
 
 
@@ -157,9 +159,11 @@ def test_report_summarises_the_day_and_reconciles_with_the_service(env_b, sandbo
     clean = run_cli(env_b, "terminal", "report")
     assert clean.code == 0 and clean.payload["reconciliation"]["clean"], clean.payload
     approved = [line for line in clean.payload["summary"] if line["outcome"] == "approved"]
-    assert approved == [{"terminal": terminal, "operation": "sale", "outcome": "approved", "count": 2, "total_cents": 3000}]
+    assert approved == [
+        {"terminal": terminal, "operation": "sale", "outcome": "approved", "count": 2, "total_cents": 3000}]
     # a charge made outside the app (another tool): the service has it, the journal does not
-    httpx.post(f"{sandbox.base_url}/public/terminal/pay", headers={"key-hash": env_b["POS_KEY_HASH"], "user-agent": "dashboard"},
+    httpx.post(f"{sandbox.base_url}/public/terminal/pay",
+               headers={"key-hash": env_b["POS_KEY_HASH"], "user-agent": "dashboard"},
                json={"terminalId": terminal, "amount": 4500, "receipt": False}).raise_for_status()
     report = run_cli(env_b, "terminal", "report")
     rec = report.payload["reconciliation"]

@@ -44,7 +44,8 @@ def test_killed_mid_poll_is_resumed_from_its_message(sandbox, tmp_path):
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal_path = tmp_path / "data" / "journal.sqlite3"
     try:
-        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled", timeout=15)
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)),
+                   what="message id journaled", timeout=15)
     finally:
         kill(process)
     [pending] = journal_in_flight(journal_path)
@@ -87,7 +88,8 @@ def test_resume_leaves_a_sale_in_progress_in_another_process_alone(sandbox, tmp_
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     journal_path = tmp_path / "data" / "journal.sqlite3"
     try:
-        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)), what="message id journaled", timeout=15)
+        wait_until(lambda: any(a.msg_identifier for a in journal_in_flight(journal_path)),
+                   what="message id journaled", timeout=15)
         resumed = run_cli(env, "terminal", "resume", "--wait", "0")
         assert resumed.code == 3
         [left] = resumed.payload["attempts"]

@@ -17,7 +17,8 @@ from pos_app.terminal.outcomes import Phase
 
 async def start_messages(client: PaymentsClient, count: int) -> list[str]:
     terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
-    accepted = [await client.pay(PayRequest(terminalId=terminal, amount=1000 + i), attempt_id=f"a-p{i}") for i in range(count)]
+    accepted = [await client.pay(PayRequest(terminalId=terminal, amount=1000 + i), attempt_id=f"a-p{i}")
+                for i in range(count)]
     return [a.msg_identifier for a in accepted]
 
 
@@ -46,7 +47,7 @@ async def test_slots_are_evenly_spaced_and_shared_round_robin(sandbox):
 
         await asyncio.gather(*(poll_repeatedly(m) for m in messages))
     times = [t for t, _ in recorder.calls]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     assert len(recorder.calls) == 18
     assert min(gaps) >= scheduler.interval * 0.98, gaps  # never closer than one slot: no bursts
     order = [m for _, m in recorder.calls]

@@ -1,0 +1,237 @@
+"""``AttemptReader``: everything the service can say of an attempt, read without resending it.
+
+A type S message is polled through the key's ``PollScheduler``; a payment is read and
+judged (a sale on its own, a capture, void or refund against its reading from before it
+left); the transaction list is searched for the attempt's own entries, with duplicates
+and possible matches noted in the journal for a manager. The terminal service uses it
+while a request is out, on ``resume``, before a money-moving command (for the unknowns
+that block it) and before a manager's decision. It never writes an outcome: it returns
+``Evidence`` and the service decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.errors import PaymentsError, Unauthorized
+from pos_app.api.models import MessageStatus
+from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
+from pos_app.journal.codec import utc_now
+from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
+from pos_app.terminal.evidence import (
+    Change,
+    Evidence,
+    entries_evidence,
+    follow_up_change,
+    payment_details,
+    payment_evidence,
+    payment_state,
+)
+from pos_app.terminal.lookup import find_attempt
+from pos_app.terminal.outcomes import Phase
+from pos_app.terminal.poller import PollScheduler
+
+log = logging.getLogger(__name__)
+
+Report = Callable[..., None]
+"""``report(attempt, phase, started, next_poll_in=None)``: the service's progress events."""
+
+
+class AttemptReader:
+    """Reads the service for attempts of one key; notes what it found in the journal."""
+
+    def __init__(
+        self, client: PaymentsClient, journal: Journal, scheduler: PollScheduler, *, wait_limit: float,
+        follow_up_settle: float, report: Report,
+    ) -> None:
+        self.client = client
+        self.journal = journal
+        self.scheduler = scheduler
+        self.wait_limit = wait_limit
+        self.follow_up_settle = follow_up_settle
+        self._progress = report
+
+    def note(self, attempt_id: str, kind: str, data: dict[str, Any]) -> None:
+        """An event that helps later (a poll status, a lookup): never worth failing a payment."""
+        try:
+            self.journal.record(attempt_id, kind, data)
+        except JournalError as error:
+            log.warning("attempt %s: %s event not journaled: %s", attempt_id, kind, error)
+
+    async def key_refused(self) -> bool:
+        """After a 401 on a terminal request: does the service refuse the key itself?"""
+        try:
+            await self.client.list_terminals()
+        except Unauthorized:
+            return True
+        except PaymentsError:
+            return False
+        return False
+
+    async def wait_for_message(
+        self, attempt: Attempt, message_id: str, started: float, limit: float
+    ) -> MessageStatus | None:
+        """Poll until the message is complete or failed (returned), None when ``limit`` runs out."""
+        last_status = attempt.last_status
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            self._progress(attempt, _phase(last_status), started, self.scheduler.next_poll_in())
+            try:
+                message = await asyncio.wait_for(
+                    self.scheduler.poll(message_id), timeout=max(0.01, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                break
+            except PaymentsError as error:  # 429, connection trouble, odd answer: keep polling
+                self.note(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
+                continue
+            if message.status != last_status:
+                last_status = message.status
+                self.note(attempt.id, "poll_status", {
+                    "status": message.status, "elapsed": round(time.monotonic() - started, 3),
+                    **({"paymentId": message.payment_id} if message.payment_id else {}),
+                })
+                self._progress(attempt, _phase(message.status), started)
+            if message.status in ("complete", "failed"):
+                return message
+        return None
+
+    async def message_evidence(self, attempt: Attempt, message_id: str, message: MessageStatus) -> Evidence:
+        if message.payment_id:
+            evidence = await self.payment_evidence(attempt, message.payment_id, None, answered=True)
+            evidence = await self.with_card(attempt, evidence)
+        else:  # failed without a payment: the terminal reported failure, nothing was charged
+            evidence = Evidence(Outcome.FAILED, {}, message.error or "the terminal reported failure")
+        return replace(evidence, details={**evidence.details, "msg_identifier": message_id})
+
+    async def with_card(self, attempt: Attempt, evidence: Evidence) -> Evidence:
+        """Card details for the receipt of an approved sale; the outcome does not depend on it."""
+        payment_id = evidence.details.get("payment_id")
+        if evidence.outcome is not Outcome.APPROVED or attempt.operation not in ORDER_OPERATIONS or not payment_id:
+            return evidence
+        if "card_last4" in evidence.details:
+            return evidence
+        try:
+            card = payment_details(await self.client.get_payment(payment_id))
+        except PaymentsError as error:
+            log.info("card details of %s not read: %s", payment_id, error)
+            return evidence
+        card_only = {key: value for key, value in card.items() if key.startswith("card_")}
+        return replace(evidence, details={**evidence.details, **card_only})
+
+    async def payment_evidence(
+        self, attempt: Attempt, payment_id: str, before: dict[str, Any] | None, *, answered: bool
+    ) -> Evidence:
+        """A sale's payment judged on its own; a follow-up's compared with ``before``.
+
+        ``answered``: the service answered this request (an unchanged payment then proves
+        that nothing moved); otherwise only after ``follow_up_settle`` seconds."""
+        try:
+            payment = await self.client.get_payment(payment_id)
+        except PaymentsError as error:
+            return Evidence(None, {"payment_id": payment_id}, f"the payment could not be read: {error}")
+        if attempt.operation not in REF_OPERATIONS:
+            return payment_evidence(payment, attempt.operation)
+        if before is None:
+            return Evidence(None, {"payment_id": payment_id}, "the payment was not read before the request left")
+        change = follow_up_change(attempt.operation, attempt.amount, before, payment)
+        details = {"payment_id": payment.id, "amount": attempt.amount}
+        if change is Change.MOVED:
+            return Evidence(Outcome.APPROVED, details, f"the payment shows the {attempt.operation}")
+        settled = answered or age(attempt) >= self.follow_up_settle
+        if change is Change.NONE and settled:
+            return Evidence(Outcome.FAILED, details, f"the payment shows no {attempt.operation}: nothing moved")
+        return Evidence(None, details, f"the payment does not show whether the {attempt.operation} happened "
+                                       f"(status {before.get('status')!r} → {payment.status!r})")
+
+    async def read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
+        """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
+        assert attempt.ref is not None
+        payment_id = payment_id or self.journal.payment_for_ref(attempt.ref)
+        if not payment_id:
+            return None
+        try:
+            payment = await self.client.get_payment(payment_id)
+        except PaymentsError as error:
+            log.info("attempt %s: payment %s not read before sending: %s", attempt.id, payment_id, error)
+            return None
+        state = payment_state(payment)
+        self.note(attempt.id, PAYMENT_BEFORE, state)
+        return state
+
+    async def list_evidence(self, attempt: Attempt) -> Evidence:
+        """The attempt's own entries in the transaction list; raises ``PaymentsError`` when
+        the list cannot be read."""
+        found = await find_attempt(self.client, attempt, waited=self.wait_limit)
+        self.note(attempt.id, "lookup", {"found": len(found.matches), "possible": len(found.possible),
+                                          "complete": found.complete})
+        if len(found.matches) > 1:
+            self.note(attempt.id, "duplicate_entries", {
+                "note": f"{len(found.matches)} service transactions name attempt {attempt.id}: a possible "
+                        "double charge; check them and refund the extra one",
+                "entries": [e.id or e.transaction_id for e in found.matches],
+            })
+        evidence = entries_evidence(list(found.matches), attempt.amount)
+        if evidence.outcome is not None:
+            return evidence
+        if found.possible:
+            ids = sorted(str(e.id or e.transaction_id) for e in found.possible)
+            if not any(e.kind == "possible_match" and e.data.get("entries") == ids
+                       for e in self.journal.get(attempt.id).events):
+                self.note(attempt.id, "possible_match", {
+                    "note": f"the service recorded {len(ids)} transaction(s) of {attempt.amount} cents on terminal "
+                            f"{attempt.terminal_id} without our attempt id ({', '.join(ids)}): check whether one "
+                            "is this attempt before deciding",
+                    "entries": ids,
+                })
+            return Evidence(None, {}, "a transaction of the same amount on this terminal was recorded without "
+                                      "our attempt id: a manager must check it", possible_match=True)
+        return Evidence(None, {}, "not found in the service's transactions yet; resume later or ask a manager")
+
+    async def evidence(self, attempt: Attempt, limit: float) -> Evidence:
+        """Everything the service can say of an attempt, without resending it: its message,
+        its payment (compared with the reading before, for a follow-up), its list entries.
+        Raises ``PaymentsError`` when the transaction list cannot be read."""
+        if not attempt.sent:
+            return Evidence(Outcome.FAILED, {}, "the request never left: nothing was charged")
+        if attempt.operation is Operation.CLOSE_BATCH:
+            return Evidence(None, {}, "a close batch cannot be looked up: check the terminal's batch "
+                                      "report, then a manager resolves it")
+        self._progress(attempt, Phase.CHECKING, time.monotonic())
+        payment_id = attempt.result.get("payment_id")
+        if attempt.operation in REF_OPERATIONS:
+            before = attempt.payment_before
+            if before is not None:
+                evidence = await self.payment_evidence(attempt, before["payment_id"], before, answered=False)
+                if evidence.outcome is not None:
+                    return evidence
+        else:
+            if attempt.msg_identifier and not payment_id:
+                message = await self.wait_for_message(attempt, attempt.msg_identifier, time.monotonic(), limit)
+                if message is not None:
+                    evidence = await self.message_evidence(attempt, attempt.msg_identifier, message)
+                    if evidence.outcome is not None:
+                        return evidence
+                    payment_id = message.payment_id
+            if payment_id:
+                evidence = await self.payment_evidence(attempt, payment_id, None, answered=False)
+                if evidence.outcome is not None:
+                    return await self.with_card(attempt, evidence)
+        return await self.list_evidence(attempt)
+
+def _phase(status: str | None) -> Phase:
+    try:
+        return Phase(status) if status is not None else Phase.WAITING
+    except ValueError:
+        return Phase.WAITING
+
+
+def age(attempt: Attempt) -> float:
+    """Seconds since the attempt was begun (journal clock)."""
+    return (utc_now() - attempt.created_at).total_seconds()
