@@ -16,3 +16,10 @@ def test_readme_route_table_matches_the_code():
     for route in ROUTES.values():
         row = f"| `{route.name}` | `{route.method} {route.path}` | {route.source} |"
         assert row in README, f"README route table is missing or wrong for {route.name}"
+
+
+def test_readme_lists_every_refusal_reason():
+    from pos_app.terminal.outcomes import Refusal
+
+    missing = [reason.value for reason in Refusal if f"`{reason.value}`" not in README]
+    assert not missing, f"README does not list the refusal reasons {missing}"
