@@ -21,9 +21,10 @@ from typing import Any
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError, Unauthorized
 from pos_app.api.models import MessageStatus
-from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
+from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.codec import utc_now
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
+from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.evidence import (
     Change,
     Evidence,
@@ -47,7 +48,7 @@ class AttemptReader:
     """Reads the service for attempts of one key; notes what it found in the journal."""
 
     def __init__(
-        self, client: PaymentsClient, journal: Journal, scheduler: PollScheduler, *, wait_limit: float,
+        self, client: PaymentsClient, journal: AsyncJournal, scheduler: PollScheduler, *, wait_limit: float,
         follow_up_settle: float, report: Report,
     ) -> None:
         self.client = client
@@ -57,10 +58,10 @@ class AttemptReader:
         self.follow_up_settle = follow_up_settle
         self._progress = report
 
-    def note(self, attempt_id: str, kind: str, data: dict[str, Any]) -> None:
+    async def note(self, attempt_id: str, kind: str, data: dict[str, Any]) -> None:
         """An event that helps later (a poll status, a lookup): never worth failing a payment."""
         try:
-            self.journal.record(attempt_id, kind, data)
+            await self.journal.record(attempt_id, kind, data)
         except JournalError as error:
             log.warning("attempt %s: %s event not journaled: %s", attempt_id, kind, error)
 
@@ -89,11 +90,11 @@ class AttemptReader:
             except TimeoutError:
                 break
             except PaymentsError as error:  # 429, connection trouble, odd answer: keep polling
-                self.note(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
+                await self.note(attempt.id, "poll_error", {"error": type(error).__name__, "text": str(error)[:200]})
                 continue
             if message.status != last_status:
                 last_status = message.status
-                self.note(attempt.id, "poll_status", {
+                await self.note(attempt.id, "poll_status", {
                     "status": message.status, "elapsed": round(time.monotonic() - started, 3),
                     **({"paymentId": message.payment_id} if message.payment_id else {}),
                 })
@@ -153,7 +154,7 @@ class AttemptReader:
     async def read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
         """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
         assert attempt.ref is not None
-        payment_id = payment_id or self.journal.payment_for_ref(attempt.ref)
+        payment_id = payment_id or await self.journal.payment_for_ref(attempt.ref)
         if not payment_id:
             return None
         try:
@@ -162,17 +163,17 @@ class AttemptReader:
             log.info("attempt %s: payment %s not read before sending: %s", attempt.id, payment_id, error)
             return None
         state = payment_state(payment)
-        self.note(attempt.id, PAYMENT_BEFORE, state)
+        await self.note(attempt.id, PAYMENT_BEFORE, state)
         return state
 
     async def list_evidence(self, attempt: Attempt) -> Evidence:
         """The attempt's own entries in the transaction list; raises ``PaymentsError`` when
         the list cannot be read."""
         found = await find_attempt(self.client, attempt, waited=self.wait_limit)
-        self.note(attempt.id, "lookup", {"found": len(found.matches), "possible": len(found.possible),
+        await self.note(attempt.id, "lookup", {"found": len(found.matches), "possible": len(found.possible),
                                           "complete": found.complete})
         if len(found.matches) > 1:
-            self.note(attempt.id, "duplicate_entries", {
+            await self.note(attempt.id, "duplicate_entries", {
                 "note": f"{len(found.matches)} service transactions name attempt {attempt.id}: a possible "
                         "double charge; check them and refund the extra one",
                 "entries": [e.id or e.transaction_id for e in found.matches],
@@ -182,9 +183,9 @@ class AttemptReader:
             return evidence
         if found.possible:
             ids = sorted(str(e.id or e.transaction_id) for e in found.possible)
-            if not any(e.kind == "possible_match" and e.data.get("entries") == ids
-                       for e in self.journal.get(attempt.id).events):
-                self.note(attempt.id, "possible_match", {
+            events = (await self.journal.get(attempt.id)).events
+            if not any(e.kind == "possible_match" and e.data.get("entries") == ids for e in events):
+                await self.note(attempt.id, "possible_match", {
                     "note": f"the service recorded {len(ids)} transaction(s) of {attempt.amount} cents on terminal "
                             f"{attempt.terminal_id} without our attempt id ({', '.join(ids)}): check whether one "
                             "is this attempt before deciding",

@@ -54,6 +54,7 @@ from pos_app.journal import (
 )
 from pos_app.journal.errors import AttemptNotFound
 from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, REF_OPERATIONS
+from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.evidence import (
     Evidence,
     answer_evidence,
@@ -87,7 +88,7 @@ class TerminalService:
     def __init__(
         self,
         client: PaymentsClient,
-        journal: Journal,
+        journal: Journal | AsyncJournal,
         *,
         gateway: str = "auto",
         wait_limit: float = DEFAULT_WAIT_LIMIT,
@@ -97,13 +98,13 @@ class TerminalService:
         follow_up_settle: float = FOLLOW_UP_SETTLE,
     ) -> None:
         self.client = client
-        self.journal = journal
+        self.journal = journal if isinstance(journal, AsyncJournal) else AsyncJournal(journal)
         self.gateway = {"s": "S", "b": "B"}.get(gateway.lower(), "auto")
         self.wait_limit = wait_limit
         self.on_progress = on_progress
         self.scheduler = scheduler or PollScheduler(client.poll_message)
         self.brief_wait = brief_wait
-        self.reader = AttemptReader(client, journal, self.scheduler, wait_limit=wait_limit,
+        self.reader = AttemptReader(client, self.journal, self.scheduler, wait_limit=wait_limit,
                                     follow_up_settle=follow_up_settle, report=self._progress)
         self._active: set[str] = set()  # attempts this service is working on right now
 
@@ -188,7 +189,7 @@ class TerminalService:
                     "out approved just now, so the money already moved; run it again only if this is another "
                     "charge"))
         try:
-            attempt = self.journal.begin_attempt(
+            attempt = await self.journal.begin_attempt(
                 operation=operation, terminal_id=terminal_id, gateway=self.gateway,
                 amount=amount, order_key=order_key, ref=ref, request=body,
             )
@@ -216,23 +217,23 @@ class TerminalService:
         try:
             return await step
         except asyncio.CancelledError:
-            self._try_finish(attempt, Outcome.FAILED, {"message": "cancelled before the request was sent"})
+            await self._try_finish(attempt, Outcome.FAILED, {"message": "cancelled before the request was sent"})
             raise
 
     async def _send_and_settle(self, attempt: Attempt, send: Send, before: dict[str, Any] | None) -> OperationResult:
         started = time.monotonic()
         self._progress(attempt, Phase.SENDING, started)
         try:
-            self.journal.mark_sent(attempt.id)
+            await self.journal.mark_sent(attempt.id)
         except JournalError as error:  # nothing left: end the attempt so it frees its terminal
-            self._try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
+            await self._try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
             return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
                                    amount=attempt.amount, message=f"nothing was sent: {error}",
                                    refusal=refusal_for(error))
         try:
             return await self._settle_sent(attempt, send, before, started)
         except asyncio.CancelledError:
-            self._try_finish(attempt, Outcome.UNKNOWN, {
+            await self._try_finish(attempt, Outcome.UNKNOWN, {
                 "message": "stopped waiting: the request had left, so the customer may be charged; "
                            "resume it (`pos-app terminal resume`) before charging again",
             })
@@ -251,13 +252,13 @@ class TerminalService:
             return await self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
             message_id = answer.msg_identifier
-            self.reader.note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
+            await self.reader.note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
             message = await self.reader.wait_for_message(attempt, message_id, started, self.wait_limit)
             if message is None:
                 return await self._finish_waiting(attempt, message_id)
             evidence = await self.reader.message_evidence(attempt, message_id, message)
             return await self._finish_evidence(attempt, evidence)
-        self.reader.note(attempt.id, "answer", _answer_record(answer, attempt.operation))
+        await self.reader.note(attempt.id, "answer", _answer_record(answer, attempt.operation))
         if isinstance(answer, CloseBatchResult):
             return await self._finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
         assert isinstance(answer, TerminalResult)
@@ -272,7 +273,7 @@ class TerminalService:
         outcome, refusal = error_outcome(error)
         details = error_details(error)
         if isinstance(error, TransportError) and error.request_sent:
-            self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
+            await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
         if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self.reader.key_refused():
             refusal = Refusal.BAD_CREDENTIALS
@@ -284,7 +285,7 @@ class TerminalService:
         return await self._finish(attempt, outcome, details, refusal=refusal)
 
     async def _finish_waiting(self, attempt: Attempt, message_id: str) -> OperationResult:
-        status = self.journal.get(attempt.id).last_status or "none"
+        status = (await self.journal.get(attempt.id)).last_status or "none"
         return await self._finish(attempt, Outcome.UNKNOWN, {
             "msg_identifier": message_id,
             "message": f"no final answer in {self.wait_limit:.0f} s (last status {status}); the payment "
@@ -300,7 +301,7 @@ class TerminalService:
         An attempt another live process (or this service, right now) is working on is
         left to it and reported ``unknown`` with a message saying so.
         """
-        resumable = {a.id for a in self.journal.resumable()}
+        resumable = {a.id for a in await self.journal.resumable()}
         limit = self.wait_limit if wait_limit is None else wait_limit
 
         async def resume_one(attempt: Attempt) -> OperationResult:
@@ -308,7 +309,7 @@ class TerminalService:
                 return OperationResult.from_attempt(attempt, "in progress in another process: left to it")
             return await self._resume_one(attempt, limit)
 
-        return list(await asyncio.gather(*(resume_one(a) for a in self.journal.in_flight())))
+        return list(await asyncio.gather(*(resume_one(a) for a in await self.journal.in_flight())))
 
     async def _settle_blockers(
         self, operation: Operation, terminal_id: str, order_key: str | None, ref: str | None
@@ -316,7 +317,7 @@ class TerminalService:
         """Briefly try to resolve (never resend) the unresolved attempts that would refuse
         this operation: on its terminal, its order key or its reference."""
         try:
-            candidates = self.journal.resumable()
+            candidates = await self.journal.resumable()
         except JournalError:
             return []  # begin_attempt reports the journal's trouble
         blocking = [a for a in candidates
@@ -325,9 +326,9 @@ class TerminalService:
         return list(zip(blocking, results, strict=True))
 
     async def _resume_one(self, attempt: Attempt, limit: float) -> OperationResult:
-        claimed = self.journal.claim(attempt.id)  # atomic: no other process resumes it too
+        claimed = await self.journal.claim(attempt.id)  # atomic: no other process resumes it too
         if claimed is None:
-            return OperationResult.from_attempt(self.journal.get(attempt.id), "taken over by another process")
+            return OperationResult.from_attempt(await self.journal.get(attempt.id), "taken over by another process")
         self._active.add(attempt.id)
         try:
             try:
@@ -336,7 +337,7 @@ class TerminalService:
                 evidence = Evidence(None, {}, f"the service could not be asked: {error}")
             if evidence.outcome is not None or claimed.outcome is None:
                 return await self._finish_evidence(claimed, evidence)
-            self.reader.note(claimed.id, "check", {"message": evidence.note})
+            await self.reader.note(claimed.id, "check", {"message": evidence.note})
             return OperationResult.from_attempt(claimed, evidence.note)
         finally:
             self._active.discard(attempt.id)
@@ -353,7 +354,7 @@ class TerminalService:
         Otherwise the decision is journaled with who, why and what the service said.
         """
         try:
-            attempt = self.journal.get(attempt_id)
+            attempt = await self.journal.get(attempt_id)
         except AttemptNotFound as error:
             raise ValueError(str(error)) from None
         if attempt.is_final:
@@ -375,8 +376,9 @@ class TerminalService:
                 agrees = (evidence.outcome is Outcome.APPROVED) == paid
                 if agrees:
                     return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
-                self.reader.note(attempt_id, "decision_refused", {"decision": "paid" if paid else "not_paid", "by": by,
-                                                            "reason": reason, "service": str(evidence.outcome)})
+                await self.reader.note(attempt_id, "decision_refused", {
+                    "decision": "paid" if paid else "not_paid", "by": by, "reason": reason,
+                    "service": str(evidence.outcome)})
                 return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=(
                     f"refused: the service shows this attempt {evidence.outcome} "
                     f"({evidence.note or 'by its own record'}); that is now its outcome"))
@@ -389,7 +391,7 @@ class TerminalService:
             checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
                        "pending": bool(pending), "note": evidence.note}
         forced = force and (not checked["asked"] or bool(checked.get("possible_match") or checked.get("pending")))
-        decided = self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
+        decided = await self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
                                                   forced=forced, checked=checked)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)
@@ -428,9 +430,9 @@ class TerminalService:
             await self._durably(lambda: self.journal.finish(attempt.id, outcome, journaled),
                                 f"recording {outcome} for {attempt.id}")
         except InvalidResolution:  # a manager decided first: keep the late answer beside it
-            self.reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
+            await self.reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
             log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
-            decided = self.journal.get(attempt.id)
+            decided = await self.journal.get(attempt.id)
             conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
                 if decided.conflict else ""
             return OperationResult.from_attempt(
@@ -444,11 +446,11 @@ class TerminalService:
         self._progress(attempt, Phase.FINISHED, None, outcome=outcome)
         return result
 
-    async def _durably(self, write: Callable[[], object], what: str) -> None:
+    async def _durably(self, write: Callable[[], Awaitable[object]], what: str) -> None:
         """Run a journal write, retrying briefly while the file is locked or failing."""
         for pause in (*JOURNAL_RETRY_DELAYS, None):
             try:
-                write()
+                await write()
                 return
             except (InvalidResolution, InvalidTransition, AttemptNotFound):
                 raise
@@ -458,11 +460,11 @@ class TerminalService:
                 log.warning("journal write failed while %s (%s); trying again in %.2f s", what, error, pause)
                 await asyncio.sleep(pause)
 
-    def _try_finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> None:
-        """One synchronous try (no awaiting: the task may be cancelled); on failure the
-        attempt simply stays open, and so resumable."""
+    async def _try_finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> None:
+        """One try (also from a cancelled task's handler); on failure the attempt simply
+        stays open, and so resumable."""
         try:
-            self.journal.finish(attempt.id, outcome, details)
+            await self.journal.finish(attempt.id, outcome, details)
         except JournalError as error:
             log.warning("attempt %s: %s not journaled: %s", attempt.id, outcome, error)
 

@@ -1,0 +1,120 @@
+"""``AsyncJournal``: the journal's calls, awaited, on the journal's own thread.
+
+A write with ``synchronous=FULL`` takes milliseconds (tens at p95 on a store PC's disk)
+and a lock wait up to the busy timeout: an app must never stall its event loop (and so
+its screen) on them. ``AsyncJournal.open`` opens the journal on one dedicated thread and
+runs every later call there (the SQLite connection never leaves that thread), so callers
+``await`` each call while the loop goes on. Wrapped around an already open ``Journal``
+(the command line, tests) it calls inline: same interface, no thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, tzinfo
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pos_app.journal.models import Attempt, Operation, Outcome
+from pos_app.journal.reports import Reconciliation, Summary
+from pos_app.journal.store import Journal
+
+T = TypeVar("T")
+
+
+class AsyncJournal:
+    """One ``Journal`` whose every call is awaited (see the module docstring)."""
+
+    def __init__(self, journal: Journal, executor: ThreadPoolExecutor | None = None) -> None:
+        self.journal = journal
+        self._executor = executor
+
+    @classmethod
+    async def open(cls, path: str | Path, **options: Any) -> AsyncJournal:
+        """Open the journal at ``path`` on a new journal thread (``Journal.open``'s errors)."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        try:
+            journal = await asyncio.get_running_loop().run_in_executor(
+                executor, functools.partial(Journal.open, path, **options))
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        return cls(journal, executor)
+
+    @property
+    def threaded(self) -> bool:
+        return self._executor is not None
+
+    @property
+    def path(self) -> Path:
+        return self.journal.path
+
+    async def _call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._executor is None:
+            return method(*args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._executor, functools.partial(method, *args, **kwargs))
+
+    async def close(self) -> None:
+        """Close the journal (on its thread), then stop the thread."""
+        try:
+            await self._call(self.journal.close)
+        finally:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+
+    # the Journal's interface, awaited ---------------------------------------------------
+
+    async def begin_attempt(
+        self, *, operation: Operation | str, terminal_id: str, gateway: str, amount: int | None = None,
+        order_key: str | None = None, ref: str | None = None, request: dict[str, Any],
+    ) -> Attempt:
+        return await self._call(self.journal.begin_attempt, operation=operation, terminal_id=terminal_id,
+                                gateway=gateway, amount=amount, order_key=order_key, ref=ref, request=request)
+
+    async def mark_sent(self, attempt_id: str) -> None:
+        await self._call(self.journal.mark_sent, attempt_id)
+
+    async def record(self, attempt_id: str, kind: str, data: dict[str, Any] | None = None) -> None:
+        await self._call(self.journal.record, attempt_id, kind, data)
+
+    async def finish(self, attempt_id: str, outcome: Outcome | str, result: dict[str, Any] | None = None) -> Attempt:
+        return await self._call(self.journal.finish, attempt_id, outcome, result)
+
+    async def resolve_by_manager(
+        self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
+        checked: dict[str, Any] | None = None,
+    ) -> Attempt:
+        return await self._call(self.journal.resolve_by_manager, attempt_id, paid=paid, reason=reason, by=by,
+                                forced=forced, checked=checked)
+
+    async def claim(self, attempt_id: str) -> Attempt | None:
+        return await self._call(self.journal.claim, attempt_id)
+
+    async def get(self, attempt_id: str) -> Attempt:
+        return await self._call(self.journal.get, attempt_id)
+
+    async def in_flight(self) -> list[Attempt]:
+        return await self._call(self.journal.in_flight)
+
+    async def resumable(self) -> list[Attempt]:
+        return await self._call(self.journal.resumable)
+
+    async def payment_for_ref(self, ref: str) -> str | None:
+        return await self._call(self.journal.payment_for_ref, ref)
+
+    async def attempts(
+        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
+    ) -> list[Attempt]:
+        return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz)
+
+    async def summary(self, day: date, tz: tzinfo | str | None = None) -> Summary:
+        return await self._call(self.journal.summary, day, tz)
+
+    async def reconcile(
+        self, service_entries: list[dict[str, Any]], *, day: date | None = None, tz: tzinfo | str | None = None
+    ) -> Reconciliation:
+        return await self._call(self.journal.reconcile, service_entries, day=day, tz=tz)
