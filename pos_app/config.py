@@ -5,7 +5,9 @@
 - Key-hash: the OS keyring (service ``pos-app``, user ``<store>@<base url>``), or the
   ``POS_KEY_HASH`` env var for automation. Never in a file, a log or an error message.
 - Env vars override the profile: ``POS_BASE_URL``, ``POS_KEY_HASH``, ``POS_DATA_DIR``
-  (journal, config and logs go under it), ``POS_GATEWAY`` (``auto``, ``s``, ``b``).
+  (journal, config and logs go under it), ``POS_GATEWAY`` (``auto``, ``s``, ``b``),
+  ``POS_TERMINAL`` (the station's payment terminal) and ``POS_PRINTER`` (the receipt
+  printer's name in the OS print system; none means the print dialog).
 """
 
 from __future__ import annotations
@@ -41,12 +43,28 @@ class StoreConfig:
     connect_timeout: float = 5.0
     read_timeout: float = 30.0
     poll_wait_limit: float = 180.0
+    terminal_id: str | None = None
+    printer: str | None = None
+    theme: str = "light"
+    currency: str = "USD"
     routes: Mapping[str, str] = field(default_factory=dict)
     data_dir: Path = Path(".")
 
     @property
     def journal_path(self) -> Path:
         return self.data_dir / "journal.sqlite3"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def cart_path(self) -> Path:
+        return self.data_dir / "cart.json"
+
+    @property
+    def staff_path(self) -> Path:
+        return self.data_dir / "staff.sqlite3"
 
     @property
     def log_path(self) -> Path:
@@ -71,8 +89,10 @@ def data_dir(env: Mapping[str, str] = os.environ) -> Path:
 _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
     "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
-    "poll_wait_limit": (int, float), "routes": dict,
+    "poll_wait_limit": (int, float), "terminal_id": str, "printer": str, "theme": str, "currency": str,
+    "routes": dict,
 }
+THEMES = ("light", "dark")
 
 
 def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
@@ -86,6 +106,10 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
         values["base_url"] = env["POS_BASE_URL"]
     if env.get("POS_GATEWAY"):
         values["gateway"] = env["POS_GATEWAY"]
+    if env.get("POS_TERMINAL"):
+        values["terminal_id"] = env["POS_TERMINAL"]
+    if env.get("POS_PRINTER"):
+        values["printer"] = env["POS_PRINTER"]
     if "base_url" not in values:
         raise ConfigError(
             f"no service address: set POS_BASE_URL or base_url in {profile_path}"
@@ -94,6 +118,8 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     if gateway not in GATEWAYS:
         raise ConfigError(f"gateway must be one of {', '.join(GATEWAYS)}, got {values['gateway']!r}")
     values["gateway"] = gateway
+    if values.get("theme", "light") not in THEMES:
+        raise ConfigError(f"theme must be one of {', '.join(THEMES)}, got {values['theme']!r}")
     try:
         values["base_url"] = check_base_url(values["base_url"])
         config = StoreConfig(**values, data_dir=directory)

@@ -311,6 +311,21 @@ class TerminalService:
 
         return list(await asyncio.gather(*(resume_one(a) for a in await self.journal.in_flight())))
 
+    async def recover(self) -> list[OperationResult]:
+        """On start: settle, without waiting, the attempts a dead process left with no
+        outcome at all (they hold their terminals); known unknowns are left to ``resume``."""
+        orphans = [a for a in await self.journal.resumable() if a.outcome is None and a.id not in self._active]
+        return list(await asyncio.gather(*(self._resume_one(a, 0.0) for a in orphans)))
+
+    async def check(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
+        """"Check again" on one attempt: poll, read or look it up (never resend)."""
+        attempt = await self.journal.get(attempt_id)
+        if not attempt.needs_resolution:
+            return OperationResult.from_attempt(attempt)
+        if attempt.id in self._active:
+            return OperationResult.from_attempt(attempt, "still being worked on")
+        return await self._resume_one(attempt, wait_limit)
+
     async def _settle_blockers(
         self, operation: Operation, terminal_id: str, order_key: str | None, ref: str | None
     ) -> list[tuple[Attempt, OperationResult]]:

@@ -144,7 +144,7 @@ def test_the_key_hash_never_leaks(env_b, sandbox, tmp_path):
 
 
 def test_terminal_cli_imports_no_qt():
-    code = ("import sys; from pos_app.cli import main; import pos_app.terminal.cli; "
+    code = ("import sys; from pos_app.cli import main; import pos_app.station.cli; "
             "sys.exit(1 if any(m.startswith('PySide6') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 

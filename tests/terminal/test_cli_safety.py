@@ -15,7 +15,7 @@ import pytest
 from pos_app.api.identity import Identity
 from pos_app.journal import Journal, Outcome
 from pos_app.terminal.poller import PollScheduler
-from pos_app.terminal.report import day_report
+from pos_app.station.report import day_report
 from pos_app.terminal.slots import SharedPollBudget
 from tests.terminal.cli_runner import cli_command, cli_env, run_cli
 from tests.terminal.conftest import pay_requests
@@ -119,10 +119,10 @@ async def test_report_is_one_day_only_and_a_partial_capture_is_not_a_problem(lan
         captured = await lane.service.capture(lane.active[0], auth.transaction_id, 3000)
         assert captured.outcome is Outcome.APPROVED
         station = Identity(station="lane-1")
-        today = await day_report(lane.client, lane.journal, date.today(), station)
+        today = await day_report(lane.client, lane.service.journal, date.today(), station)
         assert today["reconciliation"]["clean"], today["reconciliation"]
         assert today["reconciliation"]["matched"] == 2 and today["needs_action"] == []
-        yesterday = await day_report(lane.client, lane.journal, date.today() - timedelta(days=1), station)
+        yesterday = await day_report(lane.client, lane.service.journal, date.today() - timedelta(days=1), station)
         assert yesterday["summary"] == [] and yesterday["reconciliation"]["service_only"] == []
         assert yesterday["reconciliation"]["matched"] == 0
 

@@ -14,7 +14,7 @@ from pos_app.api.identity import Identity
 from pos_app.journal import Journal, JournalError, Outcome
 from pos_app.terminal import TerminalService
 from pos_app.terminal.outcomes import Phase, Refusal
-from pos_app.terminal.report import day_report
+from pos_app.station.report import day_report
 from tests.terminal.conftest import pay_requests
 from tests.waiting import wait_until_async
 
@@ -199,7 +199,7 @@ async def test_row5_a_late_approval_after_not_paid_makes_the_order_paid(lane_fac
         again = await lane.service.sale(lane.active[1], 3300, order_number="o-5")
         assert again.refusal is Refusal.ORDER_PAID
         assert pay_requests(sandbox, "S") == 1
-        report = await day_report(lane.client, lane.journal, date.today(), Identity(station="lane-1"))
+        report = await day_report(lane.client, lane.service.journal, date.today(), Identity(station="lane-1"))
         [conflict] = [row for row in report["needs_action"] if row["problem"] == "conflict"]
         assert conflict["attempt_id"] == attempt.id and conflict["service_said"] == "approved"
         assert "refund" in conflict["action"]

@@ -15,26 +15,20 @@ import argparse
 import asyncio
 import getpass
 import json
-import os
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
-from pos_app.api.identity import Identity
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
-from pos_app.journal import Journal, JournalError, Outcome
+from pos_app.journal import JournalError, Outcome
+from pos_app.station.events import EventKind, StationEvent
+from pos_app.station.station import Station
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal
-from pos_app.terminal.poller import PollScheduler
-from pos_app.terminal.slots import SharedPollBudget
-
-if TYPE_CHECKING:
-    from pos_app.terminal.service import TerminalService
+from pos_app.terminal.service import TerminalService
 
 EXIT = {Outcome.APPROVED: 0, Outcome.DECLINED: 2, Outcome.UNKNOWN: 3, Outcome.FAILED: 4}
 EXIT_INVALID = 1
@@ -120,16 +114,7 @@ def run_receipt_command(args: argparse.Namespace) -> int:
     return _run(args, _receipt_command)
 
 
-@dataclass(frozen=True)
-class Context:
-    """What a command works with: the settings, the one client, the station's poll budget."""
-
-    config: StoreConfig
-    client: PaymentsClient
-    poll_budget: SharedPollBudget
-
-
-Command = Callable[[Context, argparse.Namespace], Awaitable[Payload]]
+Command = Callable[[Station, argparse.Namespace], Awaitable[Payload]]
 
 
 def _run(args: argparse.Namespace, command: Command) -> int:
@@ -137,7 +122,7 @@ def _run(args: argparse.Namespace, command: Command) -> int:
         config = load_config()
         secret = key_hash(config)
         setup_logging(config, secret, verbose=args.verbose)
-        payload, code = asyncio.run(_with_client(config, secret, args, command))
+        payload, code = asyncio.run(_with_station(config, secret, args, command))
     except (Refused, ConfigError, InvalidInput) as error:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
     except JournalError as error:
@@ -150,13 +135,9 @@ def _run(args: argparse.Namespace, command: Command) -> int:
     return code
 
 
-async def _with_client(config: StoreConfig, secret: str, args: argparse.Namespace, command: Command) -> Payload:
-    identity = Identity(store=config.store_id, station=config.station_id,
-                        cashier=os.environ.get("POS_CASHIER", config.cashier_id))
-    async with PaymentsClient(config.base_url, secret, identity=identity, routes=config.route_table(),
-                              connect_timeout=config.connect_timeout, read_timeout=config.read_timeout) as client:
-        budget = SharedPollBudget(config.data_dir / "poll-budget", secret)
-        return await command(Context(config, client, budget), args)
+async def _with_station(config: StoreConfig, secret: str, args: argparse.Namespace, command: Command) -> Payload:
+    async with await Station.open(config, secret, threaded=False) as station:  # one command: no journal thread
+        return await command(station, args)
 
 
 class ProgressPrinter:
@@ -167,7 +148,10 @@ class ProgressPrinter:
         self.sent: str | None = None
         self._last: tuple[str, Phase] | None = None
 
-    def __call__(self, progress: Progress) -> None:
+    def __call__(self, event: StationEvent) -> None:
+        if event.kind is not EventKind.PROGRESS:
+            return
+        progress: Progress = event.data
         if progress.phase is Phase.SENDING:
             self.sent = progress.attempt_id
         key = (progress.attempt_id, progress.phase)
@@ -179,13 +163,10 @@ class ProgressPrinter:
         sys.stderr.flush()
 
 
-async def _terminal_command(context: Context, args: argparse.Namespace) -> Payload:
-    from pos_app.terminal.service import TerminalService
-
-    config, client = context.config, context.client
+async def _terminal_command(station: Station, args: argparse.Namespace) -> Payload:
     if args.operation == "list":
         try:
-            listing = await client.list_terminals()
+            listing = await station.client.list_terminals()
         except Unauthorized as error:
             raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
         except PaymentsError as error:
@@ -193,22 +174,19 @@ async def _terminal_command(context: Context, args: argparse.Namespace) -> Paylo
         return {"outcome": "approved",
                 "terminals": [t.model_dump(by_alias=True, exclude_none=True) for t in listing.data]}, 0
     printer = ProgressPrinter()
-    with Journal.open(config.journal_path) as journal:
-        service = TerminalService(client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit,
-                                  on_progress=printer,
-                                  scheduler=PollScheduler(client.poll_message, shared=context.poll_budget))
-        try:
-            return await _dispatch(config, client, journal, service, args)
-        except asyncio.CancelledError:  # Ctrl-C: the service journaled what was out as unknown
-            if printer.sent is None:
-                return {"outcome": "failed", "error": "interrupted before anything was sent"}, EXIT[Outcome.FAILED]
-            return {"outcome": "unknown", "attempt_id": printer.sent,
-                    "error": "interrupted while the request was out: the customer may be charged; "
-                             "`pos-app terminal resume` finds out (never charge again)"}, EXIT[Outcome.UNKNOWN]
+    station.events.subscribe(printer)
+    try:
+        return await _dispatch(station, args)
+    except asyncio.CancelledError:  # Ctrl-C: the service journaled what was out as unknown
+        if printer.sent is None:
+            return {"outcome": "failed", "error": "interrupted before anything was sent"}, EXIT[Outcome.FAILED]
+        return {"outcome": "unknown", "attempt_id": printer.sent,
+                "error": "interrupted while the request was out: the customer may be charged; "
+                         "`pos-app terminal resume` finds out (never charge again)"}, EXIT[Outcome.UNKNOWN]
 
 
-async def _dispatch(config: StoreConfig, client: PaymentsClient, journal: Journal, service: TerminalService,
-                    args: argparse.Namespace) -> Payload:
+async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
+    service = station.service
     if args.operation == "resume":
         results = await service.resume(wait_limit=args.wait)
         still_unknown = any(r.outcome is Outcome.UNKNOWN for r in results)
@@ -216,19 +194,17 @@ async def _dispatch(config: StoreConfig, client: PaymentsClient, journal: Journa
                    "attempts": [r.to_json() for r in results]}
         return payload, 3 if still_unknown else 0
     if args.operation == "report":
-        from pos_app.terminal.report import day_report
-
         try:
             day = date.fromisoformat(args.day) if args.day else date.today()
         except ValueError:
             raise Refused(f"--day must be YYYY-MM-DD, got {args.day!r}") from None
         try:
-            return await day_report(client, journal, day, Identity(station=config.station_id)), 0
+            return await station.report(day), 0
         except PaymentsError as error:
             return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
     if args.operation == "resolve":
         try:
-            result: OperationResult = await service.resolve(
+            result: OperationResult = await station.resolve(
                 args.attempt, paid=args.paid, reason=args.reason, by=args.by or getpass.getuser(), force=args.force)
         except ValueError as error:
             raise Refused(str(error)) from None
@@ -259,9 +235,9 @@ async def _operation(service: TerminalService, args: argparse.Namespace) -> Oper
     raise Refused(f"unknown terminal operation {operation!r}")
 
 
-async def _receipt_command(context: Context, args: argparse.Namespace) -> Payload:
+async def _receipt_command(station: Station, args: argparse.Namespace) -> Payload:
     try:
-        pdf = await context.client.receipt_pdf(args.payment_id, for_merchant=not args.customer)
+        pdf = await station.client.receipt_pdf(args.payment_id, for_merchant=not args.customer)
     except InvalidInput:
         raise
     except Unauthorized as error:

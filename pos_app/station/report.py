@@ -14,13 +14,14 @@ from typing import Any
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
-from pos_app.journal import Attempt, Journal
+from pos_app.journal import Attempt
+from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 
 ENTRY_KEYS = ("paymentId", "transactionId", "type", "baseAmount", "amount", "createdAt", "userAgent")
 
 
-async def day_report(client: PaymentsClient, journal: Journal, day: date, station: Identity) -> dict[str, Any]:
+async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, station: Identity) -> dict[str, Any]:
     """The report of ``day`` (local calendar day) as the CLI prints it.
 
     Raises ``PaymentsError`` when the transaction list cannot be read."""
@@ -31,9 +32,9 @@ async def day_report(client: PaymentsClient, journal: Journal, day: date, statio
         for entry in window.entries
         if ours(entry.user_agent, station) and on_day(entry_time(entry), day)
     ]
-    summary = journal.summary(day)
-    reconciliation = journal.reconcile(entries, day=day)
-    decided = [attempt for attempt in journal.attempts(day=day) if attempt.is_final]
+    summary = await journal.summary(day)
+    reconciliation = await journal.reconcile(entries, day=day)
+    decided = [attempt for attempt in await journal.attempts(day=day) if attempt.is_final]
     return {
         "outcome": "approved",
         "day": day.isoformat(),
@@ -49,7 +50,7 @@ async def day_report(client: PaymentsClient, journal: Journal, day: date, statio
             "journal_only": [{"attempt_id": a.id, "amount": a.amount, "terminal": a.terminal_id}
                              for a in reconciliation.journal_only],
         },
-        "needs_action": needs_action(journal.in_flight(), decided),
+        "needs_action": needs_action(await journal.in_flight(), decided),
     }
 
 

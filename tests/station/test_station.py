@@ -1,0 +1,82 @@
+"""The station: one lane's wiring shared by the CLI and the GUI, events every window can
+follow, a payment the cashier can stop waiting for, identity per sign-in."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from pos_app.api.identity import attempt_in
+from pos_app.config import StoreConfig
+from pos_app.journal import Journal, Operation, Outcome
+from pos_app.station import EventKind, Station
+from pos_app.terminal.outcomes import Phase
+from tests.waiting import wait_until_async
+
+
+@pytest.fixture
+def config(sandbox, tmp_path):
+    return StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="ts-1001",
+                       poll_wait_limit=20.0, data_dir=tmp_path / "data")
+
+
+async def test_a_sale_publishes_progress_and_its_outcome_to_every_subscriber(sandbox, config):
+    async with await Station.open(config, sandbox.keys["S"]) as station:
+        first, second = [], []
+        station.events.subscribe(first.append)
+        unsubscribe = station.events.subscribe(second.append)
+        station.sign_in("Dana")
+        result = await station.pay(1234, order_key="cart-1")
+        unsubscribe()
+        await station.pay(1500, order_key="cart-2")
+    assert result.outcome is Outcome.APPROVED and result.msg_identifier
+    phases = [e.data.phase for e in second if e.kind is EventKind.PROGRESS]
+    assert phases[0] is Phase.SENDING and Phase.COMPLETE in phases
+    assert [e.kind for e in second][-1] is EventKind.OUTCOME and second[-1].data == result
+    assert len([e for e in first if e.kind is EventKind.OUTCOME]) == 2  # the first subscriber saw both
+    [payment, _] = sandbox.stats()["payments"]
+    assert "cashier Dana" in payment["userAgent"] and attempt_in(payment["userAgent"]) == result.attempt_id
+
+
+async def test_stop_waiting_journals_the_payment_unknown_and_it_stays_resumable(sandbox, config):
+    sandbox.set_faults(s_delay_min=3, s_delay_max=3)
+    async with await Station.open(config, sandbox.keys["S"]) as station:
+        outcomes, phases = [], []
+        station.events.subscribe(lambda e: outcomes.append(e.data) if e.kind is EventKind.OUTCOME else None)
+        station.events.subscribe(lambda e: phases.append(e.data.phase) if e.kind is EventKind.PROGRESS else None)
+        payment = asyncio.ensure_future(station.pay(2500, order_key="cart-stop"))
+        await wait_until_async(lambda: Phase.RECEIVED in phases, what="the message polled", timeout=10)
+        assert station.stop_waiting()
+        result = await payment
+        assert result.outcome is Outcome.UNKNOWN and "stopped waiting" in result.message
+        assert outcomes == [result] and not station.paying
+        [pending] = await station.journal.in_flight()
+        assert pending.id == result.attempt_id and pending.outcome is Outcome.UNKNOWN
+        held = await station.pay(700, order_key="cart-next")  # the terminal is held by the unknown
+        assert held.refusal is not None and held.blocked_by == result.attempt_id
+        checked = await station.check_again(result.attempt_id, wait_limit=10)
+        assert checked.outcome is Outcome.APPROVED
+
+
+async def test_start_up_recovery_settles_what_a_dead_process_left(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"]) as station:
+        sale = await station.service.sale("tb-2001", 900)  # a real charge to find again
+    dead = Journal.open(config.journal_path)
+    orphan = dead.begin_attempt(operation=Operation.SALE, terminal_id="tb-2002", gateway="B", amount=800,
+                                request={})
+    dead.close()  # its process died before sending: nothing can have been charged
+    async with await Station.open(config, sandbox.keys["B"]) as station:
+        recovered = []
+        station.events.subscribe(lambda e: recovered.append(e.data) if e.kind is EventKind.RECOVERED else None)
+        [result] = await station.recover()
+        assert result.attempt_id == orphan.id and result.outcome is Outcome.FAILED
+        assert recovered == [[result]]
+        assert sale.outcome is Outcome.APPROVED
+
+
+async def test_a_station_without_a_terminal_says_so(sandbox, config):
+    async with await Station.open(replace(config, terminal_id=None), sandbox.keys["B"]) as station:
+        with pytest.raises(ValueError, match="terminal"):
+            await station.pay(100, order_key="c")
