@@ -25,10 +25,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.sandbox.cli import add_sandbox_commands
-    from pos_app.terminal.cli import add_terminal_commands
+    from pos_app.staff.cli import add_staff_commands
+    from pos_app.station.cli import add_terminal_commands
 
     add_sandbox_commands(commands)
     add_terminal_commands(commands)
+    add_staff_commands(commands)
     return parser
 
 
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt"):
+        if argv and argv[0] in ("terminal", "receipt", "staff"):
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")
         else:
             sys.stderr.write(f"{error}\n")

@@ -1,0 +1,41 @@
+"""Staff, PINs, roles, the sign-in lockout and an audit trail (no Qt).
+
+``Staff.open(staff_path(data_dir))``; ``add``, ``remove``, ``list``, ``sign_in``,
+``check_manager``, ``record``, ``audit``, ``ensure_demo_staff``. PIN checks are slow on
+purpose (about 0.12 s per stored PIN tried): call them off the GUI thread.
+"""
+
+from pos_app.staff.errors import (
+    DuplicateName,
+    DuplicatePin,
+    InvalidName,
+    InvalidPin,
+    LockedOut,
+    NotAManager,
+    StaffError,
+    StaffFileError,
+    StaffTooNew,
+    UnknownMember,
+    WrongPin,
+)
+from pos_app.staff.pins import DEFAULT_PARAMS, PIN_MAX_DIGITS, PIN_MIN_DIGITS, ScryptParams, check_pin
+from pos_app.staff.store import (
+    DEMO_CASHIER_PIN,
+    DEMO_MANAGER_PIN,
+    DEMO_STAFF,
+    LOCKOUT,
+    MAX_WRONG_PINS,
+    STAFF_FILE_NAME,
+    AuditEntry,
+    Role,
+    Staff,
+    StaffMember,
+    staff_path,
+)
+
+__all__ = [
+    "DEFAULT_PARAMS", "DEMO_CASHIER_PIN", "DEMO_MANAGER_PIN", "DEMO_STAFF", "LOCKOUT", "MAX_WRONG_PINS",
+    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "STAFF_FILE_NAME", "AuditEntry", "DuplicateName", "DuplicatePin",
+    "InvalidName", "InvalidPin", "LockedOut", "NotAManager", "Role", "ScryptParams", "Staff", "StaffError",
+    "StaffFileError", "StaffMember", "StaffTooNew", "UnknownMember", "WrongPin", "check_pin", "staff_path",
+]

@@ -1,0 +1,93 @@
+"""``pos-app staff …``: add, list and remove the station's staff (no Qt).
+
+Prints ONE JSON object on stdout: ``{"outcome": "ok", ...}`` and exit 0, or
+``{"outcome": "invalid", "error": "..."}`` and exit 1 (a bad PIN or name, a duplicate name
+or PIN, an unknown name, a data dir or staff file that cannot be used). No traceback for
+any of those. A PIN is read from stdin (``--pin-from-stdin``: the first line; from a
+terminal, without echo), never from the command line, where other users and the shell
+history would see it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pos_app.staff.errors import StaffError
+from pos_app.staff.store import Role, Staff, staff_path
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+
+
+def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    staff = commands.add_parser("staff", help="add, list and remove staff (JSON on stdout)")
+    ops = staff.add_subparsers(dest="staff_command", metavar="COMMAND", required=True)
+    add = ops.add_parser("add", help="add a staff member; the PIN is read from stdin")
+    add.add_argument("name")
+    add.add_argument("--role", required=True, choices=[r.value for r in Role])
+    add.add_argument("--pin-from-stdin", required=True, action="store_true",
+                     help="read the 4-8 digit PIN from the first line of stdin (never from the command line)")
+    add.set_defaults(handler=run_staff_command)
+    listing = ops.add_parser("list", help="list staff members and whether sign-in is locked")
+    listing.set_defaults(handler=run_staff_command)
+    remove = ops.add_parser("remove", help="remove a staff member")
+    remove.add_argument("name")
+    remove.set_defaults(handler=run_staff_command)
+
+
+def emit(payload: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(payload, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def read_pin() -> str:
+    """The PIN from stdin: without echo from a terminal, else its first line."""
+    if sys.stdin is None:
+        raise StaffError("no stdin to read the PIN from")
+    if sys.stdin.isatty():
+        return getpass.getpass("PIN: ")
+    line = sys.stdin.readline()
+    if not line:
+        raise StaffError("no PIN on stdin: pipe it in, e.g. `printf '%s\\n' \"$PIN\" | pos-app staff add ...`")
+    return line.rstrip("\r\n")
+
+
+def run_staff_command(args: argparse.Namespace) -> int:
+    from pos_app.config import data_dir
+
+    try:
+        payload = _dispatch(args, data_dir())
+        code = EXIT_OK
+    except (StaffError, ValueError) as error:
+        payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
+    emit(payload)
+    return code
+
+
+def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
+    pin = read_pin() if args.staff_command == "add" else None  # read before the slow work, fail early
+    by = _operator()
+    with Staff.open(staff_path(directory)) as staff:
+        if args.staff_command == "add":
+            assert pin is not None
+            member = staff.add(args.name, args.role, pin, by=by)
+            return {"outcome": "ok", "added": member.to_json(), "file": str(staff.path)}
+        if args.staff_command == "remove":
+            member = staff.remove(args.name, by=by)
+            return {"outcome": "ok", "removed": member.to_json(), "file": str(staff.path)}
+        until = staff.locked_until()
+        return {"outcome": "ok", "staff": [m.to_json() for m in staff.list()], "file": str(staff.path),
+                "locked_until": until.isoformat() if until else None}
+
+
+def _operator() -> str:
+    """Who ran the command, for the audit: the OS user."""
+    try:
+        return f"os:{getpass.getuser()}"
+    except (OSError, KeyError):
+        return "os:unknown"

@@ -1,0 +1,574 @@
+"""``Staff``: the station's staff, their PINs and roles, the sign-in lockout and an audit trail.
+
+Everything lives in one SQLite file, ``<data dir>/staff.sqlite3`` (WAL; schema version in
+``PRAGMA user_version``; created readable by its owner only). Only slow salted hashes of
+PINs are stored (``pins``). Sign-in is by PIN alone, so two members never share a PIN.
+
+Costs, with the default hash parameters (about 0.12 s per PIN hash, see ``pins``), for a
+staff of N members:
+
+- ``sign_in`` / ``check_manager``: one hash per member tried until the PIN matches, so up
+  to N hashes; a wrong PIN always costs N (at least one): 10 members, about 1.2 s.
+- ``add``: N hashes (the new PIN against every member's, to keep PINs unique) plus one.
+- ``list``, ``remove``, ``record``, ``audit``: no hashing, milliseconds.
+
+Those calls block on purpose: call them off the GUI thread. The API is synchronous and
+thread-safe: one lock serializes every call on a ``Staff`` (a sign-in holds it while it
+hashes). Several processes may open the same file: the lockout count is updated in a write
+transaction, so wrong PINs count across processes.
+
+Lockout: ``MAX_WRONG_PINS`` (5) wrong PINs in a row, by ``sign_in`` or ``check_manager``,
+lock both for ``LOCKOUT`` (5 minutes) from the last one, even for a correct PIN. The lock
+is in the file (a restart does not lift it) as an absolute UTC time, so setting the clock
+back lengthens it. A correct PIN resets the count; a cashier's PIN given to
+``check_manager`` neither counts as wrong nor resets it. A PIN that breaks the rules
+(``InvalidPin``) is not counted.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+from pathlib import Path
+from typing import Final
+
+from pos_app.staff.errors import (
+    DuplicateName,
+    DuplicatePin,
+    InvalidName,
+    LockedOut,
+    NotAManager,
+    StaffError,
+    StaffFileError,
+    StaffTooNew,
+    UnknownMember,
+    WrongPin,
+)
+from pos_app.staff.pins import DEFAULT_PARAMS, ScryptParams, check_pin, hash_pin, needs_rehash, verify_pin
+
+STAFF_FILE_NAME: Final = "staff.sqlite3"
+MAX_WRONG_PINS: Final = 5
+LOCKOUT: Final = timedelta(minutes=5)
+NAME_MAX: Final = 64
+DEFAULT_BUSY_TIMEOUT: Final = 5.0
+
+APPLICATION_ID: Final = 0x504F5353  # "POSS" in the SQLite header: this file is a pos-app staff file
+SQLITE_MAGIC: Final = b"SQLite format 3\x00"
+
+V1: tuple[str, ...] = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    """CREATE TABLE members (
+        name_key TEXT PRIMARY KEY,
+        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+        role TEXT NOT NULL CHECK (role IN ('cashier', 'manager')),
+        pin_hash TEXT NOT NULL,
+        added_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE sign_in_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        wrong_pins INTEGER NOT NULL CHECK (wrong_pins >= 0),
+        locked_until TEXT
+    )""",
+    "INSERT INTO sign_in_state (id, wrong_pins, locked_until) VALUES (1, 0, NULL)",
+    """CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL
+    )""",
+    """CREATE TRIGGER audit_append_only_u BEFORE UPDATE ON audit
+        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
+    """CREATE TRIGGER audit_append_only_d BEFORE DELETE ON audit
+        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
+)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1,)
+"""``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``; never edited once released."""
+CURRENT_VERSION: Final = len(MIGRATIONS)
+
+
+class Role(StrEnum):
+    CASHIER = "cashier"
+    MANAGER = "manager"
+
+
+@dataclass(frozen=True)
+class StaffMember:
+    name: str
+    role: Role
+
+    @property
+    def is_manager(self) -> bool:
+        return self.role is Role.MANAGER
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "role": self.role.value}
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    seq: int
+    at: datetime
+    actor: str
+    action: str
+    detail: str
+
+    def to_json(self) -> dict[str, str | int]:
+        return {"seq": self.seq, "at": self.at.isoformat(), "actor": self.actor, "action": self.action,
+                "detail": self.detail}
+
+
+DEMO_CASHIER_PIN: Final = "1111"
+DEMO_MANAGER_PIN: Final = "9999"
+DEMO_STAFF: Final[tuple[tuple[str, Role, str], ...]] = (
+    ("Demo Cashier", Role.CASHIER, DEMO_CASHIER_PIN),
+    ("Demo Manager", Role.MANAGER, DEMO_MANAGER_PIN),
+)
+"""Training mode's staff: (name, role, PIN). The PINs are public: never in a store's real staff file."""
+
+# Audit actions written by Staff itself.
+STAFF_ADDED: Final = "staff_added"
+STAFF_REMOVED: Final = "staff_removed"
+SIGN_IN_LOCKED: Final = "sign_in_locked"
+SYSTEM_ACTOR: Final = "system"
+
+
+def staff_path(data_dir: str | Path) -> Path:
+    """``<data dir>/staff.sqlite3``."""
+    return Path(data_dir) / STAFF_FILE_NAME
+
+
+def check_name(name: object) -> str:
+    """The name with outer spaces removed; ``InvalidName`` if empty, over 64 characters or
+    with control characters."""
+    if not isinstance(name, str):
+        raise InvalidName("a staff name must be text")
+    name = unicodedata.normalize("NFC", name.strip())
+    if not name:
+        raise InvalidName("a staff name cannot be empty")
+    if len(name) > NAME_MAX:
+        raise InvalidName(f"a staff name has at most {NAME_MAX} characters")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise InvalidName("a staff name cannot contain control characters")
+    return name
+
+
+def _key(name: str) -> str:
+    return name.casefold()
+
+
+def _time_text(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class _Row:
+    name: str
+    role: Role
+    pin_hash: str
+
+
+class Staff:
+    """One open staff file. Thread-safe (one lock); see the module docstring for costs."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, params: ScryptParams,
+                 clock: Callable[[], datetime]) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self._path = path
+        self._params = params
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._dummy_hash: str | None = None
+
+    @classmethod
+    def open(cls, path: str | Path, *, params: ScryptParams = DEFAULT_PARAMS,
+             clock: Callable[[], datetime] | None = None, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Staff:
+        """Open the staff file at ``path``, creating it (owner-only) and its folder if needed.
+
+        ``params``: the hash cost for PINs hashed from now on (older hashes keep theirs and
+        are upgraded at their next correct sign-in). ``clock``: aware datetimes (tests).
+        Raises ``StaffFileError`` (folder or file not creatable or writable, not a staff
+        file, damaged) or ``StaffTooNew``; a refused file is left as it was.
+        """
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StaffFileError(f"cannot create the folder {path.parent} for the staff file: "
+                                 f"{error.strerror or error}") from None
+        conn = _connect(path, busy_timeout)
+        return cls(conn, path, params, clock or _utc_now)
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                conn, self._conn = self._conn, None
+                conn.close()
+
+    def __enter__(self) -> Staff:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- members ------------------------------------------------------------------------
+
+    def list(self) -> builtins.list[StaffMember]:
+        """Every member, by name."""
+        with self._lock:
+            return [StaffMember(r.name, r.role) for r in sorted(self._rows(), key=lambda r: r.name.casefold())]
+
+    def add(self, name: str, role: Role | str, pin: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
+        """Add a member (recorded in the audit as ``staff_added`` by ``by``).
+
+        Raises ``InvalidName``, ``InvalidPin`` or a ``ValueError`` for an unknown role (all
+        ``ValueError``), ``DuplicateName`` (names ignore case), ``DuplicatePin``,
+        ``StaffFileError``. Costs one PIN hash per existing member, plus one.
+        """
+        name = check_name(name)
+        member_role = _role(role)
+        check_pin(pin)
+        with self._lock:
+            rows = self._rows()
+            if any(_key(r.name) == _key(name) for r in rows):
+                raise DuplicateName(name)
+            self._refuse_shared_pin(pin, rows)
+            pin_hash = hash_pin(pin, self._params)
+            with self._write("adding a staff member") as conn:
+                seen = {_key(r.name) for r in rows}
+                newer = [r for r in self._rows(conn) if _key(r.name) not in seen]  # added meanwhile elsewhere
+                if any(_key(r.name) == _key(name) for r in newer):
+                    raise DuplicateName(name)
+                self._refuse_shared_pin(pin, newer)
+                conn.execute("INSERT INTO members (name_key, name, role, pin_hash, added_at) VALUES (?, ?, ?, ?, ?)",
+                             (_key(name), name, member_role.value, pin_hash, _time_text(self._clock())))
+                self._insert_audit(conn, by, STAFF_ADDED, f"{name} ({member_role.value})")
+        return StaffMember(name, member_role)
+
+    def remove(self, name: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
+        """Remove a member (recorded as ``staff_removed``); ``UnknownMember`` if there is none."""
+        if not isinstance(name, str):
+            raise UnknownMember(repr(name))
+        with self._lock, self._write("removing a staff member") as conn:
+            row = conn.execute("SELECT name, role FROM members WHERE name_key = ?",
+                               (_key(unicodedata.normalize("NFC", name.strip())),)).fetchone()
+            if row is None:
+                raise UnknownMember(name.strip())
+            member = StaffMember(row[0], Role(row[1]))
+            conn.execute("DELETE FROM members WHERE name_key = ?", (_key(member.name),))
+            self._insert_audit(conn, by, STAFF_REMOVED, f"{member.name} ({member.role.value})")
+        return member
+
+    def ensure_demo_staff(self) -> builtins.list[StaffMember]:
+        """Training mode: make sure ``DEMO_STAFF`` ("Demo Cashier" PIN 1111, "Demo Manager"
+        PIN 9999) exist; returns them. Refuses (``StaffError``) a file that has any other
+        member: the demo PINs are public and must never open a real store's staff file."""
+        with self._lock:
+            demo_names = {_key(name) for name, _, _ in DEMO_STAFF}
+            others = [r.name for r in self._rows() if _key(r.name) not in demo_names]
+            if others:
+                raise StaffError(f"{self._path} has real staff ({', '.join(sorted(others))}); demo staff "
+                                 "(public PINs) only go into a training data dir's staff file")
+            present = {_key(r.name): r for r in self._rows()}
+            members = []
+            for name, role, pin in DEMO_STAFF:
+                row = present.get(_key(name))
+                if row is None:
+                    members.append(self.add(name, role, pin, by=SYSTEM_ACTOR))
+                else:
+                    members.append(StaffMember(row.name, row.role))
+            return members
+
+    # -- PINs -----------------------------------------------------------------------------
+
+    def sign_in(self, pin: str) -> StaffMember:
+        """The member whose PIN this is.
+
+        Raises ``InvalidPin`` (not 4-8 digits; not counted), ``LockedOut`` (locked now, or
+        this was the 5th wrong PIN in a row: ``until`` says till when), ``WrongPin``
+        (``tries_left``), ``StaffFileError``. Slow on purpose (see the module docstring).
+        """
+        return self._identify(pin, manager=False)
+
+    def check_manager(self, pin: str) -> StaffMember:
+        """The manager whose PIN this is, for an override on a cashier's screen.
+
+        Raises what ``sign_in`` raises, and ``NotAManager`` for a cashier's PIN (which
+        neither counts as wrong nor resets the count). Recording the override itself is the
+        caller's: ``record(manager.name, "override_...", detail)``.
+        """
+        return self._identify(pin, manager=True)
+
+    def locked_until(self) -> datetime | None:
+        """When the current lockout ends (aware UTC), or None when sign-in is open."""
+        with self._lock:
+            until = self._state(self._connection())[1]
+            return until if until is not None and self._clock() < until else None
+
+    def wrong_pins(self) -> int:
+        """Wrong PINs in a row so far (0 after a correct PIN or a lockout)."""
+        with self._lock:
+            return self._state(self._connection())[0]
+
+    def _identify(self, pin: str, *, manager: bool) -> StaffMember:
+        check_pin(pin)
+        with self._lock:
+            _, until = self._state(self._connection())
+            if until is not None and self._clock() < until:
+                raise LockedOut(until)
+            rows = self._rows()
+            match = next((r for r in rows if verify_pin(pin, r.pin_hash)), None)
+            if not rows:  # a wrong PIN costs at least one hash, members or not
+                verify_pin(pin, self._dummy())
+            with self._write("recording a PIN check") as conn:
+                if match is not None:
+                    member = StaffMember(match.name, match.role)
+                    if manager and not member.is_manager:
+                        raise NotAManager(member.name)
+                    conn.execute("UPDATE sign_in_state SET wrong_pins = 0, locked_until = NULL WHERE id = 1")
+                    if needs_rehash(match.pin_hash, self._params):
+                        conn.execute("UPDATE members SET pin_hash = ? WHERE name_key = ? AND pin_hash = ?",
+                                     (hash_pin(pin, self._params), _key(match.name), match.pin_hash))
+                    return member
+                now = self._clock()
+                wrong, until = self._state(conn)
+                if until is not None and now < until:  # another process locked it meanwhile
+                    raise LockedOut(until)
+                wrong += 1
+                if wrong >= MAX_WRONG_PINS:
+                    until = now + LOCKOUT
+                    conn.execute("UPDATE sign_in_state SET wrong_pins = 0, locked_until = ? WHERE id = 1",
+                                 (_time_text(until),))
+                    self._insert_audit(conn, SYSTEM_ACTOR, SIGN_IN_LOCKED,
+                                       f"{MAX_WRONG_PINS} wrong PINs in a row; locked until {until.isoformat()}")
+                    error: StaffError = LockedOut(until, just_locked=True)
+                else:
+                    conn.execute("UPDATE sign_in_state SET wrong_pins = ?, locked_until = NULL WHERE id = 1",
+                                 (wrong,))
+                    error = WrongPin(MAX_WRONG_PINS - wrong)
+            raise error
+
+    # -- audit ----------------------------------------------------------------------------
+
+    def record(self, actor: str, action: str, detail: str = "") -> AuditEntry:
+        """Append an audit entry (an override, a staff change) and return it."""
+        for label, value in (("actor", actor), ("action", action)):
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"an audit entry needs a non-empty {label}")
+        if not isinstance(detail, str):
+            raise ValueError("an audit entry's detail is text")
+        with self._lock, self._write("recording an audit entry") as conn:
+            return self._insert_audit(conn, actor.strip(), action.strip(), detail)
+
+    def audit(self, limit: int | None = None) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first (at most ``limit``)."""
+        query = "SELECT seq, at, actor, action, detail FROM audit ORDER BY seq DESC"
+        with self._lock:
+            conn = self._connection()
+            try:
+                rows = conn.execute(query + (" LIMIT ?" if limit is not None else ""),
+                                    (limit,) if limit is not None else ()).fetchall()
+            except sqlite3.Error as error:
+                raise _file_error(error, self._path, "reading the audit") from None
+        return [AuditEntry(seq, _parse_time(at), actor, action, detail) for seq, at, actor, action, detail in rows]
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StaffFileError(f"staff file {self._path} is closed")
+        return self._conn
+
+    def _dummy(self) -> str:
+        if self._dummy_hash is None:
+            self._dummy_hash = hash_pin("0" * 4, self._params)
+        return self._dummy_hash
+
+    def _rows(self, conn: sqlite3.Connection | None = None) -> builtins.list[_Row]:
+        conn = conn or self._connection()
+        try:
+            rows = conn.execute("SELECT name, role, pin_hash FROM members ORDER BY rowid").fetchall()
+        except sqlite3.Error as error:
+            raise _file_error(error, self._path, "reading the staff") from None
+        return [_Row(name, Role(role), pin_hash) for name, role, pin_hash in rows]
+
+    def _state(self, conn: sqlite3.Connection) -> tuple[int, datetime | None]:
+        try:
+            row = conn.execute("SELECT wrong_pins, locked_until FROM sign_in_state WHERE id = 1").fetchone()
+        except sqlite3.Error as error:
+            raise _file_error(error, self._path, "reading the sign-in state") from None
+        if row is None:
+            raise StaffFileError(f"staff file {self._path} is damaged: its sign-in state is missing")
+        return int(row[0]), (_parse_time(row[1]) if row[1] else None)
+
+    def _refuse_shared_pin(self, pin: str, rows: builtins.list[_Row]) -> None:
+        if any(verify_pin(pin, r.pin_hash) for r in rows):
+            raise DuplicatePin()
+
+    def _insert_audit(self, conn: sqlite3.Connection, actor: str, action: str, detail: str) -> AuditEntry:
+        at = self._clock()
+        cursor = conn.execute("INSERT INTO audit (at, actor, action, detail) VALUES (?, ?, ?, ?)",
+                              (_time_text(at), actor, action, detail))
+        assert cursor.lastrowid is not None
+        return AuditEntry(cursor.lastrowid, at.astimezone(UTC), actor, action, detail)
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction, committed when the block ends, also when it
+        raises a ``StaffError`` (the block raises after recording, e.g. a wrong PIN)."""
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except StaffError:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                raise
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise _file_error(error, self._path, action) from None
+
+
+def _role(role: Role | str) -> Role:
+    try:
+        return Role(role.lower() if isinstance(role, str) else role)
+    except ValueError:
+        raise ValueError(f"a role is {' or '.join(r.value for r in Role)}, not {role!r}") from None
+
+
+def _file_error(error: sqlite3.Error, path: Path, action: str) -> StaffFileError:
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
+        return StaffFileError(f"staff file {path} is busy (another program holds it) while {action}; try again")
+    if code in (8, 14):  # SQLITE_READONLY, SQLITE_CANTOPEN
+        return StaffFileError(f"staff file {path} cannot be written while {action}: {error}; "
+                              "check the data folder's permissions")
+    if code == 13:  # SQLITE_FULL
+        return StaffFileError(f"the disk is full: staff file {path} cannot be written while {action}")
+    if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
+        return StaffFileError(f"staff file {path} is damaged or not a database ({error}); it was left as it is")
+    return StaffFileError(f"staff file {path}: {error} while {action}")
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(100)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise StaffFileError(f"staff file {path} cannot be read: {error.strerror or error}") from None
+    if head and (len(head) < 100 or not head.startswith(SQLITE_MAGIC)):
+        raise StaffFileError(f"{path} is not a staff file (not a SQLite database); it was left as it is: "
+                             "move it away to start a new staff list")
+
+
+def _create_private(path: Path) -> None:
+    """Create an empty file readable by its owner only (SQLite gives its WAL files the same mode)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise StaffFileError(f"cannot create the staff file {path}: {error.strerror or error}") from None
+
+
+def _inspect(conn: sqlite3.Connection, path: Path) -> int:
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    app_id: int = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id != APPLICATION_ID:
+        tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        if app_id != 0 or version != 0 or tables:
+            raise StaffFileError(f"{path} is a SQLite database but not a pos-app staff file; it was left as it is")
+    if version > CURRENT_VERSION:
+        raise StaffTooNew(f"staff file {path} has schema version {version}, written by a newer pos-app; this "
+                          f"pos-app understands up to version {CURRENT_VERSION}. Update pos-app; the file was "
+                          "left as it is")
+    return version
+
+
+def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    _check_header(path)
+    _create_private(path)
+    try:
+        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as error:
+        raise _file_error(error, path, "opening") from None
+    try:
+        conn.execute("BEGIN")
+        try:
+            version = _inspect(conn, path)  # read-only: a refused file is left untouched
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+        _use_wal(conn, busy_timeout)
+        conn.execute("PRAGMA synchronous = FULL")
+        if version != CURRENT_VERSION:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version = _inspect(conn, path)  # again, under the write lock: migrate once
+                for step in range(version, CURRENT_VERSION):
+                    for statement in MIGRATIONS[step]:
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {CURRENT_VERSION}")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        conn.execute("SELECT count(*) FROM members").fetchone()  # cheap damage check
+    except StaffError:
+        conn.close()
+        raise
+    except sqlite3.Error as error:
+        conn.close()
+        raise _file_error(error, path, "opening") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Switch to WAL, retrying while another process holds the file (leaving rollback mode
+    reports busy at once instead of waiting)."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as error:
+            busy = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (5, 6)
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
+    if str(mode).lower() != "wal":
+        raise StaffFileError(f"staff file cannot use write-ahead logging (got {mode!r})")

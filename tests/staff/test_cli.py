@@ -1,0 +1,89 @@
+"""``pos-app staff …`` as a real child process: one JSON object, exit 0 or 1, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pos_app.staff import Role, Staff, StaffMember, WrongPin
+
+
+def run_staff(data_dir, *args: str, stdin: str | None = None) -> tuple[int, dict]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POS_")}
+    env["POS_DATA_DIR"] = str(data_dir)
+    done = subprocess.run([sys.executable, "-m", "pos_app", "staff", *args], env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one JSON line, got {done.stdout!r} / {done.stderr!r}"
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(lines[0])
+
+
+def test_add_list_sign_in_remove_round_trip(tmp_path):
+    data = tmp_path / "data"
+    code, payload = run_staff(data, "add", "Ann Lee", "--role", "manager", "--pin-from-stdin", stdin="48213\n")
+    assert (code, payload["outcome"], payload["added"]) == (0, "ok", {"name": "Ann Lee", "role": "manager"})
+    code, payload = run_staff(data, "add", "Bob", "--role", "cashier", "--pin-from-stdin", stdin="1357")
+    assert code == 0, payload
+    code, payload = run_staff(data, "list")
+    assert code == 0
+    assert payload == {"outcome": "ok", "file": str(data / "staff.sqlite3"), "locked_until": None,
+                       "staff": [{"name": "Ann Lee", "role": "manager"}, {"name": "Bob", "role": "cashier"}]}
+    with Staff.open(data / "staff.sqlite3") as staff:  # the app signs in with what the CLI stored
+        assert staff.sign_in("1357") == StaffMember("Bob", Role.CASHIER)
+        assert staff.check_manager("48213").name == "Ann Lee"
+    code, payload = run_staff(data, "remove", "bob")
+    assert (code, payload["removed"]) == (0, {"name": "Bob", "role": "cashier"})
+    with Staff.open(data / "staff.sqlite3") as staff:
+        assert [m.name for m in staff.list()] == ["Ann Lee"]
+        with pytest.raises(WrongPin):
+            staff.sign_in("1357")
+        actions = [(e.action, e.detail) for e in staff.audit()]
+        assert actions == [("staff_removed", "Bob (cashier)"), ("staff_added", "Bob (cashier)"),
+                           ("staff_added", "Ann Lee (manager)")]
+        assert all(e.actor.startswith("os:") for e in staff.audit())
+
+
+@pytest.mark.parametrize("stdin, words", [("12a4\n", "4 to 8 digits"), ("123\n", "4 to 8 digits"),
+                                          ("", "no PIN on stdin")])
+def test_a_bad_pin_is_invalid(tmp_path, stdin, words):
+    code, payload = run_staff(tmp_path, "add", "Ann", "--role", "cashier", "--pin-from-stdin", stdin=stdin)
+    assert (code, payload["outcome"]) == (1, "invalid")
+    assert words in payload["error"]
+
+
+def test_duplicates_and_unknown_names_are_invalid(tmp_path):
+    assert run_staff(tmp_path, "add", "Ann", "--role", "manager", "--pin-from-stdin", stdin="4821\n")[0] == 0
+    code, payload = run_staff(tmp_path, "add", "ann", "--role", "cashier", "--pin-from-stdin", stdin="1357\n")
+    assert (code, payload["outcome"]) == (1, "invalid") and "already a staff member" in payload["error"]
+    code, payload = run_staff(tmp_path, "add", "Bob", "--role", "cashier", "--pin-from-stdin", stdin="4821\n")
+    assert (code, payload["outcome"]) == (1, "invalid") and "PIN is already used" in payload["error"]
+    code, payload = run_staff(tmp_path, "remove", "Zed")
+    assert (code, payload) == (1, {"outcome": "invalid", "error": "there is no staff member named 'Zed'"})
+
+
+def test_usage_errors_are_invalid_json_and_the_pin_never_comes_from_argv(tmp_path):
+    code, payload = run_staff(tmp_path, "add", "Ann", "--role", "owner", "--pin-from-stdin", stdin="4821\n")
+    assert (code, payload["outcome"]) == (1, "invalid") and "--role" in payload["error"]
+    code, payload = run_staff(tmp_path, "add", "Ann", "--role", "cashier", "--pin", "4821")
+    assert (code, payload["outcome"]) == (1, "invalid")
+    code, payload = run_staff(tmp_path, "add", "Ann", "--role", "cashier", stdin="4821\n")
+    assert (code, payload["outcome"]) == (1, "invalid") and "--pin-from-stdin" in payload["error"]
+
+
+def test_an_unwritable_data_dir_is_invalid(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    code, payload = run_staff(blocker / "data", "list")
+    assert (code, payload["outcome"]) == (1, "invalid")
+    assert "cannot create the folder" in payload["error"]
+
+
+def test_a_damaged_staff_file_is_invalid(tmp_path):
+    (tmp_path / "staff.sqlite3").write_bytes(b"garbage" * 50)
+    code, payload = run_staff(tmp_path, "list")
+    assert (code, payload["outcome"]) == (1, "invalid") and "not a staff file" in payload["error"]
