@@ -1,5 +1,6 @@
 # pos-app: `make run` starts the app on its built-in sandbox; `make test` runs every test;
 # `make lint` runs ruff and mypy (strict for pos_app.api, pos_app.journal, pos_app.terminal).
+# `make system-deps` installs the Debian packages of the system tests.
 # Both create .venv when it is missing and install the pinned versions of constraints.txt.
 
 # PySide6 6.12 needs Python >= 3.12 here (6.12 on 3.11 leaks references and aborts).
@@ -8,7 +9,7 @@ PYTHON ?= $(shell for p in python3.12 python3.13; do command -v $$p >/dev/null 2
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench sandbox clean
+.PHONY: install run test lint bench sandbox clean system-deps
 
 install: $(STAMP)
 
@@ -30,6 +31,28 @@ lint: install
 	$(VENV)/bin/ruff check pos_app tests || status=1; \
 	$(VENV)/bin/mypy pos_app/api pos_app/journal pos_app/terminal || status=1; \
 	exit $$status
+
+# Debian packages the system tests need (X server and window manager for the UI tests,
+# CUPS with a PDF printer and pdftotext for printing, a keyring, Qt's xcb libraries,
+# DejaVu for receipts). Idempotent: apt runs only when dpkg lacks one of them.
+# (cups-pdf is Debian's printer-driver-cups-pdf.)
+SYSTEM_PACKAGES := xvfb openbox xdotool imagemagick x11-utils cups cups-client cups-bsd \
+	printer-driver-cups-pdf poppler-utils gnome-keyring dbus-x11 libsecret-tools libxcb-cursor0 \
+	libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
+	libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core
+
+system-deps:
+	@command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 || { \
+		echo "system-deps: not a Debian system; install the equivalents of: $(SYSTEM_PACKAGES)"; exit 0; }; \
+	missing=$$(for p in $(SYSTEM_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -qx 'install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "system-deps: all present"; exit 0; fi; \
+	echo "system-deps: installing" $$missing; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "system-deps: not root and no sudo; as root run: apt-get install" $$missing; exit 1; fi; \
+	$$sudo apt-get update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 
 bench: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m tests.bench
