@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-CORE = ["pos_app.api", "pos_app.sandbox", "pos_app.journal", "pos_app.cli"]
+CORE = ["pos_app.api", "pos_app.sandbox", "pos_app.journal", "pos_app.cli", "pos_app.staff", "pos_app.receipts"]
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -1,0 +1,127 @@
+"""What a receipt says: ``ReceiptData``, checked when it is made so a receipt never prints
+numbers that do not add up."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from pos_app.receipts.money import format_money
+
+
+class Copy(StrEnum):
+    CUSTOMER = "customer"
+    MERCHANT = "merchant"
+
+
+def _cents(value: object, label: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{label} is an integer number of cents, not {type(value).__name__}")
+    return value
+
+
+@dataclass(frozen=True)
+class ReceiptLine:
+    """One cart line: ``qty`` of ``name`` at ``unit_cents`` each, ``line_cents`` in all (negative
+    for a discount line). ``qty`` is an int, or a ``Decimal`` for weighed goods."""
+
+    name: str
+    qty: int | Decimal
+    unit_cents: int
+    line_cents: int
+
+    def __post_init__(self) -> None:
+        _cents(self.unit_cents, "unit_cents")
+        _cents(self.line_cents, "line_cents")
+        if isinstance(self.qty, bool) or not isinstance(self.qty, int | Decimal):
+            raise TypeError(f"qty is an int or a Decimal, not {type(self.qty).__name__}")
+
+
+@dataclass(frozen=True)
+class TaxLine:
+    name: str
+    cents: int
+
+    def __post_init__(self) -> None:
+        _cents(self.cents, f"tax {self.name!r}")
+
+
+@dataclass(frozen=True)
+class ReceiptData:
+    """Everything an itemized card receipt shows.
+
+    Checked on creation (``ValueError``): ``subtotal_cents`` is the sum of the lines, and
+    ``total_cents`` (what the card was charged) is subtotal + taxes + surcharge; ``when`` is
+    an aware datetime (shown in its own time zone); ``card_last4`` is 4 digits or empty.
+    ``auth_ref`` is the gateway's transaction id (pnRefNum); ``attempt_id`` the journal's.
+    """
+
+    store_name: str
+    store_id: str
+    station: str
+    cashier: str
+    lines: Sequence[ReceiptLine]
+    subtotal_cents: int
+    taxes: Sequence[TaxLine]
+    surcharge_cents: int
+    total_cents: int
+    card_brand: str
+    card_last4: str
+    auth_ref: str
+    payment_id: str
+    attempt_id: str
+    when: datetime
+    currency: str = "USD"
+    training: bool = False
+    copy: Copy = Copy.CUSTOMER
+    transaction_type: str = "SALE"
+    locale: str | None = None
+    footer: Sequence[str] = field(default=("Thank you!",))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", tuple(self.lines))
+        object.__setattr__(self, "taxes", tuple(self.taxes))
+        object.__setattr__(self, "footer", tuple(self.footer))
+        object.__setattr__(self, "copy", Copy(self.copy))
+        for label in ("subtotal_cents", "surcharge_cents", "total_cents"):
+            _cents(getattr(self, label), label)
+        format_money(0, self.currency)  # a valid currency code
+        if self.when.tzinfo is None or self.when.utcoffset() is None:
+            raise ValueError("a receipt's time must be an aware datetime (with its time zone)")
+        if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
+                                    and self.card_last4.isdigit()):
+            raise ValueError("card_last4 is the card's last 4 digits (or empty)")
+        lines_sum = sum(line.line_cents for line in self.lines)
+        if lines_sum != self.subtotal_cents:
+            raise ValueError(f"the lines add up to {lines_sum} cents, not the subtotal {self.subtotal_cents}")
+        expected = self.subtotal_cents + sum(tax.cents for tax in self.taxes) + self.surcharge_cents
+        if expected != self.total_cents:
+            raise ValueError(f"subtotal + taxes + surcharge is {expected} cents, not the total {self.total_cents}")
+
+    def money(self, cents: int) -> str:
+        return format_money(cents, self.currency, self.locale)
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    heading: str
+    rows: Sequence[tuple[str, str]]
+    """(label, value) pairs; the value is right-aligned."""
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """A plain report page set (end of shift, day report): a title, who and when, sections of
+    label/value rows. Amounts are formatted by the caller (``format_money``)."""
+
+    title: str
+    store_name: str
+    store_id: str
+    station: str
+    generated_at: datetime
+    sections: Sequence[ReportSection]
+    training: bool = False
+    notes: Sequence[str] = ()

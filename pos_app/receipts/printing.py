@@ -1,0 +1,166 @@
+"""Sending a PDF to the OS print system (CUPS) with ``lp``; no Qt.
+
+On POSIX the receipt goes to ``lp -d PRINTER`` (CUPS), which queues it and answers a job
+id. Every failure is a ``PrintError`` whose message a cashier can act on; nothing here
+raises a traceback at a cashier. (Windows prints through Qt's QPrinter in the UI.)
+
+``lp`` returns once CUPS has queued the job: a printer that later jams shows in CUPS,
+not here. A printer CUPS has paused (it pauses one whose device failed) is refused
+before anything is queued, so that a receipt is not queued to print unexpectedly later.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+LP_TIMEOUT = 30.0
+"""Seconds ``lp``/``lpstat`` may take (a scheduler that hangs) before ``PrintError``."""
+_JOB = re.compile(r"request id is (?P<job>\S+)")
+_NO_CUPS = ("scheduler not responding", "unable to connect", "connection refused", "no such file or directory",
+            "bad file descriptor", "is not running")
+
+
+class PrintError(Exception):
+    """The PDF was not sent to the printer; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class PrintJob:
+    """A job CUPS accepted: ``job_id`` as ``lp`` names it (``PRINTER-123``), its printer and number."""
+
+    job_id: str
+    printer: str | None
+    number: int | None
+
+
+def _env() -> dict[str, str]:
+    """English messages from CUPS, whatever the station's language, so that they can be read here."""
+    return {**os.environ, "LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}
+
+
+def _run(command: list[str], what: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(command, input=data, capture_output=True, timeout=LP_TIMEOUT, env=_env(), check=False)
+    except subprocess.TimeoutExpired:
+        raise PrintError(f"the print system did not answer within {LP_TIMEOUT:g} s while {what}; "
+                         "check that the printer and the computer's print service (CUPS) are on, then try again"
+                         ) from None
+    except OSError as error:
+        raise PrintError(f"the print command could not be started while {what}: {error.strerror or error}") from None
+
+
+def _message(done: subprocess.CompletedProcess[bytes]) -> str:
+    text = (done.stderr or done.stdout).decode("utf-8", "replace").strip()
+    return text.splitlines()[-1] if text else f"exit status {done.returncode}"
+
+
+def _no_cups(message: str) -> bool:
+    return any(words in message.lower() for words in _NO_CUPS)
+
+
+NO_CUPS_TEXT = ("this computer's print service (CUPS) is not running; ask a manager to start it "
+                "(or restart the computer), then print again")
+
+
+def list_printers() -> list[str]:
+    """The print system's printers (``lpstat -e``); empty when there is no ``lpstat`` at all.
+    ``PrintError`` when CUPS is installed but does not answer."""
+    lpstat = shutil.which("lpstat")
+    if lpstat is None:
+        return []
+    done = _run([lpstat, "-e"], "listing the printers")
+    if done.returncode != 0:
+        message = _message(done)
+        if "no destinations added" in message.lower():
+            return []
+        raise PrintError(NO_CUPS_TEXT if _no_cups(message) else f"the printers cannot be listed: {message}")
+    return [line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+
+
+def default_printer() -> str | None:
+    """The print system's default printer (``lpstat -d``), or None."""
+    lpstat = shutil.which("lpstat")
+    if lpstat is None:
+        return None
+    done = _run([lpstat, "-d"], "reading the default printer")
+    match = re.search(r"system default destination:\s*(\S+)", done.stdout.decode("utf-8", "replace"))
+    return match.group(1) if done.returncode == 0 and match else None
+
+
+def _not_set_up(printer: str) -> PrintError:
+    try:
+        known = list_printers()
+    except PrintError:
+        known = []
+    choice = f"choose one of: {', '.join(known)}" if known else "no printer is set up at all"
+    return PrintError(f"printer {printer!r} is not set up in this computer's print system; {choice} "
+                      "(a manager picks the receipt printer in the settings)")
+
+
+def _refuse_paused(printer: str) -> None:
+    lpstat = shutil.which("lpstat")
+    if lpstat is None:
+        return
+    done = _run([lpstat, "-p", printer], f"checking printer {printer!r}")
+    output = done.stdout.decode("utf-8", "replace")
+    if done.returncode != 0:
+        message = _message(done)
+        if _no_cups(message):
+            raise PrintError(NO_CUPS_TEXT)
+        if "invalid destination" in message.lower() or "does not exist" in message.lower() or not output:
+            raise _not_set_up(printer)
+        return
+    if re.search(rf"printer {re.escape(printer)} disabled", output):
+        reason = " ".join(output.splitlines()[1:]).strip()
+        raise PrintError(f"printer {printer!r} is paused in the print system{f' ({reason})' if reason else ''}; "
+                         f"check its power, paper and cable, then resume it (cupsenable {printer}) and print again")
+
+
+def print_pdf(pdf: bytes, printer: str | None = None, *, title: str = "pos-app receipt") -> PrintJob:
+    """Queue ``pdf`` on ``printer`` (None: the print system's default) with ``lp``; the job.
+
+    ``PrintError`` when there is no print system (no ``lp``: CUPS is not installed), CUPS is
+    not running, the printer is not set up or is paused, or ``lp`` refuses the job.
+    ``ValueError`` when ``pdf`` is not a PDF.
+    """
+    if not pdf.startswith(b"%PDF"):
+        raise ValueError("print_pdf needs PDF bytes (they start with %PDF)")
+    if os.name != "posix":
+        raise PrintError("printing from here needs the CUPS print system; on Windows the app prints through Qt")
+    if printer is not None and (not printer or printer.startswith("-")
+                                or any(c.isspace() or c in "/#" for c in printer)):
+        raise PrintError(f"{printer!r} is not a printer name; a manager picks the receipt printer in the settings")
+    lp = shutil.which("lp")
+    if lp is None:
+        raise PrintError("this computer has no print system command (lp): CUPS is not installed; ask a manager "
+                         "to install it (Debian: apt-get install cups cups-client) and set up the receipt printer")
+    if printer is not None:
+        _refuse_paused(printer)
+    command = [lp, *(("-d", printer) if printer else ()), "-t", title, "-"]
+    done = _run(command, "sending the receipt to the printer", pdf)
+    if done.returncode != 0:
+        message = _message(done)
+        lowered = message.lower()
+        if _no_cups(message):
+            raise PrintError(NO_CUPS_TEXT)
+        if printer and ("does not exist" in lowered or "not found" in lowered or "unknown" in lowered):
+            raise _not_set_up(printer)
+        if "no default destination" in lowered:
+            raise PrintError("no default printer is set up on this computer; a manager picks the receipt printer "
+                             "in the settings")
+        if "not accepting jobs" in lowered:
+            raise PrintError(f"printer {printer or '(default)'} is not accepting jobs; a manager can turn it back "
+                             f"on (cupsaccept {printer or 'PRINTER'}), then print again")
+        raise PrintError(f"the printer refused the receipt ({message}); check the printer, then print again")
+    output = done.stdout.decode("utf-8", "replace")
+    match = _JOB.search(output)
+    if match is None:
+        raise PrintError(f"the print system answered something unexpected ({output.strip() or 'nothing'}); "
+                         "check whether the receipt printed before printing again")
+    job_id = match.group("job")
+    queue, _, number = job_id.rpartition("-")
+    return PrintJob(job_id, queue or printer, int(number) if number.isdigit() else None)

@@ -1,0 +1,240 @@
+"""Receipt and report PDFs with fpdf2: monospace text laid out in fixed columns.
+
+The text is real text (a TrueType font with its Unicode map), so ``pdftotext`` and a
+screen reader get it back. The font is DejaVu Sans Mono from ``fonts-dejavu-core``; when
+it is missing, fpdf2's built-in Courier is used and characters outside Latin-1 are
+replaced (``—`` by ``-``, ``€`` by ``EUR``).
+
+A receipt is one page 80 mm wide (a receipt roll), as tall as its content.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+
+from pos_app.receipts.model import Copy, ReceiptData, ReportData
+
+TRAINING_BANNER = "TRAINING — NO MONEY MOVED"
+FONT_DIRS: tuple[Path, ...] = (
+    Path("/usr/share/fonts/truetype/dejavu"),
+    Path("/usr/share/fonts/dejavu"),
+    Path("/usr/local/share/fonts"),
+    Path("/Library/Fonts"),
+    Path("C:/Windows/Fonts"),
+)
+FONT_FILES = ("DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf")
+
+ROLL_WIDTH_MM = 80.0
+ROLL_MARGIN_MM = 4.0
+RECEIPT_FONT_PT = 8.0
+MONO_ADVANCE_EM = 0.6021  # DejaVu Sans Mono (1233/2048); Courier is 0.6
+PT_MM = 25.4 / 72
+_LATIN1_STANDINS = {"—": "-", "–": "-", "€": "EUR", "…": "...", "‘": "'", "’": "'", "“": '"', "”": '"', "•": "*",
+                    "₹": "INR", "₩": "KRW", "\u202f": " ", "\u00a0": " "}
+
+
+def find_font(font_dir: Path | None = None) -> tuple[Path, Path] | None:
+    """DejaVu Sans Mono regular and bold, from ``font_dir`` or the usual places; None if absent."""
+    for directory in (font_dir,) if font_dir is not None else FONT_DIRS:
+        regular, bold = (directory / name for name in FONT_FILES)
+        if regular.is_file() and bold.is_file():
+            return regular, bold
+    return None
+
+
+@dataclass(frozen=True)
+class _Row:
+    text: str
+    bold: bool = False
+    size: float = RECEIPT_FONT_PT
+    align: str = "L"
+    boxed: bool = False
+    gap_before: float = 0.0
+
+
+def columns(width_mm: float, size_pt: float = RECEIPT_FONT_PT) -> int:
+    """How many monospace characters of ``size_pt`` fit in ``width_mm``."""
+    return int(width_mm / (size_pt * MONO_ADVANCE_EM * PT_MM))
+
+
+def _left_right(left: str, right: str, width: int) -> list[str]:
+    """``left`` and ``right`` on one line when they fit, else ``left`` wrapped and ``right``
+    on its own line, right-aligned."""
+    if len(left) + 1 + len(right) <= width:
+        return [left + " " * (width - len(left) - len(right)) + right]
+    wrapped = _wrap(left, width)
+    if len(wrapped[-1]) + 1 + len(right) <= width:
+        return wrapped[:-1] + [wrapped[-1] + " " * (width - len(wrapped[-1]) - len(right)) + right]
+    return wrapped + [right.rjust(width)]
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=True,
+                         break_on_hyphens=False) or [""]
+
+
+def _qty(qty: int | Decimal) -> str:
+    if isinstance(qty, Decimal):
+        return format(qty.normalize(), "f")
+    return str(qty)
+
+
+def _when(moment: datetime) -> str:
+    zone = moment.tzname() or moment.strftime("%z")
+    return f"{moment:%Y-%m-%d %H:%M} {zone}".strip()
+
+
+def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
+    """The receipt as rows of at most ``width`` characters (the same text the PDF shows)."""
+    rows: list[_Row] = []
+    rule = _Row("-" * width)
+
+    def text(line: str, *, bold: bool = False, size: float = RECEIPT_FONT_PT, align: str = "L",
+             boxed: bool = False, gap_before: float = 0.0) -> None:
+        rows.append(_Row(line, bold, size, align, boxed, gap_before))
+
+    def pair(left: str, right: str, *, bold: bool = False) -> None:
+        for line in _left_right(left, right, width):
+            text(line, bold=bold)
+
+    if data.training:
+        text(TRAINING_BANNER, bold=True, size=RECEIPT_FONT_PT + 2, align="C", boxed=True)
+    for line in _wrap(data.store_name or "-", width):
+        text(line, bold=True, size=RECEIPT_FONT_PT + 2, align="C", gap_before=1.5 if data.training else 0)
+    for line in _wrap(f"Store {data.store_id}  Station {data.station}", width):
+        text(line, align="C")
+    pair(_when(data.when), f"Cashier {data.cashier}")
+    pair(data.transaction_type.upper(), "CUSTOMER COPY" if data.copy is Copy.CUSTOMER else "MERCHANT COPY",
+         bold=True)
+    rows.append(rule)
+    for item in data.lines:
+        if item.qty == 1:
+            pair(item.name, data.money(item.line_cents))
+        else:
+            for line in _wrap(item.name, width):
+                text(line)
+            pair(f"  {_qty(item.qty)} x {data.money(item.unit_cents)}", data.money(item.line_cents))
+    rows.append(rule)
+    pair("Subtotal", data.money(data.subtotal_cents))
+    for tax in data.taxes:
+        pair(tax.name, data.money(tax.cents))
+    if data.surcharge_cents:
+        pair("Card surcharge", data.money(data.surcharge_cents))
+    for line in _left_right("TOTAL", data.money(data.total_cents), width):
+        text(line, bold=True, size=RECEIPT_FONT_PT)
+    rows.append(rule)
+    card = " ".join(part for part in (data.card_brand, f"**** {data.card_last4}" if data.card_last4 else "") if part)
+    pair("Card", card or "-")
+    for label, value in (("Auth ref", data.auth_ref), ("Payment", data.payment_id), ("Attempt", data.attempt_id)):
+        pair(label, value or "-")
+    text("APPROVED" if not data.training else "APPROVED (TRAINING)", bold=True, align="C", gap_before=1.5)
+    if data.training:
+        text(TRAINING_BANNER, bold=True, size=RECEIPT_FONT_PT + 2, align="C", boxed=True, gap_before=1.5)
+    for note in data.footer:
+        for line in _wrap(note, width):
+            text(line, align="C", gap_before=1.0)
+    return rows
+
+
+class _Pdf:
+    """An FPDF with the receipt font set up (DejaVu, or Courier with Latin-1 stand-ins)."""
+
+    def __init__(self, page_format: tuple[float, float] | str, font_dir: Path | None) -> None:
+        self.pdf = FPDF(orientation="P", unit="mm", format=page_format)
+        fonts = find_font(font_dir)
+        if fonts is not None:
+            self.pdf.add_font("Mono", "", str(fonts[0]))
+            self.pdf.add_font("Mono", "B", str(fonts[1]))
+            self.family, self.unicode = "Mono", True
+        else:
+            self.family, self.unicode = "Courier", False
+        self.pdf.set_creator("pos-app")
+
+    def clean(self, text: str) -> str:
+        if self.unicode:
+            return text
+        for char, standin in _LATIN1_STANDINS.items():
+            text = text.replace(char, standin)
+        return text.encode("latin-1", "replace").decode("latin-1")
+
+    def row(self, row: _Row, width: float) -> None:
+        if row.gap_before:
+            self.pdf.ln(row.gap_before)
+        self.pdf.set_font(self.family, "B" if row.bold else "", row.size)
+        self.pdf.cell(width, row_height(row), self.clean(row.text), border=1 if row.boxed else 0, align=row.align,
+                      new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+    def output(self) -> bytes:
+        return bytes(self.pdf.output())
+
+
+def row_height(row: _Row) -> float:
+    return row.size * PT_MM * (1.6 if row.boxed else 1.25)
+
+
+def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
+    """The receipt as PDF bytes: one 80 mm wide page as tall as the receipt."""
+    inner = ROLL_WIDTH_MM - 2 * ROLL_MARGIN_MM
+    rows = receipt_rows(data, columns(inner))
+    height = 2 * ROLL_MARGIN_MM + 6.0 + sum(row_height(r) + r.gap_before for r in rows)
+    doc = _Pdf((ROLL_WIDTH_MM, max(height, 40.0)), font_dir)
+    pdf = doc.pdf
+    pdf.set_title(f"Receipt {data.payment_id}" + (" (training)" if data.training else ""))
+    pdf.set_creation_date(data.when)
+    pdf.set_margins(ROLL_MARGIN_MM, ROLL_MARGIN_MM, ROLL_MARGIN_MM)
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    for row in rows:
+        doc.row(row, inner)
+    return doc.output()
+
+
+REPORT_MARGIN_MM = 15.0
+REPORT_FONT_PT = 9.0
+
+
+def report_rows(data: ReportData, width: int) -> list[_Row]:
+    rows: list[_Row] = []
+    big = REPORT_FONT_PT + 5
+    if data.training:
+        rows.append(_Row(TRAINING_BANNER, bold=True, size=REPORT_FONT_PT + 3, align="C", boxed=True))
+    rows.append(_Row(data.title, bold=True, size=big, gap_before=2.0 if data.training else 0))
+    for line in _wrap(f"{data.store_name}  (store {data.store_id}, station {data.station})", width):
+        rows.append(_Row(line, size=REPORT_FONT_PT))
+    rows.append(_Row(f"Generated {_when(data.generated_at)}", size=REPORT_FONT_PT))
+    for section in data.sections:
+        rows.append(_Row(section.heading, bold=True, size=REPORT_FONT_PT + 1, gap_before=4.0))
+        rows.append(_Row("-" * width, size=REPORT_FONT_PT))
+        for label, value in section.rows:
+            rows.extend(_Row(line, size=REPORT_FONT_PT) for line in _left_right(label, value, width))
+    for note in data.notes:
+        rows.extend(_Row(line, size=REPORT_FONT_PT, gap_before=2.0) for line in _wrap(note, width))
+    return rows
+
+
+def render_report(data: ReportData, *, font_dir: Path | None = None) -> bytes:
+    """A report as PDF bytes on A4 pages (as many as it needs)."""
+    doc = _Pdf("A4", font_dir)
+    pdf = doc.pdf
+    pdf.set_title(data.title)
+    pdf.set_creation_date(data.generated_at)
+    pdf.set_margins(REPORT_MARGIN_MM, REPORT_MARGIN_MM, REPORT_MARGIN_MM)
+    pdf.set_auto_page_break(True, REPORT_MARGIN_MM)
+    pdf.add_page()
+    inner = pdf.w - 2 * REPORT_MARGIN_MM
+    for row in report_rows(data, columns(inner, REPORT_FONT_PT)):
+        doc.row(row, inner)
+    return doc.output()
+
+
+def rows_text(rows: Iterable[_Row] | Sequence[_Row]) -> str:
+    """The rows as plain text (for logs and tests)."""
+    return "\n".join(row.text for row in rows)
