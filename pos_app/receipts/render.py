@@ -11,7 +11,6 @@ A receipt is one page 80 mm wide (a receipt roll), as tall as its content.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -233,8 +232,3 @@ def render_report(data: ReportData, *, font_dir: Path | None = None) -> bytes:
     for row in report_rows(data, columns(inner, REPORT_FONT_PT)):
         doc.row(row, inner)
     return doc.output()
-
-
-def rows_text(rows: Iterable[_Row] | Sequence[_Row]) -> str:
-    """The rows as plain text (for logs and tests)."""
-    return "\n".join(row.text for row in rows)
