@@ -1,0 +1,42 @@
+"""The sale in progress: lines, taxes and totals in integer cents, saved on every change.
+
+``Cart`` holds the lines and the order key; ``Cart.totals(catalog.taxes())`` applies the
+contract's per-line tax rule; ``CartStore`` saves the cart atomically (``cart.on_change =
+store.save``) and restores it after a crash.
+
+This package imports no Qt. It uses ``pos_app.api.money`` for the rounding and
+``pos_app.catalog.models`` for ``TaxRate``.
+"""
+
+from pos_app.cart.cart import Cart, new_order_key
+from pos_app.cart.errors import (
+    CartCorrupt,
+    CartError,
+    CartLoadError,
+    CartSaveError,
+    CartVersionUnknown,
+    LineNotFound,
+    UnknownTax,
+)
+from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals
+from pos_app.cart.store import CartStore
+from pos_app.cart.taxes import compute_totals, line_tax
+
+__all__ = [
+    "MAX_QUANTITY",
+    "Cart",
+    "CartCorrupt",
+    "CartError",
+    "CartLine",
+    "CartLoadError",
+    "CartSaveError",
+    "CartStore",
+    "CartVersionUnknown",
+    "LineNotFound",
+    "Sellable",
+    "Totals",
+    "UnknownTax",
+    "compute_totals",
+    "line_tax",
+    "new_order_key",
+]

@@ -1,0 +1,55 @@
+"""The contract's tax rule (pos-contract.md, "Merchant taxes"), one line at a time.
+
+A line's tax is computed on its base (unit × quantity) with the sum of its taxes' rates
+and rounded half-up to the cent, per line:
+``line_tax = round_half_up(base × Σ rates / 100)``. Discount lines (negative base) carry
+no taxes; they do not lower the tax of other lines either (each line stands alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+
+from pos_app.api.money import percent_of
+from pos_app.cart.errors import UnknownTax
+from pos_app.cart.models import CartLine, Totals, _frozen
+from pos_app.catalog.models import TaxRate
+
+
+def line_tax(base_cents: int, rates: Iterable[Decimal]) -> int:
+    """``round_half_up(base × Σ rates / 100)``; 0 for a base of 0 or less, or no rates."""
+    combined = sum(rates, Decimal(0))
+    if base_cents <= 0 or not combined:
+        return 0
+    return percent_of(base_cents, combined)
+
+
+def compute_totals(lines: Iterable[CartLine], rates: Mapping[str, TaxRate]) -> Totals:
+    """Subtotal, per-line taxes and the per-tax breakdown of ``lines`` (see ``Totals``).
+
+    A line naming a tax missing from ``rates`` raises ``UnknownTax``.
+    """
+    subtotal = 0
+    per_line: dict[int, int] = {}
+    shares: dict[str, int] = {}
+    for line in lines:
+        base = line.base_cents
+        subtotal += base
+        line_rates: list[TaxRate] = []
+        if base > 0:
+            for tax_id in line.tax_ids:
+                rate = rates.get(tax_id)
+                if rate is None:
+                    raise UnknownTax(line.line_id, line.name, tax_id)
+                line_rates.append(rate)
+        per_line[line.line_id] = line_tax(base, (r.rate for r in line_rates))
+        for rate in line_rates:
+            shares[rate.id] = shares.get(rate.id, 0) + line_tax(base, (rate.rate,))
+    breakdown: dict[str, int] = {}
+    for tax_id, rate in rates.items():  # the merchant's order
+        if tax_id in shares:
+            breakdown[rate.name] = breakdown.get(rate.name, 0) + shares[tax_id]
+    return Totals(
+        subtotal=subtotal, tax=sum(per_line.values()), per_line=_frozen(per_line), breakdown=_frozen(breakdown)
+    )
