@@ -2,10 +2,16 @@
 
 import json
 
-from tests.bench import bench_chaos, bench_client, bench_journal, bench_polling
+from tests.bench import bench_catalog, bench_chaos, bench_client, bench_journal, bench_polling
 
 results = {}
-BENCHES = (("client", bench_client), ("journal", bench_journal), ("polling", bench_polling), ("chaos", bench_chaos))
+BENCHES = (
+    ("client", bench_client),
+    ("journal", bench_journal),
+    ("polling", bench_polling),
+    ("chaos", bench_chaos),
+    ("catalog", bench_catalog),
+)
 for name, bench in BENCHES:
     results[name] = bench.main()
 print(json.dumps(results, indent=2, default=str))
