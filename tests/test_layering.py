@@ -5,7 +5,16 @@ import sys
 
 import pytest
 
-CORE = ["pos_app.api", "pos_app.sandbox", "pos_app.journal", "pos_app.cli", "pos_app.staff", "pos_app.receipts"]
+CORE = [
+    "pos_app.api",
+    "pos_app.sandbox",
+    "pos_app.journal",
+    "pos_app.cli",
+    "pos_app.staff",
+    "pos_app.receipts",
+    "pos_app.catalog",
+    "pos_app.cart",
+]
 
 
 @pytest.mark.parametrize("module", CORE)
