@@ -35,7 +35,7 @@ from typing import Any
 from pos_app.catalog.errors import CatalogClosed, CatalogCorrupt, CatalogError
 from pos_app.catalog.models import CatalogItem, TaxRate
 from pos_app.catalog.schema import connect, connect_reader, sqlite_error
-from pos_app.catalog.text import fold, key_upper_bound, name_key, prefix_terms, words
+from pos_app.catalog.text import key_upper_bound, name_key, prefix_terms, typed_key, words
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ class Catalog:
         if not typed:
             return []
         code = text.strip()
-        key = " ".join(fold(w) for w in typed)
+        key = typed_key(text)
         terms = prefix_terms(typed)
 
         def run(conn: sqlite3.Connection) -> list[CatalogItem]:

@@ -56,7 +56,7 @@ def catalog_item(item: Item) -> CatalogItem:
         sku=item.sku.strip() if item.sku and item.sku.strip() else None,
         price_cents=item.sales_price,
         category=item.categories[0].name if item.categories else None,
-        tax_ids=tuple(item.taxes),
+        tax_ids=tuple(dict.fromkeys(item.taxes)),
         description=item.description or "",
     )
 

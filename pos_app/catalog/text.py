@@ -42,14 +42,29 @@ def fold(word: str) -> str:
 
 
 def name_key(text: str) -> str:
-    """The folded words of ``text`` joined by single spaces: ``"Eggs (dozen)"`` → ``"eggs dozen"``.
+    """The folded words of ``text``, each followed by one space: ``"Eggs (dozen)"`` → ``"eggs dozen "``.
 
-    Item names are stored with their key; a typed text whose key is a prefix of an item's
-    key is a "starts with" match (``"EGGS (doz"`` finds ``"Eggs (dozen)"``).
+    Item names are stored with their key; a typed text whose key (``typed_key``) is a
+    prefix of an item's key is a "starts with" match (``"EGGS (doz"`` finds ``"Eggs (dozen)"``).
     """
     if text.isascii():
-        return " ".join(_WORD.findall(text.lower()))
-    return " ".join(fold(w) for w in _WORD.findall(unicodedata.normalize("NFC", text)))
+        found = _WORD.findall(text.lower())
+    else:
+        found = [fold(w) for w in _WORD.findall(unicodedata.normalize("NFC", text))]
+    return "".join(w + " " for w in found)
+
+
+def typed_key(text: str) -> str:
+    """The key typed text is compared with item keys by: its folded words joined by spaces,
+    plus a space when the text ends after a whole word, so ``"red "`` finds "Red Peppers"
+    but not "Redwood Honey" while ``"red"`` finds both."""
+    text = unicodedata.normalize("NFC", text)
+    found = words(text)
+    key = " ".join(fold(w) for w in found)
+    ended = bool(text) and not text[-1].isalnum()
+    if found and ended and len(found) < MAX_WORDS and len(found[-1]) < MAX_WORD_LENGTH:
+        key += " "
+    return key
 
 
 def prefix_terms(typed_words: list[str]) -> str:

@@ -155,6 +155,18 @@ def test_search_ranks_names_that_start_with_the_text_first(catalog):
     assert names(catalog.search("gre")) == ["Greek Yogurt", "Green Apples"]
 
 
+def test_a_space_after_a_word_means_the_whole_word(path):
+    with Catalog.open(path) as catalog:
+        catalog.replace_all([item(1, "Redwood Honey"), item(2, "Red Peppers"), item(3, "Eggs (dozen)")],
+                            taxes=TAXES, categories=[], synced_at=WHEN)
+        assert names(catalog.search("red")) == ["Red Peppers", "Redwood Honey"]
+        assert names(catalog.search("red ")) == ["Red Peppers", "Redwood Honey"]  # whole word first, then FTS
+        assert names(catalog.search("red ", limit=1)) == ["Red Peppers"]
+        assert names(catalog.search("redw")) == ["Redwood Honey"]
+        assert names(catalog.search("Eggs (dozen)")) == ["Eggs (dozen)"]
+        assert names(catalog.search("eggs (")) == ["Eggs (dozen)"]
+
+
 def test_search_ignores_case_and_accents(catalog):
     assert names(catalog.search("creme bru")) == ["Crème Brûlée"]
     assert names(catalog.search("CRÈME")) == ["Crème Brûlée"]
