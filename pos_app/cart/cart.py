@@ -131,7 +131,7 @@ class Cart:
             sku=item.sku,
             unit_cents=price,
             quantity=quantity,
-            tax_ids=() if price < 0 else tuple(item.tax_ids),
+            tax_ids=() if price < 0 else tuple(dict.fromkeys(item.tax_ids)),  # a tax named twice counts once
         )
         self._lines.append(added)
         self._next_line_id += 1

@@ -38,7 +38,7 @@ def compute_totals(lines: Iterable[CartLine], rates: Mapping[str, TaxRate]) -> T
         subtotal += base
         line_rates: list[TaxRate] = []
         if base > 0:
-            for tax_id in line.tax_ids:
+            for tax_id in dict.fromkeys(line.tax_ids):  # a tax named twice is charged once
                 rate = rates.get(tax_id)
                 if rate is None:
                     raise UnknownTax(line.line_id, line.name, tax_id)

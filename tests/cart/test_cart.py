@@ -235,6 +235,15 @@ def test_an_unknown_tax_is_refused_never_taken_as_zero():
         cart.totals(RATES)
 
 
+def test_a_tax_named_twice_is_charged_once():
+    cart = Cart()
+    line = cart.add(item("Twice", 1000, (STATE.id, STATE.id, CITY.id)))
+    assert line.tax_ids == (STATE.id, CITY.id)
+    restored = CartLine(9, "x", "Twice", None, 1000, 1, (STATE.id, STATE.id))
+    totals = compute_totals([restored], RATES)
+    assert totals.tax == 63 and dict(totals.breakdown) == {"State sales tax": 63}  # 62.5 → 63
+
+
 def test_many_lines():
     cart = Cart()
     for n in range(500):
