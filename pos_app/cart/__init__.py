@@ -8,7 +8,7 @@ This package imports no Qt. It uses ``pos_app.api.money`` for the rounding and
 ``pos_app.catalog.models`` for ``TaxRate``.
 """
 
-from pos_app.cart.cart import Cart, new_order_key
+from pos_app.cart.cart import Cart, CartSnapshot, new_order_key
 from pos_app.cart.errors import (
     CartCorrupt,
     CartError,
@@ -30,6 +30,7 @@ __all__ = [
     "CartLine",
     "CartLoadError",
     "CartSaveError",
+    "CartSnapshot",
     "CartStore",
     "CartVersionUnknown",
     "LineNotFound",

@@ -1,8 +1,11 @@
 """``Cart``: the sale in progress, as ordered lines of integer cents.
 
-The cart knows nothing of files or threads: give it ``on_change`` (``CartStore.save``) and
-it calls it after every change, with the change already made. Use it from one thread (the
-UI's); its lines are frozen values, safe to hand to any thread.
+The cart knows nothing of files: give it ``on_change`` (``CartStore.save``) and it calls
+it after every change, with the change already made. Change it from one thread (the UI's
+or the event loop's). Its whole state is one frozen ``CartSnapshot`` swapped in a single
+assignment per change, so another thread (a save on a disk thread) reading it through
+``snapshot()`` always sees a whole cart: never the lines of one change with the order key
+or line counter of another.
 
 The order key (``order_key``, ``"cart-<32 hex>"``) names the sale for the terminal layer's
 order guard: it stays the same through every change, through a declined or unknown
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from pos_app.cart.errors import LineNotFound
 from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals, check_quantity
@@ -25,6 +29,15 @@ from pos_app.catalog.models import TaxRate
 
 def new_order_key() -> str:
     return f"cart-{uuid.uuid4().hex}"
+
+
+@dataclass(frozen=True, slots=True)
+class CartSnapshot:
+    """The cart's whole state at one moment (what ``CartStore`` saves)."""
+
+    order_key: str
+    lines: tuple[CartLine, ...]
+    next_line_id: int
 
 
 class Cart:
@@ -41,61 +54,68 @@ class Cart:
         """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``) a restored one."""
         if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
             raise ValueError(f"order_key must be a non-empty string, got {order_key!r}")
-        self._order_key = order_key or new_order_key()
-        self._lines: list[CartLine] = []
+        kept: list[CartLine] = []
         for line in lines:
-            if any(other.line_id == line.line_id for other in self._lines):
+            if not isinstance(line, CartLine):
+                raise ValueError(f"expected a CartLine, got {type(line).__name__}")
+            if any(other.line_id == line.line_id for other in kept):
                 raise ValueError(f"line id {line.line_id} appears twice")
-            self._lines.append(line)
-        highest = max((line.line_id for line in self._lines), default=0)
+            kept.append(line)
+        highest = max((line.line_id for line in kept), default=0)
         if next_line_id is None:
             next_line_id = highest + 1
         if isinstance(next_line_id, bool) or not isinstance(next_line_id, int) or next_line_id <= highest:
             raise ValueError(f"next_line_id must be above every line id ({highest}), got {next_line_id!r}")
-        self._next_line_id = next_line_id
+        self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id)
         self.on_change = on_change
         """Called with the cart after every change (``add``, ``set_quantity``, ``remove``,
         ``clear``); an exception it raises reaches the caller, the change being made already."""
 
     # ------------------------------------------------------------ reading
 
+    def snapshot(self) -> CartSnapshot:
+        """The whole state at this moment, consistent even while another thread changes the cart."""
+        return self._state
+
     @property
     def order_key(self) -> str:
-        return self._order_key
+        return self._state.order_key
 
     @property
     def lines(self) -> tuple[CartLine, ...]:
-        return tuple(self._lines)
+        return self._state.lines
 
     @property
     def next_line_id(self) -> int:
         """The id the next new line gets; ids are never reused within one order."""
-        return self._next_line_id
+        return self._state.next_line_id
 
     @property
     def is_empty(self) -> bool:
-        return not self._lines
+        return not self._state.lines
 
     @property
     def units(self) -> int:
         """Units of all lines together (what "3 items" on screen counts)."""
-        return sum(line.quantity for line in self._lines)
+        return sum(line.quantity for line in self._state.lines)
 
     def line(self, line_id: int) -> CartLine:
-        return self._lines[self._index(line_id)]
+        """The line with ``line_id``; ``LineNotFound`` (a ``KeyError``) if none."""
+        lines = self._state.lines
+        return lines[_index(lines, line_id)]
 
     def totals(self, rates: Mapping[str, TaxRate]) -> Totals:
         """Subtotal, tax and total with the merchant's ``rates`` (``Catalog.taxes()``); see ``Totals``.
 
         ``UnknownTax`` when a line names a tax missing from ``rates``.
         """
-        return compute_totals(self._lines, rates)
+        return compute_totals(self._state.lines, rates)
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._state.lines)
 
     def __repr__(self) -> str:
-        return f"Cart({self._order_key!r}, {len(self._lines)} lines)"
+        return f"Cart({self._state.order_key!r}, {len(self._state.lines)} lines)"
 
     # ------------------------------------------------------------ changing
 
@@ -111,7 +131,8 @@ class Cart:
         price = item.price_cents
         if isinstance(price, bool) or not isinstance(price, int):
             raise ValueError(f"item {item.id!r}: price_cents must be an int of cents, got {price!r}")
-        for index, line in enumerate(self._lines):
+        state = self._state
+        for index, line in enumerate(state.lines):
             if line.item_id == item.id and line.unit_cents == price:
                 total = line.quantity + quantity
                 if total > MAX_QUANTITY:
@@ -121,11 +142,10 @@ class Cart:
                 merged = CartLine(
                     line.line_id, line.item_id, line.name, line.sku, line.unit_cents, total, line.tax_ids
                 )
-                self._lines[index] = merged
-                self._changed()
+                self._set(state.order_key, _replace(state.lines, index, merged), state.next_line_id)
                 return merged
         added = CartLine(
-            line_id=self._next_line_id,
+            line_id=state.next_line_id,
             item_id=item.id,
             name=item.name,
             sku=item.sku,
@@ -133,46 +153,48 @@ class Cart:
             quantity=quantity,
             tax_ids=() if price < 0 else tuple(dict.fromkeys(item.tax_ids)),  # a tax named twice counts once
         )
-        self._lines.append(added)
-        self._next_line_id += 1
-        self._changed()
+        self._set(state.order_key, (*state.lines, added), state.next_line_id + 1)
         return added
 
     def set_quantity(self, line_id: int, quantity: int) -> CartLine | None:
         """Set a line's quantity; 0 removes the line (returns None). ``ValueError`` below 0
         or above ``MAX_QUANTITY``, ``LineNotFound`` for an unknown line."""
         check_quantity(quantity, allow_zero=True)
-        index = self._index(line_id)
+        state = self._state
+        index = _index(state.lines, line_id)
         if quantity == 0:
-            del self._lines[index]
-            self._changed()
+            self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id)
             return None
-        line = self._lines[index]
+        line = state.lines[index]
         changed = CartLine(line.line_id, line.item_id, line.name, line.sku, line.unit_cents, quantity, line.tax_ids)
-        self._lines[index] = changed
-        self._changed()
+        self._set(state.order_key, _replace(state.lines, index, changed), state.next_line_id)
         return changed
 
     def remove(self, line_id: int) -> CartLine:
         """Remove a line; returns it. ``LineNotFound`` for an unknown line."""
-        removed = self._lines.pop(self._index(line_id))
-        self._changed()
-        return removed
+        state = self._state
+        index = _index(state.lines, line_id)
+        self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id)
+        return state.lines[index]
 
     def clear(self) -> None:
         """Empty the cart and start a new order (a new ``order_key``): after an approved sale,
         or when the sale is abandoned. Never to retry a payment: that keeps the cart."""
-        self._lines.clear()
-        self._order_key = new_order_key()
-        self._next_line_id = 1
-        self._changed()
+        self._set(new_order_key(), (), 1)
 
-    def _index(self, line_id: int) -> int:
-        for index, line in enumerate(self._lines):
-            if line.line_id == line_id:
-                return index
-        raise LineNotFound(line_id)
-
-    def _changed(self) -> None:
+    def _set(self, order_key: str, lines: tuple[CartLine, ...], next_line_id: int) -> None:
+        self._state = CartSnapshot(order_key, lines, next_line_id)  # one assignment: readers see old or new
         if self.on_change is not None:
             self.on_change(self)
+
+
+def _index(lines: tuple[CartLine, ...], line_id: int) -> int:
+    for index, line in enumerate(lines):
+        if line.line_id == line_id:
+            return index
+    raise LineNotFound(line_id)
+
+
+def _replace(lines: tuple[CartLine, ...], index: int, line: CartLine | None) -> tuple[CartLine, ...]:
+    """``lines`` with the one at ``index`` replaced by ``line``, or dropped when None."""
+    return (*lines[:index], *(() if line is None else (line,)), *lines[index + 1 :])

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pos_app.cart.cart import Cart
+from pos_app.cart.cart import Cart, CartSnapshot
 from pos_app.cart.errors import CartCorrupt, CartError, CartLoadError, CartSaveError, CartVersionUnknown
 from pos_app.cart.models import CartLine
 
@@ -39,13 +39,14 @@ _TOP_KEYS = {"format", "version", "order_key", "next_line_id", "lines"}
 _LINE_KEYS = {"line_id", "item_id", "name", "sku", "unit_cents", "quantity", "tax_ids"}
 
 
-def encode(cart: Cart) -> bytes:
-    """The cart as the file's JSON bytes."""
+def encode(cart: Cart | CartSnapshot) -> bytes:
+    """The cart as the file's JSON bytes, from one snapshot of it (safe while the cart changes)."""
+    state = cart.snapshot() if isinstance(cart, Cart) else cart
     document = {
         "format": FORMAT,
         "version": VERSION,
-        "order_key": cart.order_key,
-        "next_line_id": cart.next_line_id,
+        "order_key": state.order_key,
+        "next_line_id": state.next_line_id,
         "lines": [
             {
                 "line_id": line.line_id,
@@ -56,7 +57,7 @@ def encode(cart: Cart) -> bytes:
                 "quantity": line.quantity,
                 "tax_ids": list(line.tax_ids),
             }
-            for line in cart.lines
+            for line in state.lines
         ],
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -166,11 +167,12 @@ class CartStore:
     def _temp_path(self) -> Path:
         return self._path.with_name(f".{self._path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
 
-    def save(self, cart: Cart) -> None:
+    def save(self, cart: Cart | CartSnapshot) -> None:
         """Write ``cart`` atomically (temp file, fsync, rename, folder fsync).
 
         ``CartSaveError`` when it cannot be written: the previous file is untouched and
-        the temporary file removed. Usable as ``cart.on_change``.
+        the temporary file removed. Usable as ``cart.on_change``, or from a disk thread
+        while the cart keeps changing (one ``snapshot()`` is written).
         """
         data = encode(cart)
         with self._lock:

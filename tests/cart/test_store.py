@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -78,6 +79,36 @@ def test_on_change_saves_every_change(store):
     cart.clear()
     restored = store.load()
     assert restored.is_empty and restored.order_key != key
+
+
+def test_saving_on_another_thread_while_the_cart_changes_writes_whole_carts(store):
+    """The station saves on its disk thread while the loop keeps changing the cart."""
+    cart = Cart()
+    stop = threading.Event()
+    encoded: list[bytes] = []
+
+    def saver() -> None:
+        while not stop.is_set():
+            encoded.append(encode(cart))
+            store.save(cart)
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        for n in range(3000):
+            line = cart.add(CatalogItem(id=f"id-{n % 7}", name="x", sku=None, price_cents=100 + n % 7, category=None))
+            if n % 5 == 0:
+                cart.set_quantity(line.line_id, 0)
+            if n % 50 == 0:
+                cart.clear()
+                time.sleep(0.001)  # let the saver in
+    finally:
+        stop.set()
+        thread.join()
+    assert len(encoded) > 3
+    for data in encoded:
+        decode(data)  # never CartCorrupt: each is one snapshot
+    assert store.load() is not None
 
 
 def test_a_failed_rename_keeps_the_previous_file(store, monkeypatch):
