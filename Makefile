@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 run: install
-	$(VENV)/bin/pos-app sandbox serve
+	$(VENV)/bin/pos-app --sandbox
 
 test: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
@@ -30,7 +30,7 @@ test: install
 lint: install
 	@status=0; \
 	$(VENV)/bin/ruff check pos_app tests || status=1; \
-	$(VENV)/bin/mypy pos_app/api pos_app/journal pos_app/terminal pos_app/staff pos_app/receipts pos_app/catalog pos_app/cart || status=1; \
+	$(VENV)/bin/mypy pos_app/api pos_app/journal pos_app/terminal pos_app/station pos_app/staff pos_app/receipts pos_app/catalog pos_app/cart || status=1; \
 	exit $$status
 
 # Debian packages the system tests need (X server and window manager for the UI tests,

@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(prog="pos-app", description=__doc__)
     parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="open the app on its built-in sandbox, in training mode (no real money)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.sandbox.cli import add_sandbox_commands
     from pos_app.staff.cli import add_staff_commands
@@ -46,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"{error}\n")
         return 1
     if args.command is None:
-        parser.print_help()
-        return 0
+        from pos_app.ui.app import main as run_app  # Qt is loaded only for the app itself
+
+        return run_app(sandbox=args.sandbox)
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:

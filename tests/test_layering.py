@@ -9,6 +9,8 @@ CORE = [
     "pos_app.api",
     "pos_app.sandbox",
     "pos_app.journal",
+    "pos_app.terminal",
+    "pos_app.station",
     "pos_app.cli",
     "pos_app.staff",
     "pos_app.receipts",
@@ -27,3 +29,16 @@ def test_core_package_does_not_import_qt(module):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, f"{module} pulled in Qt: {result.stdout}{result.stderr}"
+
+
+def test_only_the_ui_import_module_imports_qt():
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "pos_app"
+    offenders = [
+        str(path.relative_to(root)) for path in root.rglob("*.py")
+        if path != root / "ui" / "qt.py"
+        and any(line.lstrip().startswith(("import PySide6", "from PySide6", "import qasync", "from qasync"))
+                for line in path.read_text(encoding="utf-8").splitlines())
+    ]
+    assert offenders == [], f"Qt is imported outside pos_app/ui/qt.py: {offenders}"

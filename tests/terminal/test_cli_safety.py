@@ -14,8 +14,8 @@ import pytest
 
 from pos_app.api.identity import Identity
 from pos_app.journal import Journal, Outcome
-from pos_app.terminal.poller import PollScheduler
 from pos_app.station.report import day_report
+from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.slots import SharedPollBudget
 from tests.terminal.cli_runner import cli_command, cli_env, run_cli
 from tests.terminal.conftest import pay_requests

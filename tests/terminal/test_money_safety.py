@@ -12,9 +12,9 @@ import pytest
 
 from pos_app.api.identity import Identity
 from pos_app.journal import Journal, JournalError, Outcome
+from pos_app.station.report import day_report
 from pos_app.terminal import TerminalService
 from pos_app.terminal.outcomes import Phase, Refusal
-from pos_app.station.report import day_report
 from tests.terminal.conftest import pay_requests
 from tests.waiting import wait_until_async
 

@@ -1,0 +1,221 @@
+"""``Counter``: the sale in progress at one lane, Qt-free.
+
+The catalog (searched as the cashier types, codes looked up as they are scanned), the
+cart (saved on every change, restored after a crash), the merchant's taxes, the staff
+(sign-in by PIN, manager overrides) and the card payment of the cart's total through the
+station. Every disk read or write (SQLite, the cart file, a slow PIN check) runs on the
+counter's own worker thread, so the event loop, and the screen, never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
+from pos_app.catalog import Catalog, CatalogError, CatalogItem, SyncResult, TaxRate, sync_catalog
+from pos_app.journal import Outcome
+from pos_app.staff import Staff, StaffMember
+from pos_app.station.events import EventKind
+from pos_app.station.station import Station
+from pos_app.terminal.outcomes import OperationResult
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PaidCart:
+    """A cart as it was paid: what the itemized receipt prints."""
+
+    lines: tuple[CartLine, ...]
+    totals: Totals
+    rates: dict[str, TaxRate]
+    result: OperationResult
+    cashier: str
+    when: datetime
+
+
+class Counter:
+    """The cashier's side of a station; see the module docstring."""
+
+    def __init__(self, station: Station, catalog: Catalog, cart_store: CartStore, staff: Staff,
+                 cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor) -> None:
+        self.station = station
+        self.catalog = catalog
+        self.cart_store = cart_store
+        self.staff = staff
+        self.cart = cart
+        self.rates = rates
+        self.cashier: StaffMember | None = None
+        self.last_paid: PaidCart | None = None
+        self._unsettled: tuple[tuple[CartLine, ...], Totals, dict[str, TaxRate]] | None = None
+        self._executor = executor
+        self._saving = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, station: Station) -> Counter:
+        """Open the catalog, the staff file and the saved cart (restored when there is one)."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="counter")
+        config = station.config
+        loop = asyncio.get_running_loop()
+
+        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate]]:
+            catalog = Catalog.open(config.catalog_path)
+            staff = Staff.open(config.staff_path)
+            if station.training:
+                staff.ensure_demo_staff()
+            store = CartStore(config.cart_path)
+            try:
+                cart = store.load() or Cart()
+            except CartError as error:  # kept aside by the store: start afresh, say why in the log
+                log.error("the saved cart could not be restored: %s", error)
+                cart = Cart()
+            return catalog, store, staff, cart, catalog.taxes()
+
+        try:
+            catalog, store, staff, cart, rates = await loop.run_in_executor(executor, open_all)
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        return cls(station, catalog, store, staff, cart, rates, executor)
+
+    async def aclose(self) -> None:
+        await self._disk(self._close_files)
+        self._executor.shutdown(wait=True)
+
+    def _close_files(self) -> None:
+        self.catalog.close()
+        self.staff.close()
+
+    async def _disk(self, work: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, functools.partial(work, *args))
+
+    # catalog ----------------------------------------------------------------------------
+
+    async def search(self, text: str, limit: int = 20) -> list[CatalogItem]:
+        return await self._disk(self.catalog.search, text, limit)
+
+    async def categories(self) -> list[str]:
+        return await self._disk(self.catalog.categories)
+
+    async def in_category(self, name: str) -> list[CatalogItem]:
+        return await self._disk(self.catalog.in_category, name)
+
+    async def synced_at(self) -> datetime | None:
+        return await self._disk(self.catalog.synced_at)
+
+    async def sync_catalog(self) -> SyncResult | None:
+        """Copy the service's catalog; on failure the old one stays (an event says why)."""
+        try:
+            result = await sync_catalog(self.station.client, self.catalog)
+        except (CatalogError, Exception) as error:  # noqa: BLE001 - any failure keeps the old catalog
+            log.warning("catalog sync failed: %s", error)
+            self.station.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
+            return None
+        self.rates = await self._disk(self.catalog.taxes)
+        self.station.events.publish(EventKind.CATALOG_SYNCED, result)
+        return result
+
+    # the cart ---------------------------------------------------------------------------
+
+    def totals(self) -> Totals:
+        return self.cart.totals(self.rates)
+
+    async def scan(self, code: str) -> CartLine | None:
+        """A scanned or typed code: the item whose SKU/barcode it is, added; None if none."""
+        item = await self._disk(self.catalog.by_code, code)
+        if item is None:
+            return None
+        return await self.add(item)
+
+    async def add(self, item: CatalogItem, quantity: int = 1) -> CartLine:
+        line = self.cart.add(item, quantity)
+        await self._changed()
+        return line
+
+    async def set_quantity(self, line_id: int, quantity: int) -> None:
+        self.cart.set_quantity(line_id, quantity)
+        await self._changed()
+
+    async def remove(self, line_id: int) -> None:
+        self.cart.remove(line_id)
+        await self._changed()
+
+    async def new_sale(self) -> None:
+        """An empty cart with a new order key (the last one was paid or abandoned)."""
+        self.cart = Cart()
+        await self._changed()
+
+    async def _changed(self) -> None:
+        """Publish the change at once (the screen follows), then save it (on the disk thread)."""
+        self.station.events.publish(EventKind.CART_CHANGED, self.cart)
+        async with self._saving:  # saves in order: the file always ends as the newest cart
+            await self._disk(self.cart_store.save, self.cart)
+
+    # staff ------------------------------------------------------------------------------
+
+    async def sign_in(self, pin: str) -> StaffMember:
+        """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...)."""
+        member = await self._disk(self.staff.sign_in, pin)
+        self.cashier = member
+        self.station.sign_in(member.name)
+        self.station.events.publish(EventKind.SIGNED_IN, member)
+        return member
+
+    def sign_out(self) -> None:
+        self.cashier = None
+        self.station.sign_out()
+
+    async def check_manager(self, pin: str, *, action: str, detail: str) -> StaffMember:
+        """A manager's PIN typed on the cashier's screen: the override is recorded."""
+        manager = await self._disk(self.staff.check_manager, pin)
+        cashier = self.cashier.name if self.cashier else "-"
+        await self._disk(self.staff.record, manager.name, action, f"{detail} (on {cashier}'s screen)")
+        return manager
+
+    # paying -----------------------------------------------------------------------------
+
+    async def acknowledgment(self) -> list[str]:
+        """The merchant's surcharge disclosure, rate filled in, one paragraph per entry."""
+        return await self.station.client.surcharge_acknowledgment()
+
+    async def pay(self, *, preauth: bool = False) -> OperationResult:
+        """Pay the cart's total (tax included) by card; an approved sale starts a new cart.
+
+        A payment that ends unknown keeps the cart; if ``check_again`` or a manager's
+        ``resolve`` later proves it paid, the cart is paid then."""
+        totals = self.totals()
+        if not totals.payable:
+            raise ValueError("the total must be above zero to pay by card")
+        self._unsettled = (self.cart.lines, totals, dict(self.rates))
+        result = await self.station.pay(totals.total, order_key=self.cart.order_key, preauth=preauth)
+        await self._settled(result)
+        return result
+
+    async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
+        result = await self.station.check_again(attempt_id, wait_limit=wait_limit)
+        await self._settled(result)
+        return result
+
+    async def resolve(self, attempt_id: str, *, paid: bool, reason: str, by: str,
+                      force: bool = False) -> OperationResult:
+        result = await self.station.resolve(attempt_id, paid=paid, reason=reason, by=by, force=force)
+        await self._settled(result)
+        return result
+
+    async def _settled(self, result: OperationResult) -> None:
+        """An approval of the cart being paid: remember it for the receipt, start afresh."""
+        if result.outcome is not Outcome.APPROVED or self._unsettled is None or result.refusal is not None:
+            return
+        lines, totals, rates = self._unsettled
+        self._unsettled = None
+        self.last_paid = PaidCart(lines, totals, rates, result, self.cashier.name if self.cashier else "-",
+                                  datetime.now(UTC))
+        await self.new_sale()

@@ -1,0 +1,33 @@
+"""F1: every key of the app, in one list."""
+
+from __future__ import annotations
+
+from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
+
+KEYS = (
+    ("F12", "Pay by card (the customer accepts the surcharge notice first)"),
+    ("F11", "Pre-auth (a tab or a deposit)"),
+    ("Enter", "Add the scanned or typed item; accept; close after an approval"),
+    ("↑ ↓", "Pick a search result"),
+    ("+ / −", "One more / one less of the selected line"),
+    ("Delete", "Remove the selected line"),
+    ("Ctrl+P", "Reprint the last receipt"),
+    ("Esc", "Back: clear the search, cancel a dialog"),
+    ("Ctrl+L", "Sign out"),
+    ("F1", "This list"),
+)
+
+
+class HelpDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keys")
+        layout = QVBoxLayout(self)
+        for key, what in KEYS:
+            row = QLabel(f"<b>{key}</b> — {what}")
+            row.setAccessibleName(f"{key}: {what}")
+            layout.addWidget(row)
+        close = QPushButton("Close  (Esc)")
+        close.setDefault(True)
+        close.clicked.connect(self.accept)
+        layout.addWidget(close)

@@ -1,0 +1,184 @@
+"""The cashier's window: sign-in, then the sale screen; the keys that pay and print.
+
+F12 pays by card, F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the
+keys, Esc goes back (clears the search), Ctrl+L signs out. In training mode a permanent
+banner says that no real money moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from pos_app.api.errors import PaymentsError
+from pos_app.station.counter import Counter
+from pos_app.station.station import Station
+from pos_app.ui.acknowledgment import AcknowledgmentDialog
+from pos_app.ui.bridge import StationBridge
+from pos_app.ui.dialogs import shown
+from pos_app.ui.help import HelpDialog
+from pos_app.ui.payment_dialog import PaymentDialog
+from pos_app.ui.qt import (
+    QCloseEvent,
+    QDialog,
+    QHBoxLayout,
+    QKeySequence,
+    QLabel,
+    QMainWindow,
+    QShortcut,
+    QStackedWidget,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    asyncSlot,
+)
+from pos_app.ui.receipt_view import ReceiptDesk
+from pos_app.ui.sale_screen import SaleScreen
+from pos_app.ui.sign_in import SignInScreen
+
+TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, station: Station, counter: Counter, closed: asyncio.Event) -> None:
+        super().__init__()
+        self.station = station
+        self.counter = counter
+        self.closed = closed
+        self.bridge = StationBridge(station.events, self)
+        self.receipts = ReceiptDesk(counter, self)
+        self.payment: PaymentDialog | None = None
+        config = station.config
+        self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
+        self.banner = QLabel(TRAINING_BANNER)
+        self.banner.setObjectName("trainingBanner")
+        self.banner.setVisible(station.training)
+        self.who = QLabel("Not signed in")
+        self.sync_age = QLabel("Catalog: not synced yet")
+        self.sync_age.setObjectName("syncAge")
+        self.status = QLabel("")
+        self.status.setObjectName("statusLine")
+        self.status.setAccessibleName("Status")
+        self.sign_in = SignInScreen(counter)
+        self.sale = SaleScreen(counter, self.bridge)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.sign_in)
+        self.stack.addWidget(self.sale)
+        header = QHBoxLayout()
+        header.addWidget(QLabel(config.store_name or config.store_id))
+        header.addStretch(1)
+        header.addWidget(self.sync_age)
+        header.addWidget(self.who)
+        body = QVBoxLayout()
+        body.addWidget(self.banner)
+        body.addLayout(header)
+        body.addWidget(self.stack, 1)
+        body.addWidget(self.status)
+        central = QWidget()
+        central.setLayout(body)
+        self.setCentralWidget(central)
+        self.resize(1100, 720)
+        self.sign_in.signed_in.connect(self._signed_in)
+        self.sale.pay_requested.connect(self._pay)
+        self.sale.message.connect(self.status.setText)
+        self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
+        self.bridge.catalog_sync_failed.connect(
+            lambda error: self.status.setText(f"The catalog could not be refreshed ({error}); using the last copy."))
+        self.bridge.recovered.connect(self._recovered)
+        self.bridge.conflict.connect(lambda attempt: self.status.setText(
+            f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
+        for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
+                            ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
+                            ("Ctrl+L", self._sign_out)):
+            QShortcut(QKeySequence(key), self, activated=action)
+        self._age_timer = QTimer(self)
+        self._age_timer.setInterval(30_000)
+        self._age_timer.timeout.connect(self._show_sync_age)
+        self._age_timer.start()
+
+    # screens -------------------------------------------------------------------------
+
+    def _signed_in(self, member: object) -> None:
+        self.who.setText(f"Cashier: {getattr(member, 'name', member)}")
+        self.stack.setCurrentWidget(self.sale)
+        self.sale.refresh()
+        self.sale.focus_scan()
+
+    def _sign_out(self) -> None:
+        if self.payment is not None:
+            return
+        self.counter.sign_out()
+        self.who.setText("Not signed in")
+        self.stack.setCurrentWidget(self.sign_in)
+        self.sign_in.reset()
+
+    def _back(self) -> None:
+        if self.stack.currentWidget() is self.sale:
+            self.sale.scan.clear()
+            self.sale.results.hide()
+            self.sale.focus_scan()
+
+    def _help(self) -> None:
+        HelpDialog(self).open()
+
+    def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
+        self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
+
+    @asyncSlot()
+    async def _show_sync_age(self) -> None:
+        synced = await self.counter.synced_at()
+        if synced is None:
+            self.sync_age.setText("Catalog: not synced yet")
+            return
+        minutes = int((datetime.now(UTC) - synced).total_seconds() // 60)
+        self.sync_age.setText("Catalog: just synced" if minutes < 1 else f"Catalog: synced {minutes} min ago")
+
+    # paying --------------------------------------------------------------------------
+
+    @asyncSlot()
+    async def _pay(self, preauth: bool) -> None:
+        if self.stack.currentWidget() is not self.sale or self.payment is not None:
+            return  # not signed in, or a payment dialog is already open (a double F12)
+        totals = self.counter.totals()
+        if not totals.payable:
+            self.status.setText("Add items first: the total must be above zero to pay by card.")
+            return
+        self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, parent=self)  # holds F12 now
+        try:
+            try:
+                paragraphs = await self.counter.acknowledgment()
+            except PaymentsError as error:
+                self.status.setText(f"The card surcharge notice could not be loaded ({error}); "
+                                    "no card payment was started. Try again.")
+                return
+            if await shown(AcknowledgmentDialog(paragraphs, totals.total, self)) != QDialog.DialogCode.Accepted:
+                self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
+                return
+            self.payment.approved.connect(self._approved)
+            self.payment.start()
+            await shown(self.payment)
+        finally:
+            self.payment = None
+            self.sale.refresh()
+            self.sale.focus_scan()
+
+    @asyncSlot()
+    async def _approved(self, result: object) -> None:
+        paid = self.counter.last_paid
+        if paid is not None and paid.result is result:
+            self.status.setText(await self.receipts.deliver(paid))
+
+    @asyncSlot()
+    async def _reprint(self) -> None:
+        self.status.setText(await self.receipts.reprint())
+
+    # closing -------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.station.paying:
+            self.status.setText("A card payment is in progress: stop waiting first (it is then recorded).")
+            event.ignore()
+            return
+        self.bridge.detach()
+        self.closed.set()
+        event.accept()

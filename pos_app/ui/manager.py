@@ -1,0 +1,83 @@
+"""A manager's decision on a payment whose result is not known: their PIN, a reason,
+paid or not paid. The decision is checked against the payment service first; what the
+service refuses is shown, and "decide anyway" is recorded as forced."""
+
+from __future__ import annotations
+
+from pos_app.staff import LockedOut, NotAManager, StaffError, WrongPin
+from pos_app.station.counter import Counter
+from pos_app.terminal.outcomes import OperationResult, Refusal
+from pos_app.ui.qt import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+    asyncSlot,
+)
+from pos_app.ui.sentences import REFUSALS
+
+FORCEABLE = frozenset({Refusal.TOO_EARLY, Refusal.SERVICE_UNREACHABLE, Refusal.POSSIBLE_MATCH})
+
+
+class ManagerDialog(QDialog):
+    def __init__(self, counter: Counter, result: OperationResult, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        assert result.attempt_id is not None
+        self.counter = counter
+        self.attempt_id = result.attempt_id
+        self.decision: OperationResult | None = None
+        self._force = False
+        self.setWindowTitle("Manager decision")
+        self.pin = QLineEdit()
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setPlaceholderText("Manager PIN")
+        self.pin.setAccessibleName("Manager PIN")
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("Reason (what the terminal or its printout showed)")
+        self.reason.setAccessibleName("Reason")
+        self.message = QLabel("Decide only after looking at the terminal's screen or printout.")
+        self.message.setWordWrap(True)
+        self.paid = QPushButton("Mark paid")
+        self.not_paid = QPushButton("Mark not paid")
+        cancel = QPushButton("Cancel  (Esc)")
+        buttons = QHBoxLayout()
+        for button in (self.paid, self.not_paid, cancel):
+            button.setAutoDefault(False)
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"Attempt {self.attempt_id}"))
+        layout.addWidget(self.pin)
+        layout.addWidget(self.reason)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        self.paid.clicked.connect(lambda: self._decide(True))
+        self.not_paid.clicked.connect(lambda: self._decide(False))
+        cancel.clicked.connect(self.reject)
+
+    @asyncSlot()
+    async def _decide(self, paid: bool) -> None:
+        reason = self.reason.text().strip()
+        if not reason:
+            self.message.setText("Give a reason: it is recorded with the decision.")
+            return
+        try:
+            manager = await self.counter.check_manager(
+                self.pin.text(), action="resolve", detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
+        except NotAManager:
+            self.message.setText("That is not a manager's PIN.")
+            return
+        except (WrongPin, LockedOut, StaffError) as error:
+            self.message.setText(f"PIN refused: {error}")
+            return
+        result = await self.counter.resolve(self.attempt_id, paid=paid, reason=reason, by=manager.name,
+                                            force=self._force)
+        if result.refusal in FORCEABLE and not self._force:
+            self._force = True
+            self.message.setText(f"{REFUSALS[result.refusal]} Press the button again to decide anyway "
+                                 "(recorded as forced).")
+            return
+        self.decision = result
+        self.accept()

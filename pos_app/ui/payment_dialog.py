@@ -1,0 +1,165 @@
+"""The payment dialog: what the terminal is doing, live, then the outcome.
+
+Never "retry" after an unknown: keep waiting, check again, or a manager decides (paid /
+not paid, with a reason, checked against the service). After an approval, Enter closes
+the dialog; the cart is already a new, empty sale.
+"""
+
+from __future__ import annotations
+
+from pos_app.api.money import format_cents
+from pos_app.journal import Outcome
+from pos_app.station.counter import Counter
+from pos_app.terminal.outcomes import OperationResult, Phase, Progress
+from pos_app.ui.bridge import StationBridge
+from pos_app.ui.dialogs import shown
+from pos_app.ui.manager import ManagerDialog
+from pos_app.ui.qt import (
+    QDialog,
+    QElapsedTimer,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+    asyncSlot,
+)
+from pos_app.ui.sentences import PHASES, explain, headline
+
+KEEP_WAITING = 60.0
+"""Seconds "keep waiting" polls an unknown payment's message again."""
+
+
+class PaymentDialog(QDialog):
+    approved = Signal(object)  # OperationResult
+
+    def __init__(
+        self, counter: Counter, bridge: StationBridge, *, preauth: bool, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.counter = counter
+        self.preauth = preauth
+        self.result: OperationResult | None = None
+        self.setObjectName("payment")
+        self.setWindowTitle("Pre-auth" if preauth else "Card payment")
+        amount = format_cents(counter.totals().total)
+        self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {amount}")
+        self.heading.setObjectName("dialogHeading")
+        self.phase = QLabel(PHASES[Phase.SENDING])
+        self.phase.setObjectName("phase")
+        self.phase.setWordWrap(True)
+        self.phase.setAccessibleName("Terminal status")
+        self.elapsed = QLabel("")
+        self.detail = QLabel("")
+        self.detail.setObjectName("detail")
+        self.detail.setWordWrap(True)
+        self.detail.hide()
+        self.stop_button = QPushButton("Stop waiting")
+        self.keep_button = QPushButton("Keep waiting")
+        self.check_button = QPushButton("Check again")
+        self.manager_button = QPushButton("Manager decides…")
+        self.details_button = QPushButton("Details")
+        self.close_button = QPushButton("New sale  (Enter)")
+        buttons = QHBoxLayout()
+        for button in (self.stop_button, self.keep_button, self.check_button, self.manager_button,
+                       self.details_button, self.close_button):
+            button.setAutoDefault(False)
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.phase)
+        layout.addWidget(self.elapsed)
+        layout.addWidget(self.detail)
+        layout.addLayout(buttons)
+        self.resize(720, 300)
+        self._clock = QElapsedTimer()
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(500)
+        self._ticker.timeout.connect(self._tick)
+        self.stop_button.clicked.connect(self._stop)
+        self.keep_button.clicked.connect(lambda: self._check(KEEP_WAITING))
+        self.check_button.clicked.connect(lambda: self._check(0.0))
+        self.manager_button.clicked.connect(self._manager)
+        self.details_button.clicked.connect(lambda: self.detail.setVisible(not self.detail.isVisible()))
+        self.close_button.clicked.connect(self.accept)
+        bridge.progress.connect(self._progress)
+        self._show_buttons(waiting=True)
+
+    @asyncSlot()
+    async def start(self) -> None:
+        """Send the payment (called once the dialog shows)."""
+        self._clock.start()
+        self._ticker.start()
+        try:
+            result = await self.counter.pay(preauth=self.preauth)
+        except (ValueError, RuntimeError) as error:  # nothing payable, or a payment already running
+            self.phase.setText(str(error))
+            self._show_buttons(waiting=False)
+            return
+        finally:
+            self._ticker.stop()
+        self._show(result)
+
+    def _progress(self, progress: Progress) -> None:
+        if self.result is None or progress.attempt_id == self.result.attempt_id:
+            if progress.phase in PHASES:
+                self.phase.setText(PHASES[progress.phase])
+
+    def _tick(self) -> None:
+        self.elapsed.setText(f"{self._clock.elapsed() // 1000} s")
+
+    def _show(self, result: OperationResult) -> None:
+        self.result = result
+        self.heading.setText(headline(result))
+        self.heading.setProperty("outcome", str(result.outcome) if result.refusal is None else "refused")
+        self.heading.style().unpolish(self.heading)
+        self.heading.style().polish(self.heading)
+        self.phase.setText(explain(result))
+        self.detail.setText(" · ".join(part for part in (
+            result.message, f"attempt {result.attempt_id}" if result.attempt_id else "",
+            f"payment {result.payment_id}" if result.payment_id else "") if part))
+        self._show_buttons(waiting=False)
+        if result.outcome is Outcome.APPROVED and result.refusal is None:
+            self.approved.emit(result)
+
+    def _show_buttons(self, *, waiting: bool) -> None:
+        result = self.result
+        unknown = result is not None and result.outcome is Outcome.UNKNOWN and result.attempt_id is not None
+        self.stop_button.setVisible(waiting)
+        for button in (self.keep_button, self.check_button, self.manager_button):
+            button.setVisible(unknown and not waiting)
+        self.details_button.setVisible(not waiting and result is not None)
+        self.close_button.setVisible(not waiting)
+        approved = result is not None and result.outcome is Outcome.APPROVED and result.refusal is None
+        self.close_button.setText("New sale  (Enter)" if approved else "Back to the sale  (Enter)")
+        if not waiting:
+            self.close_button.setDefault(True)
+            self.close_button.setFocus()
+
+    def _stop(self) -> None:
+        self.phase.setText("Stopping… the payment is recorded as not known yet.")
+        self.counter.station.stop_waiting()
+
+    @asyncSlot()
+    async def _check(self, wait: float) -> None:
+        if self.result is None or self.result.attempt_id is None:
+            return
+        self.phase.setText(PHASES[Phase.CHECKING])
+        self._show_buttons(waiting=True)
+        self.stop_button.hide()
+        self._show(await self.counter.check_again(self.result.attempt_id, wait_limit=wait))
+
+    @asyncSlot()
+    async def _manager(self) -> None:
+        if self.result is None or self.result.attempt_id is None:
+            return
+        dialog = ManagerDialog(self.counter, self.result, parent=self)
+        if await shown(dialog) and dialog.decision is not None:
+            self._show(dialog.decision)
+
+    def reject(self) -> None:
+        if self.counter.station.paying:
+            return  # Esc never abandons a payment in flight: "Stop waiting" records it
+        super().reject()

@@ -1,0 +1,66 @@
+"""What an outcome or a refusal means, in a sentence a cashier understands."""
+
+from __future__ import annotations
+
+from pos_app.journal import Outcome
+from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
+
+PHASES = {
+    Phase.SENDING: "Sending to the terminal…",
+    Phase.WAITING: "Waiting for the terminal…",
+    Phase.RECEIVED: "The terminal has it. Ask the customer to tap, insert or swipe the card.",
+    Phase.PROCESSING: "Processing the card… Ask the customer to follow the terminal.",
+    Phase.TIMEOUT: "The terminal is taking long. Keep waiting: the payment may still complete.",
+    Phase.COMPLETE: "Done at the terminal; reading the result…",
+    Phase.FAILED: "The terminal reported a failure.",
+    Phase.CHECKING: "Checking with the payment service…",
+}
+
+REFUSALS = {
+    Refusal.TERMINAL_BUSY: "The terminal is busy with another payment. Wait for it to finish.",
+    Refusal.TERMINAL_HAS_UNKNOWN: "An earlier payment on this terminal has no known result yet. "
+                                  "Check it again, or ask a manager to decide it, before charging again.",
+    Refusal.ORDER_UNRESOLVED: "This sale has a card payment whose result is not known yet. Check it first.",
+    Refusal.ORDER_PAID: "This sale is already paid. Start a new sale.",
+    Refusal.REF_PENDING_FOLLOW_UP: "An earlier change to this payment has no known result yet. Check it first.",
+    Refusal.EARLIER_ATTEMPT_APPROVED: "The earlier payment went through after all: the customer was charged. "
+                                      "Do not charge again unless this is another purchase.",
+    Refusal.JOURNAL_LOCKED: "The payment record is busy (another program has it open). Try again in a moment.",
+    Refusal.JOURNAL_CORRUPT: "The payment record on this computer is damaged. Call support; do not take cards.",
+    Refusal.JOURNAL_UNAVAILABLE: "The payment record cannot be written (disk full or not allowed). Call support.",
+    Refusal.INVALID_INPUT: "The amount or the details are not valid.",
+    Refusal.BAD_CREDENTIALS: "The payment service refused this store's key. Call support; nothing was charged.",
+    Refusal.SERVICE_REFUSED: "The payment service refused the request; nothing was charged.",
+    Refusal.ALREADY_FINAL: "This payment already has a final result.",
+    Refusal.SERVICE_SHOWS_OTHERWISE: "The payment service shows a different result; it was recorded instead.",
+    Refusal.TOO_EARLY: "Too early to decide: the payment may still be processed. Check again in a while.",
+    Refusal.SERVICE_UNREACHABLE: "The payment service cannot be reached to check this decision.",
+    Refusal.POSSIBLE_MATCH: "The service has a payment of the same amount on this terminal. Check it first.",
+}
+
+
+def headline(result: OperationResult) -> str:
+    if result.refusal is not None:
+        return "Not sent" if result.attempt_id is None else "Not done"
+    return {
+        Outcome.APPROVED: "Approved",
+        Outcome.DECLINED: "Declined",
+        Outcome.FAILED: "Not charged",
+        Outcome.UNKNOWN: "Result not known yet",
+    }[result.outcome]
+
+
+def explain(result: OperationResult) -> str:
+    """The sentence under the headline; the technical detail stays one click away."""
+    if result.refusal is not None:
+        return REFUSALS[result.refusal]
+    if result.outcome is Outcome.APPROVED:
+        card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
+                        if part)
+        return f"Paid{' with ' + card if card else ''}."
+    if result.outcome is Outcome.DECLINED:
+        return f"The card was declined ({result.gateway_text or 'no reason given'}). Ask for another card."
+    if result.outcome is Outcome.FAILED:
+        return "Nothing was charged. You can try again."
+    return ("The customer may have been charged. Do not take the card again: keep waiting, "
+            "check again, or ask a manager to decide.")

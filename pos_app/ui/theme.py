@@ -1,0 +1,18 @@
+"""Light and dark themes: QSS files in ``resources/`` (large touch targets, high contrast)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pos_app.ui.qt import QApplication
+
+RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
+
+
+def theme_path(name: str) -> Path:
+    return RESOURCES / f"{name}.qss"
+
+
+def apply_theme(app: QApplication, name: str) -> None:
+    path = theme_path(name)
+    app.setStyleSheet(path.read_text(encoding="utf-8") if path.exists() else "")

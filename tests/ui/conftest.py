@@ -1,0 +1,114 @@
+"""pytest-qt with qasync: one Qt-driven asyncio loop per test, the app on the sandbox.
+
+pytest-qt has no qasync support: the loop is created ``already_running`` on the test's
+QApplication, coroutines are scheduled on it and awaited with ``qtbot.waitUntil`` from
+the (sync) tests, and after each test its running flag is cleared instead of ``stop()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pos_app.config import StoreConfig
+
+
+@pytest.fixture(scope="session")
+def session_qloop(qapp):
+    """One qasync loop for the whole session: a loop closed per test leaves its Qt timer
+    object to be freed later, and a timer firing on it crashes the process."""
+    from pos_app.ui.qt import QEventLoop
+
+    loop = QEventLoop(qapp, already_running=True)
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))  # as the app: no QThreads
+    _leave(loop)
+    return loop
+
+
+def _leave(loop) -> None:
+    loop._QEventLoop__is_running = False  # noqa: SLF001 - qasync offers no public way out
+    asyncio.events._set_running_loop(None)  # noqa: SLF001
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def qloop(session_qloop):
+    """The session's loop marked running for this (sync) test, and released after it so
+    that the suite's asyncio tests can run their own loops."""
+    session_qloop._QEventLoop__is_running = True  # noqa: SLF001
+    asyncio.events._set_running_loop(session_qloop)  # noqa: SLF001
+    asyncio.set_event_loop(session_qloop)
+    yield session_qloop
+    _leave(session_qloop)
+
+
+@pytest.fixture
+def run(qloop, qtbot) -> Callable[..., Any]:
+    """Run a coroutine on the Qt loop and wait (pumping Qt events) for its result."""
+
+    def run_coroutine(coroutine: Coroutine[Any, Any, Any], timeout: float = 20.0) -> Any:
+        future = asyncio.ensure_future(coroutine)
+        qtbot.waitUntil(future.done, timeout=int(timeout * 1000))
+        return future.result()
+
+    return run_coroutine
+
+
+@dataclass
+class App:
+    window: Any
+    station: Any
+    counter: Any
+    config: StoreConfig
+
+
+@pytest.fixture
+def ui_config(sandbox, tmp_path) -> StoreConfig:
+    return StoreConfig(base_url=sandbox.base_url, store_id="demo", store_name="Corner Market (test)",
+                       station_id="lane-1", terminal_id="ts-1001", poll_wait_limit=20.0,
+                       data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def open_app(run, qtbot, sandbox):
+    """Start the app's window on the sandbox (training mode, demo staff); closes it after."""
+    from pos_app.station.counter import Counter
+    from pos_app.station.station import Station
+    from pos_app.ui.main_window import MainWindow
+
+    opened: list[App] = []
+
+    def start(config: StoreConfig, merchant: str = "S", *, sync: bool = True) -> App:
+        station = run(Station.open(config, sandbox.keys[merchant], training=True))
+        counter = run(Counter.open(station))
+        if sync:
+            assert run(counter.sync_catalog()) is not None
+        window = MainWindow(station, counter, asyncio.Event())
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        app = App(window, station, counter, config)
+        opened.append(app)
+        return app
+
+    yield start
+    from pos_app.ui.qt import QApplication, QDialog
+
+    for widget in QApplication.topLevelWidgets():  # a test that ended with a dialog open
+        if isinstance(widget, QDialog) and widget.isVisible():
+            widget.done(0)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    pending = [task for task in asyncio.all_tasks() if not task.done()]  # nothing may outlive its widgets
+    for task in pending:
+        task.cancel()
+    qtbot.waitUntil(lambda: all(task.done() for task in pending))
+    for app in opened:
+        if app.station.paying:
+            app.station.stop_waiting()
+        run(app.counter.aclose())
+        run(app.station.aclose())

@@ -1,0 +1,169 @@
+"""Full sales through the real window, offscreen, against the sandbox over loopback."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pos_app.journal import Outcome
+from pos_app.terminal.outcomes import Refusal
+from pos_app.ui.acknowledgment import AcknowledgmentDialog
+from pos_app.ui.payment_dialog import PaymentDialog
+from pos_app.ui.qt import QApplication, Qt
+from pos_app.ui.receipt_view import ReceiptPreview
+from tests.terminal.conftest import pay_requests
+from tests.ui.helpers import modal, scan, sign_in
+
+
+def two_codes(run, app) -> list[str]:
+    items = [i for i in run(app.counter.search("a", 40)) if i.sku and i.price_cents > 100]
+    return [items[0].sku, items[1].sku]
+
+
+def pay(qtbot, window, key=Qt.Key.Key_F12) -> PaymentDialog:
+    qtbot.keyClick(window, key)
+    ack = modal(qtbot, AcknowledgmentDialog)
+    assert ack.accept_button.isDefault()
+    qtbot.keyClick(ack, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    return dialog
+
+
+def close_preview(qtbot):
+    preview = modal(qtbot, ReceiptPreview)
+    assert preview.document.pageCount() >= 1
+    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+
+
+@pytest.mark.parametrize("merchant,terminal", [("S", "ts-1001"), ("B", "tb-2001")])
+def test_scan_two_items_and_pay_by_card(qtbot, run, open_app, ui_config, sandbox, merchant, terminal):
+    from dataclasses import replace
+
+    app = open_app(replace(ui_config, terminal_id=terminal), merchant)
+    window = app.window
+    sign_in(qtbot, window)
+    assert window.sale.scan.hasFocus()
+    first, second = two_codes(run, app)
+    scan(qtbot, window, first)
+    scan(qtbot, window, second)
+    order_key = app.counter.cart.order_key
+    total = app.counter.totals().total
+    assert len(app.counter.cart.lines) == 2 and total > 0
+    dialog = pay(qtbot, window)
+    assert dialog.result.outcome is Outcome.APPROVED and dialog.result.amount == total
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Enter after an approval: a new, empty sale
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    assert app.counter.cart.is_empty and app.counter.cart.order_key != order_key
+    assert pay_requests(sandbox, merchant) == 1
+    [payment] = sandbox.stats()["payments"]
+    assert payment["amount"] == total and "cashier Demo_Cashier" in payment["userAgent"]
+
+
+def test_a_decline_keeps_the_cart_and_says_why(qtbot, run, open_app, ui_config, sandbox):
+    from dataclasses import replace
+
+    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    sandbox.inject("terminal.pay", 501)
+    dialog = pay(qtbot, app.window)
+    assert dialog.result.outcome is Outcome.DECLINED and "declined" in dialog.phase.text()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert len(app.counter.cart.lines) == 1
+
+
+def test_an_unknown_is_resolved_by_check_again_never_by_retry(qtbot, run, open_app, ui_config, sandbox):
+    from dataclasses import replace
+
+    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    sandbox.set_faults(drop_next=1)  # charged, then the answer is lost
+    dialog = pay(qtbot, app.window)
+    assert dialog.result.outcome is Outcome.UNKNOWN
+    assert dialog.check_button.isVisible() and dialog.manager_button.isVisible()
+    assert not any(b.text().lower().startswith("retry") for b in (dialog.check_button, dialog.keep_button))
+    qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result.outcome is Outcome.APPROVED, timeout=10_000)
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert pay_requests(sandbox, "B") == 1 and app.counter.cart.is_empty
+
+
+def test_a_double_press_of_f12_sends_one_request(qtbot, run, open_app, ui_config, sandbox):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    qtbot.keyClick(app.window, Qt.Key.Key_F12)
+    qtbot.keyClick(app.window, Qt.Key.Key_F12)
+    ack = modal(qtbot, AcknowledgmentDialog)
+    qtbot.keyClick(ack, Qt.Key.Key_F12)
+    qtbot.keyClick(ack, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    qtbot.keyClick(dialog, Qt.Key.Key_F12)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    assert dialog.result.outcome is Outcome.APPROVED
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert pay_requests(sandbox, "S") == 1
+
+
+def test_esc_at_the_acknowledgment_sends_nothing(qtbot, run, open_app, ui_config, sandbox):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    qtbot.keyClick(app.window, Qt.Key.Key_F12)
+    ack = modal(qtbot, AcknowledgmentDialog)
+    qtbot.keyClick(ack, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    qtbot.waitUntil(lambda: "nothing was sent" in app.window.status.text())
+    assert pay_requests(sandbox, "S") == 0 and len(app.counter.cart.lines) == 1
+
+
+def test_a_pre_auth_by_f11_is_captured_later(qtbot, run, open_app, ui_config, sandbox):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    dialog = pay(qtbot, app.window, Qt.Key.Key_F11)
+    result = dialog.result
+    assert result.outcome is Outcome.APPROVED and str(result.operation) == "preauth"
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    captured = run(app.station.service.capture("ts-1001", result.transaction_id, result.amount,
+                                               payment_id=result.payment_id))
+    assert captured.outcome is Outcome.APPROVED
+
+
+def test_wrong_pins_lock_the_sign_in(qtbot, open_app, ui_config):
+    app = open_app(ui_config, "S", sync=False)
+    field = app.window.sign_in.pin
+    for _ in range(5):
+        qtbot.keyClicks(field, "0000")
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: field.isEnabled() and field.text() == "" and app.window.sign_in.message.text()
+                        not in ("", "Checking…"), timeout=10_000)
+    assert "locked until" in app.window.sign_in.message.text()
+    app.window.sign_in.message.setText("")
+    qtbot.keyClicks(field, "1111")  # even the right PIN waits for the lockout to end
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "locked until" in app.window.sign_in.message.text() and field.isEnabled(),
+                    timeout=10_000)
+    assert app.window.stack.currentWidget() is app.window.sign_in
+
+
+def test_a_terminal_held_by_an_unknown_refuses_the_next_sale_with_a_sentence(qtbot, run, open_app, ui_config,
+                                                                             sandbox):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    first = run(app.station.service.sale("ts-1001", 9908))  # 503: unknown, holds the terminal
+    assert first.outcome is Outcome.UNKNOWN
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    dialog = pay(qtbot, app.window)
+    assert dialog.result.refusal is Refusal.TERMINAL_HAS_UNKNOWN
+    assert "earlier payment on this terminal" in dialog.phase.text()
+    started = time.monotonic()
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    assert time.monotonic() - started < 5 and len(app.counter.cart.lines) == 1
