@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self._age_timer.setInterval(30_000)
         self._age_timer.timeout.connect(self._show_sync_age)
         self._age_timer.start()
+        self._show_sync_age()
 
     # screens -------------------------------------------------------------------------
 

@@ -99,6 +99,7 @@ class SaleScreen(QWidget):
         bridge.cart_changed.connect(lambda cart: self.refresh())
         bridge.catalog_synced.connect(lambda result: self._load_quick_keys())
         self.refresh()
+        self._load_quick_keys()  # from the local catalog at once; again after each sync
 
     def _layout(self) -> None:
         left = QVBoxLayout()

@@ -27,7 +27,8 @@ def session_qloop(qapp):
     loop = QEventLoop(qapp, already_running=True)
     loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))  # as the app: no QThreads
     _leave(loop)
-    return loop
+    yield loop
+    loop.close()  # once, while the QApplication still exists
 
 
 def _leave(loop) -> None:
