@@ -9,6 +9,8 @@ os.environ.setdefault("QT_API", "pyside6")
 
 import pytest
 
+from tests.printers import cups_pdf  # noqa: E402, F401 - the session's CUPS printer, for every test
+
 FAST_S_DELAY = (0.2, 0.4)
 
 

@@ -164,6 +164,7 @@ class Counter:
     async def sign_in(self, pin: str) -> StaffMember:
         """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...)."""
         member = await self._disk(self.staff.sign_in, pin)
+        log.info("signed in: %s (%s)", member.name, member.role)
         self.cashier = member
         self.station.sign_in(member.name)
         self.station.events.publish(EventKind.SIGNED_IN, member)
