@@ -15,12 +15,12 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
 from pos_app.catalog import Catalog, CatalogError, CatalogItem, SyncResult, TaxRate, sync_catalog
-from pos_app.journal import Outcome
+from pos_app.journal import Operation, Outcome
 from pos_app.staff import Staff, StaffMember
 from pos_app.station.events import EventKind
 from pos_app.station.station import Station
@@ -28,6 +28,8 @@ from pos_app.terminal.outcomes import OperationResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+OPEN_PREAUTH_DAYS = 14
+"""How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,28 @@ class Counter:
         self._unsettled = (self.cart.lines, totals, dict(self.rates))
         result = await self.station.pay(totals.total, order_key=self.cart.order_key, preauth=preauth)
         await self._settled(result)
+        return result
+
+    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OperationResult]:
+        """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,
+        a deposit), newest first, as their results (amount, card, ids)."""
+        today = datetime.now().date()
+        attempts = []
+        for back in range(days):
+            attempts.extend(await self.station.journal.attempts(day=today - timedelta(days=back)))
+        closed = {a.ref for a in attempts if a.operation in (Operation.CAPTURE, Operation.VOID)
+                  and a.outcome is Outcome.APPROVED}
+        found = [OperationResult.from_attempt(a) for a in attempts
+                 if a.operation is Operation.PREAUTH and a.outcome is Outcome.APPROVED]
+        return sorted((r for r in found if r.transaction_id and r.transaction_id not in closed),
+                      key=lambda r: r.attempt_id or "", reverse=True)
+
+    async def capture(self, preauth: OperationResult, amount: int) -> OperationResult:
+        """Capture ``amount`` cents (at most the pre-auth's) of an open pre-auth."""
+        assert preauth.transaction_id is not None
+        result = await self.station.service.capture(preauth.terminal_id, preauth.transaction_id, amount,
+                                                    payment_id=preauth.payment_id)
+        self.station.events.publish(EventKind.OUTCOME, result)
         return result
 
     async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:

@@ -7,7 +7,6 @@ text and the running total while the dialog waits.
 
 from __future__ import annotations
 
-from pos_app.api.money import format_cents
 from pos_app.ui.qt import (
     QDialog,
     QDialogButtonBox,
@@ -20,11 +19,11 @@ from pos_app.ui.qt import (
 
 
 class AcknowledgmentDialog(QDialog):
-    def __init__(self, paragraphs: list[str], total_cents: int, parent: QWidget | None = None) -> None:
+    def __init__(self, paragraphs: list[str], total: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Card surcharge: customer's acknowledgment")
         self.setObjectName("acknowledgment")
-        heading = QLabel(f"Total {format_cents(total_cents)} by card")
+        heading = QLabel(f"Total {total} by card")
         heading.setObjectName("dialogHeading")
         text = QTextBrowser()
         text.setAccessibleName("Surcharge acknowledgment")
@@ -42,7 +41,7 @@ class AcknowledgmentDialog(QDialog):
         layout.addWidget(text, 1)
         layout.addWidget(buttons)
         self.resize(640, 420)
-        self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total_cents)
+        self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total)
         self.finished.connect(self._close_display)
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -57,23 +56,23 @@ class AcknowledgmentDialog(QDialog):
 class CustomerDisplay(QWidget):
     """A window on the customer's screen: the running total and the text to accept."""
 
-    def __init__(self, paragraphs: list[str], total_cents: int) -> None:
+    def __init__(self, paragraphs: list[str], total: str) -> None:
         super().__init__()
         self.setWindowTitle("Customer display")
-        total = QLabel(format_cents(total_cents))
-        total.setObjectName("grandTotal")
+        amount = QLabel(total)
+        amount.setObjectName("grandTotal")
         text = QLabel("\n\n".join(paragraphs))
         text.setWordWrap(True)
         layout = QVBoxLayout(self)
-        layout.addWidget(total)
+        layout.addWidget(amount)
         layout.addWidget(text, 1)
 
     @classmethod
-    def on_second_screen(cls, paragraphs: list[str], total_cents: int) -> CustomerDisplay | None:
+    def on_second_screen(cls, paragraphs: list[str], total: str) -> CustomerDisplay | None:
         screens = QGuiApplication.screens()
         if len(screens) < 2:
             return None
-        display = cls(paragraphs, total_cents)
+        display = cls(paragraphs, total)
         display.setGeometry(screens[1].availableGeometry())
         display.show()
         return display

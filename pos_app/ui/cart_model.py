@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pos_app.api.money import format_cents
 from pos_app.cart import Cart, CartLine
+from pos_app.receipts import format_money
 from pos_app.ui.qt import QAbstractTableModel, QModelIndex, QObject, Qt
 
 HEADERS = ("Item", "Qty", "Price", "Total")
 
 
 class CartModel(QAbstractTableModel):
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, currency: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.currency = currency
         self._lines: tuple[CartLine, ...] = ()
 
     def show(self, cart: Cart) -> None:
@@ -44,10 +45,10 @@ class CartModel(QAbstractTableModel):
             return None
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (line.name, str(line.quantity), format_cents(line.unit_cents),
-                    format_cents(line.unit_cents * line.quantity))[column]
+            return (line.name, str(line.quantity), format_money(line.unit_cents, self.currency),
+                    format_money(line.unit_cents * line.quantity, self.currency))[column]
         if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{line.name}, {line.quantity} at {format_cents(line.unit_cents)}"
+            return f"{line.name}, {line.quantity} at {format_money(line.unit_cents, self.currency)}"
         return None

@@ -11,6 +11,7 @@ KEYS = (
     ("↑ ↓", "Pick a search result"),
     ("+ / −", "One more / one less of the selected line"),
     ("Delete", "Remove the selected line"),
+    ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("Ctrl+P", "Reprint the last receipt"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),

@@ -18,6 +18,7 @@ from pos_app.ui.bridge import StationBridge
 from pos_app.ui.dialogs import shown
 from pos_app.ui.help import HelpDialog
 from pos_app.ui.payment_dialog import PaymentDialog
+from pos_app.ui.preauths import PreauthsDialog
 from pos_app.ui.qt import (
     QCloseEvent,
     QDialog,
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.sign_in.signed_in.connect(self._signed_in)
         self.sale.pay_requested.connect(self._pay)
         self.sale.message.connect(self.status.setText)
+        self.sale.preauths_button.clicked.connect(self._preauths)
         self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
         self.bridge.catalog_sync_failed.connect(
             lambda error: self.status.setText(f"The catalog could not be refreshed ({error}); using the last copy."))
@@ -89,7 +91,7 @@ class MainWindow(QMainWindow):
             f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
-                            ("Ctrl+L", self._sign_out)):
+                            ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths)):
             QShortcut(QKeySequence(key), self, activated=action)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
@@ -122,6 +124,10 @@ class MainWindow(QMainWindow):
     def _help(self) -> None:
         HelpDialog(self).open()
 
+    def _preauths(self) -> None:
+        if self.stack.currentWidget() is self.sale and self.payment is None:
+            PreauthsDialog(self.counter, self.sale.money, self).open()
+
     def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
         self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
 
@@ -152,15 +158,18 @@ class MainWindow(QMainWindow):
                 self.status.setText(f"The card surcharge notice could not be loaded ({error}); "
                                     "no card payment was started. Try again.")
                 return
-            if await shown(AcknowledgmentDialog(paragraphs, totals.total, self)) != QDialog.DialogCode.Accepted:
+            notice = AcknowledgmentDialog(paragraphs, self.sale.money(totals.total), self)
+            if await shown(notice) != QDialog.DialogCode.Accepted:
                 self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
                 return
             self.payment.approved.connect(self._approved)
+            self.payment.card_slip.connect(self._card_slip)
             self.payment.start()
             await shown(self.payment)
         finally:
             self.payment = None
             self.sale.refresh()
+            self.activateWindow()  # the keys (F12, Ctrl+T...) are the main window's again
             self.sale.focus_scan()
 
     @asyncSlot()
@@ -168,6 +177,10 @@ class MainWindow(QMainWindow):
         paid = self.counter.last_paid
         if paid is not None and paid.result is result:
             self.status.setText(await self.receipts.deliver(paid))
+
+    @asyncSlot(str)
+    async def _card_slip(self, payment_id: str) -> None:
+        self.status.setText(await self.receipts.card_slip(payment_id))
 
     @asyncSlot()
     async def _reprint(self) -> None:

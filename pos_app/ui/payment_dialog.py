@@ -7,8 +7,8 @@ the dialog; the cart is already a new, empty sale.
 
 from __future__ import annotations
 
-from pos_app.api.money import format_cents
 from pos_app.journal import Outcome
+from pos_app.receipts import format_money
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress
 from pos_app.ui.bridge import StationBridge
@@ -34,6 +34,7 @@ KEEP_WAITING = 60.0
 
 class PaymentDialog(QDialog):
     approved = Signal(object)  # OperationResult
+    card_slip = Signal(str)  # the payment id whose service receipt to show
 
     def __init__(
         self, counter: Counter, bridge: StationBridge, *, preauth: bool, parent: QWidget | None = None
@@ -44,7 +45,7 @@ class PaymentDialog(QDialog):
         self.result: OperationResult | None = None
         self.setObjectName("payment")
         self.setWindowTitle("Pre-auth" if preauth else "Card payment")
-        amount = format_cents(counter.totals().total)
+        amount = format_money(counter.totals().total, counter.station.config.currency)
         self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {amount}")
         self.heading.setObjectName("dialogHeading")
         self.phase = QLabel(PHASES[Phase.SENDING])
@@ -61,10 +62,11 @@ class PaymentDialog(QDialog):
         self.check_button = QPushButton("Check again")
         self.manager_button = QPushButton("Manager decides…")
         self.details_button = QPushButton("Details")
+        self.slip_button = QPushButton("Card slip")
         self.close_button = QPushButton("New sale  (Enter)")
         buttons = QHBoxLayout()
         for button in (self.stop_button, self.keep_button, self.check_button, self.manager_button,
-                       self.details_button, self.close_button):
+                       self.details_button, self.slip_button, self.close_button):
             button.setAutoDefault(False)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
@@ -84,6 +86,8 @@ class PaymentDialog(QDialog):
         self.manager_button.clicked.connect(self._manager)
         self.details_button.clicked.connect(lambda: self.detail.setVisible(not self.detail.isVisible()))
         self.close_button.clicked.connect(self.accept)
+        self.slip_button.clicked.connect(
+            lambda: self.card_slip.emit(self.result.payment_id) if self.result and self.result.payment_id else None)
         bridge.progress.connect(self._progress)
         self._show_buttons(waiting=True)
 
@@ -133,6 +137,7 @@ class PaymentDialog(QDialog):
         self.details_button.setVisible(not waiting and result is not None)
         self.close_button.setVisible(not waiting)
         approved = result is not None and result.outcome is Outcome.APPROVED and result.refusal is None
+        self.slip_button.setVisible(approved and not waiting and bool(result and result.payment_id))
         self.close_button.setText("New sale  (Enter)" if approved else "Back to the sale  (Enter)")
         if not waiting:
             self.close_button.setDefault(True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from pos_app.api.money import format_cents
 from pos_app.catalog import CatalogItem
+from pos_app.receipts import format_money
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
 from pos_app.ui.cart_model import CartModel
@@ -57,7 +57,7 @@ class SaleScreen(QWidget):
         self.results.setAccessibleName("Search results")
         self.results.hide()
         self.quick = QGridLayout()
-        self.cart_model = CartModel(self)
+        self.cart_model = CartModel(counter.station.config.currency, self)
         self.table = QTableView()
         self.table.setObjectName("cart")
         self.table.setAccessibleName("Cart")
@@ -77,13 +77,14 @@ class SaleScreen(QWidget):
         self.pay_button = QPushButton("Pay by card  (F12)")
         self.pay_button.setObjectName("payButton")
         self.preauth_button = QPushButton("Pre-auth  (F11)")
+        self.preauths_button = QPushButton("Open pre-auths  (Ctrl+T)")
         self.minus = QPushButton("−")
         self.plus = QPushButton("+")
         self.remove_button = QPushButton("Remove (Del)")
         for button, name in ((self.minus, "One less"), (self.plus, "One more"), (self.remove_button, "Remove line")):
             button.setAccessibleName(name)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        for button in (self.pay_button, self.preauth_button):
+        for button in (self.pay_button, self.preauth_button, self.preauths_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._layout()
         self.scan.returnPressed.connect(self._enter)
@@ -125,7 +126,10 @@ class SaleScreen(QWidget):
         right.addLayout(line_buttons)
         right.addLayout(totals)
         right.addWidget(self.pay_button)
-        right.addWidget(self.preauth_button)
+        preauth_row = QHBoxLayout()
+        preauth_row.addWidget(self.preauth_button)
+        preauth_row.addWidget(self.preauths_button)
+        right.addLayout(preauth_row)
         layout = QHBoxLayout(self)
         layout.addLayout(left, 2)
         layout.addLayout(right, 3)
@@ -137,9 +141,9 @@ class SaleScreen(QWidget):
         selected = self._selected_line_id()
         self.cart_model.show(cart)
         totals = self.counter.totals()
-        self.subtotal.setText(format_cents(totals.subtotal))
-        self.tax.setText(format_cents(totals.tax))
-        self.total.setText(format_cents(totals.total))
+        self.subtotal.setText(self.money(totals.subtotal))
+        self.tax.setText(self.money(totals.tax))
+        self.total.setText(self.money(totals.total))
         self.pay_button.setEnabled(totals.payable)
         self.preauth_button.setEnabled(totals.payable)
         row = self.cart_model.row_of(selected) if selected is not None else -1
@@ -147,6 +151,9 @@ class SaleScreen(QWidget):
             row = len(cart.lines) - 1
         if row >= 0:
             self.table.selectRow(row)
+
+    def money(self, cents: int) -> str:
+        return format_money(cents, self.counter.station.config.currency)
 
     def focus_scan(self) -> None:
         self.scan.setFocus()
@@ -204,7 +211,7 @@ class SaleScreen(QWidget):
     def _show_results(self, items: list[CatalogItem]) -> None:
         self.results.clear()
         for item in items:
-            entry = QListWidgetItem(f"{item.name}    {format_cents(item.price_cents)}")
+            entry = QListWidgetItem(f"{item.name}    {self.money(item.price_cents)}")
             entry.setData(Qt.ItemDataRole.UserRole, item)
             self.results.addItem(entry)
         self.results.setVisible(bool(items))

@@ -167,3 +167,42 @@ def test_a_terminal_held_by_an_unknown_refuses_the_next_sale_with_a_sentence(qtb
     started = time.monotonic()
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     assert time.monotonic() - started < 5 and len(app.counter.cart.lines) == 1
+
+
+def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_config, sandbox):
+    from pos_app.ui.preauths import PreauthsDialog
+
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    dialog = pay(qtbot, app.window, Qt.Key.Key_F11)
+    preauth = dialog.result
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None and app.window.payment is None
+                    and app.window.isActiveWindow())
+    qtbot.keyClick(app.window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    tabs = modal(qtbot, PreauthsDialog)
+    qtbot.waitUntil(lambda: tabs.list.count() == 1)
+    assert tabs.amount.text() == f"{preauth.amount / 100:.2f}"
+    tabs.amount.setText(f"{(preauth.amount - 50) / 100:.2f}")  # the tab came to 50 cents less
+    qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: tabs.message.text().startswith("Approved"), timeout=10_000)
+    qtbot.waitUntil(lambda: tabs.list.count() == 0)
+    assert pay_requests(sandbox, "S", "terminal.capture") == 1
+    qtbot.keyClick(tabs, Qt.Key.Key_Escape)
+
+
+def test_the_card_slip_is_one_click_away(qtbot, run, open_app, ui_config, sandbox):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    dialog = pay(qtbot, app.window)
+    close_preview(qtbot)
+    assert dialog.slip_button.isVisible()
+    qtbot.mouseClick(dialog.slip_button, Qt.MouseButton.LeftButton)
+    slip = modal(qtbot, ReceiptPreview)
+    assert slip.pdf.startswith(b"%PDF") and slip is not None
+    qtbot.keyClick(slip, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: "Card slip shown" in app.window.status.text())
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
