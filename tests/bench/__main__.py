@@ -2,7 +2,7 @@
 
 import json
 
-from tests.bench import bench_catalog, bench_chaos, bench_client, bench_journal, bench_polling
+from tests.bench import bench_catalog, bench_chaos, bench_client, bench_journal, bench_polling, bench_startup
 
 results = {}
 BENCHES = (
@@ -11,6 +11,7 @@ BENCHES = (
     ("polling", bench_polling),
     ("chaos", bench_chaos),
     ("catalog", bench_catalog),
+    ("startup", bench_startup),
 )
 for name, bench in BENCHES:
     results[name] = bench.main()
