@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sandbox", action="store_true",
                         help="open the app on its built-in sandbox, in training mode (no real money)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
     from pos_app.staff.cli import add_staff_commands
     from pos_app.station.cli import add_terminal_commands
@@ -33,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sandbox_commands(commands)
     add_terminal_commands(commands)
     add_staff_commands(commands)
+    add_setup_command(commands)
     return parser
 
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt", "staff"):
+        if argv and argv[0] in ("terminal", "receipt", "staff", "setup"):
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")
         else:
             sys.stderr.write(f"{error}\n")

@@ -25,6 +25,7 @@ from pos_app.api.errors import InvalidInput
 from pos_app.api.routes import RouteTable
 
 KEYRING_SERVICE = "pos-app"
+PROFILE_NAME = "store.toml"
 GATEWAYS = ("auto", "s", "b")
 
 
@@ -86,7 +87,7 @@ def data_dir(env: Mapping[str, str] = os.environ) -> Path:
     return Path(user_data_dir("pos-app", appauthor=False))
 
 
-_PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
+PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
     "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
     "poll_wait_limit": (int, float), "terminal_id": str, "printer": str, "theme": str, "currency": str,
@@ -95,13 +96,18 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
 THEMES = ("light", "dark")
 
 
+def profile_path(directory: Path) -> Path:
+    """``<data dir>/store.toml``."""
+    return directory / PROFILE_NAME
+
+
 def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     """The store profile with env overrides applied, validated as a whole."""
     directory = data_dir(env)
-    profile_path = directory / "store.toml"
+    path = profile_path(directory)
     values: dict[str, Any] = {}
-    if profile_path.exists():
-        values = _read_profile(profile_path)
+    if path.exists():
+        values = read_profile(path)
     if env.get("POS_BASE_URL"):
         values["base_url"] = env["POS_BASE_URL"]
     if env.get("POS_GATEWAY"):
@@ -112,8 +118,16 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
         values["printer"] = env["POS_PRINTER"]
     if "base_url" not in values:
         raise ConfigError(
-            f"no service address: set POS_BASE_URL or base_url in {profile_path}"
+            f"no service address: run `pos-app setup` (or the app's setup screen), or set POS_BASE_URL "
+            f"or base_url in {path}"
         )
+    return config_from_values(values, directory)
+
+
+def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfig:
+    """A whole profile checked together (gateway, theme, address, routes, timeouts); also
+    used to check a profile before ``pos_app.provisioning`` writes it."""
+    values = dict(values)
     gateway = str(values.get("gateway", "auto")).lower()
     if gateway not in GATEWAYS:
         raise ConfigError(f"gateway must be one of {', '.join(GATEWAYS)}, got {values['gateway']!r}")
@@ -132,25 +146,31 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     return config
 
 
-def _read_profile(path: Path) -> dict[str, Any]:
+def read_profile(path: Path) -> dict[str, Any]:
+    """The entries of a ``store.toml``, each checked (``ConfigError`` saying what to fix)."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read {path}: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    check_profile_entries(raw, path)
+    return raw
+
+
+def check_profile_entries(raw: Mapping[str, Any], path: Path) -> None:
+    """Each entry of a profile: known, of its type, and never a key-hash."""
     if any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw):
         raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
-    unknown = set(raw) - set(_PROFILE_KEYS)
+    unknown = set(raw) - set(PROFILE_KEYS)
     if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(_PROFILE_KEYS)}")
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(PROFILE_KEYS)}")
     for key, value in raw.items():
-        expected = _PROFILE_KEYS[key]
+        expected = PROFILE_KEYS[key]
         if isinstance(value, bool) or not isinstance(value, expected):
             raise ConfigError(f"{path}: {key} has the wrong type ({type(value).__name__})")
     if "routes" in raw and not all(isinstance(v, str) for v in raw["routes"].values()):
         raise ConfigError(f"{path}: every [routes] entry must be a string like 'POST /public/terminal/pay'")
-    return raw
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
@@ -159,16 +179,16 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
         return env["POS_KEY_HASH"]
     try:
         import keyring
-        from keyring.errors import KeyringError
 
         secret = keyring.get_password(KEYRING_SERVICE, config.keyring_user)
-    except (ImportError, RuntimeError, KeyringError) as error:
+    except Exception as error:  # noqa: BLE001 - any backend's failure (D-Bus, locked, none) means the same
         raise ConfigError(
             f"cannot read the OS keyring ({type(error).__name__}); set POS_KEY_HASH instead"
         ) from None
     if not secret:
         raise ConfigError(
-            f"no key-hash for {config.keyring_user} in the OS keyring; store it there or set POS_KEY_HASH"
+            f"no key-hash for {config.keyring_user} in the OS keyring; store it with `pos-app setup` "
+            "or set POS_KEY_HASH"
         )
     return secret
 

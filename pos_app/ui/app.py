@@ -3,7 +3,8 @@
 ``pos-app --sandbox`` serves the built-in sandbox in this process and opens the app on
 it in training mode (demo staff: PIN 1111 cashier, 9999 manager), with its own data
 folder so training never mixes with a store's journal. Otherwise the app reads the same
-settings as the command line (``store.toml``, keyring, ``POS_*``).
+settings as the command line (``store.toml``, keyring, ``POS_*``); when they are missing or
+cannot be used, the setup screen (``pos_app.ui.setup``) asks for them, or starts training.
 
 The one ``httpx.AsyncClient`` and the journal thread are closed when the window closes,
 while the event loop still runs; then the loop ends and Qt quits.
@@ -17,14 +18,19 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
 from pos_app.journal import JournalError
 from pos_app.station.counter import Counter
 from pos_app.station.station import Station
+from pos_app.ui.dialogs import shown
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QMessageBox, qasync
 from pos_app.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from pos_app.ui.setup import SetupOutcome
 
 log = logging.getLogger(__name__)
 
@@ -44,23 +50,57 @@ def main(*, sandbox: bool = False) -> int:
 async def run(*, sandbox: bool) -> int:
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
-    server = None
+    if sandbox:
+        return await run_training()
     try:
-        if sandbox:
-            from pos_app.sandbox.server import SandboxConfig, SandboxServer
+        config = load_config()
+        secret = key_hash(config)
+    except ConfigError as error:
+        outcome = await first_run(error)
+        if outcome is None:
+            return 1
+        if outcome.sandbox:
+            return await run_training()
+        assert outcome.config is not None and outcome.secret is not None
+        config, secret = outcome.config, outcome.secret
+    return await run_station(config, secret)
 
-            server = SandboxServer(SandboxConfig())
-            server.start()
-            config, secret = training_config(server.base_url), server.keys["S"]
-        else:
-            config = load_config()
-            secret = key_hash(config)
+
+async def first_run(problem: ConfigError) -> SetupOutcome | None:
+    """The setup screen, for settings that are missing or cannot be used; None if closed."""
+    from pos_app.ui.setup import SetupDialog  # only on a first run: not part of every start-up
+
+    apply_theme(QApplication.instance(), "light")  # type: ignore[arg-type]
+    dialog = SetupDialog(data_dir(), str(problem))
+    await shown(dialog)
+    outcome = dialog.outcome
+    dialog.deleteLater()
+    return outcome
+
+
+async def run_training() -> int:
+    """Training mode: the built-in sandbox served in this process, demo staff, its own data folder."""
+    from pos_app.sandbox.server import SandboxConfig, SandboxServer
+
+    server = SandboxServer(SandboxConfig())
+    try:
+        server.start()
+    except OSError as error:
+        QMessageBox.critical(None, "pos-app cannot start", _start_problem(error))
+        return 1
+    try:
+        return await run_station(training_config(server.base_url), server.keys["S"], training=True)
+    finally:
+        server.stop()
+
+
+async def run_station(config: StoreConfig, secret: str, *, training: bool = False) -> int:
+    """Open the station and its window; returns when the window has closed and all is shut."""
+    try:
         setup_logging(config, secret)
-        station = await Station.open(config, secret, training=sandbox)
+        station = await Station.open(config, secret, training=training)
     except (ConfigError, JournalError, OSError) as error:
         QMessageBox.critical(None, "pos-app cannot start", _start_problem(error))
-        if server is not None:
-            server.stop()
         return 1
     try:
         counter = await Counter.open(station)
@@ -77,8 +117,6 @@ async def run(*, sandbox: bool) -> int:
     await asyncio.gather(startup, return_exceptions=True)
     await counter.aclose()
     await station.aclose()
-    if server is not None:
-        server.stop()
     return 0
 
 

@@ -1,54 +1,50 @@
-"""The first-run setup screen: shown instead of the app when its settings cannot be used.
+"""The first-run setup screen, shown when the app's settings are missing or cannot be used.
 
-Three steps on one screen: the payment service (address, store and station ids, the
-key-hash) with "Check and list terminals"; this station's terminal and receipt printer;
-the first manager (name, PIN twice). "Save and start" checks the key with the service
-(again if it changed), stores the key-hash in the OS keyring, writes ``store.toml``, adds
-the manager, and leaves ``outcome`` with the loaded config; "Try the sandbox" leaves
-``outcome.sandbox``. Every problem is a sentence on the screen, with the field to fix
-focused. Network calls run on the event loop; the keyring, files, PIN hashing and the
-printer list run in worker threads.
+The payment service (address, ids, key-hash; "Check and list terminals"), this station's
+terminal and printer, the first manager. "Save and start" (Enter) checks the key again if
+it changed, then keyring, ``store.toml`` and manager (``pos_app.provisioning``) and leaves
+``outcome`` with the loaded config; "Try the sandbox" leaves ``outcome.sandbox``. Every
+problem is a sentence on the screen with its field focused. The service is asked on the
+event loop; keyring, files, PIN hashing and the printer list run in worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pos_app import provisioning
 from pos_app.api.client import check_base_url
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, profile_path
-from pos_app.provisioning import (
-    SetupError,
-    StationSetup,
-    check_key,
-    check_service,
-    check_setup,
-    provision,
-    read_existing,
-)
-from pos_app.provisioning import terminal_label as label_of
-from pos_app.staff import PIN_MAX_DIGITS, InvalidName, InvalidPin, Role, Staff, StaffError, staff_path
-from pos_app.staff.pins import check_pin
-from pos_app.staff.store import check_name
+from pos_app.provisioning import SetupError, StationSetup
+from pos_app.receipts import list_printers
+from pos_app.staff import PIN_MAX_DIGITS, StaffError
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSize,
     Qt,
     QVBoxLayout,
     QWidget,
     asyncSlot,
 )
 
-NOT_SET_UP = "This station is not set up yet. Fill in the store's details once; they are kept on this computer."
+log = logging.getLogger(__name__)
+NOT_SET_UP = ("This station is not set up yet: fill in what your payment service provider gave you, once. "
+              "No account yet? Try the sandbox: training mode, no real money.")
+STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"
+         " QComboBox { min-height: 44px; font-size: 20px; padding: 2px 8px; }"
+         " QComboBox, QComboBox QLineEdit { background: #fff; } QComboBox QLineEdit { min-height: 36px; border: none; }"
+         " QListWidget::item:disabled { color: #767676; }")
 
 
 @dataclass(frozen=True)
@@ -61,9 +57,15 @@ class SetupOutcome:
 
 
 def problem_sentence(problem: str, directory: Path) -> str:
+    """Why the screen is shown, for a person (the app's ConfigError says it for the command line)."""
     if not profile_path(directory).exists() and problem.startswith("no service address"):
         return NOT_SET_UP
-    return f"The saved settings cannot be used ({problem}). Check them below and save again."
+    if problem.startswith("no key-hash for"):
+        return "This computer's keyring has no key-hash for this store yet: paste it below, then save."
+    if problem.startswith("cannot read the OS keyring"):
+        return ("The OS keyring cannot be read, so the store's key-hash cannot be found: unlock the keyring "
+                "and save again, or set POS_KEY_HASH.")
+    return f"The saved settings cannot be used ({problem}). Correct them below, then save."
 
 
 class SetupDialog(QDialog):
@@ -74,103 +76,87 @@ class SetupDialog(QDialog):
         self._checked: tuple[str, str] | None = None  # (address, key) the terminal list belongs to
         self._has_manager = False
         self._prepared = False
+        self._saving = False
+        self._tasks: set[asyncio.Task[None]] = set()  # cancelled when the dialog closes
         self.setObjectName("setupDialog")
+        self.setStyleSheet(STYLE)
         self.setWindowTitle("pos-app — set up this station")
-        title = QLabel("Set up this station")
-        title.setObjectName("screenTitle")
-        intro = QLabel(problem_sentence(problem, directory) if problem else NOT_SET_UP)
-        intro.setWordWrap(True)
-        intro.setObjectName("setupIntro")
-        prefill = read_existing(directory)
+        title = _text("Set up this station", "screenTitle")
+        intro = _text(problem_sentence(problem, directory) if problem else NOT_SET_UP, "setupIntro")
+        prefill = provisioning.read_existing(directory)
 
-        def field(name: str, hint: str, value: str = "", *, secret: bool = False) -> QLineEdit:
+        def field(name: str, hint: str, value: str = "", *, secret: int = 0) -> QLineEdit:
             edit = QLineEdit(value)
             edit.setPlaceholderText(hint)
             edit.setAccessibleName(name)
-            if secret:
+            if secret:  # its longest length
                 edit.setEchoMode(QLineEdit.EchoMode.Password)
+                edit.setMaxLength(secret)
             return edit
 
         self.url = field("Service address", "https://payments.example.com", prefill.get("base_url", ""))
         self.store_id = field("Store id", "e.g. store-042", prefill.get("store_id", ""))
-        self.station_id = field("Station id", "e.g. lane-1", prefill.get("station_id", ""))
-        self.store_name = field("Store name", "optional, shown at the top of the screen", prefill.get("store_name", ""))
-        self.key = field("Key-hash", "paste it from the service's merchant settings", secret=True)
+        self.station_id = field("Station id", "this checkout, e.g. lane-1", prefill.get("station_id", ""))
+        self.store_name = field("Store name", "optional, e.g. Corner Market", prefill.get("store_name", ""))
+        self.key = field("Key-hash", "paste it here", secret=provisioning.KEY_MAX)
         self.check = QPushButton("&Check and list terminals")
         self.check.setAccessibleName("Check the key and list the terminals")
-        service = QGroupBox("1 · Payment service")
-        form = QFormLayout(service)
+        service, form = _section("1 · Payment service", QFormLayout())
         for text, widget in (("Service &address", self.url), ("Store &id", self.store_id),
                              ("Station i&d", self.station_id), ("Store &name", self.store_name),
                              ("&Key-hash", self.key)):
             form.addRow(text, widget)
         form.addRow("", self.check)
-        self.key_note = QLabel("The key-hash is kept in this computer's keyring, never in a file.")
-        self.key_note.setWordWrap(True)
-        form.addRow("", self.key_note)
+        form.addRow("", _text("The key-hash is kept in this computer's keyring, never in a file."))
 
         self.terminals = QListWidget()
         self.terminals.setAccessibleName("Payment terminal")
-        self.terminals.setMinimumHeight(120)
-        self.terminal_hint = QLabel("Check the key first: the store's terminals are listed here.")
-        self.terminal_hint.setWordWrap(True)
-        self.terminal_hint.setAccessibleName("Terminal list status")
+        self.terminals.setMinimumHeight(170)  # three terminals without scrolling
+        self.terminals.setWordWrap(True)
+        self.terminals.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.terminal_hint = _text("Check the key first to list the terminals.", name="Terminal list status")
         self._wanted_terminal = prefill.get("terminal_id")
         self.printer = QComboBox()
         self.printer.setEditable(True)
         self.printer.setAccessibleName("Receipt printer")
-        line = self.printer.lineEdit()
-        line.setPlaceholderText("none: preview, then the print dialog")
-        line.setAccessibleName("Receipt printer")
-        line.setText(prefill.get("printer", ""))
-        station = QGroupBox("2 · This station")
-        station_form = QVBoxLayout(station)
-        terminal_label = QLabel("Payment &terminal")
-        terminal_label.setBuddy(self.terminals)
-        printer_label = QLabel("Receipt &printer (optional)")
-        printer_label.setBuddy(self.printer)
-        for widget in (terminal_label, self.terminals, self.terminal_hint, printer_label, self.printer):
-            station_form.addWidget(widget)
+        self.printer.lineEdit().setPlaceholderText("none: a preview, then the print dialog")
+        self.printer.lineEdit().setAccessibleName("Receipt printer")
+        self.printer.setEditText(prefill.get("printer", ""))
+        station, station_form = _section("2 · This station", QVBoxLayout())
+        for text, widget in (("Payment &terminal", self.terminals), ("", self.terminal_hint),
+                             ("Receipt p&rinter (optional)", self.printer)):
+            if text:
+                station_form.addWidget(_label(text, widget))
+            station_form.addWidget(widget, 1 if widget is self.terminals else 0)
 
         self.manager_name = field("Manager's name", "e.g. Ann Lee")
-        self.pin = field("Manager's PIN", f"4 to {PIN_MAX_DIGITS} digits", secret=True)
-        self.pin_again = field("Manager's PIN again", "the same PIN", secret=True)
-        for edit in (self.pin, self.pin_again):
-            edit.setMaxLength(PIN_MAX_DIGITS)
-        manager = QGroupBox("3 · First manager")
-        manager_form = QFormLayout(manager)
-        for text, widget in (("&Manager's name", self.manager_name), ("PI&N", self.pin),
-                             ("PIN a&gain", self.pin_again)):
-            manager_form.addRow(text, widget)
-        self.manager_note = QLabel("Signs in with this PIN and adds the cashiers.")
-        self.manager_note.setWordWrap(True)
-        manager_form.addRow("", self.manager_note)
+        self.pin = field("Manager's PIN", f"4 to {PIN_MAX_DIGITS} digits", secret=PIN_MAX_DIGITS)
+        self.pin_again = field("Manager's PIN again", "the same PIN", secret=PIN_MAX_DIGITS)
+        manager, manager_row = _section("3 · First manager: signs in with this PIN", QHBoxLayout())
+        self.manager_title = manager.findChild(QLabel, "sectionTitle")
+        for text, widget, stretch in (("&Manager's name", self.manager_name, 3), ("&PIN", self.pin, 2),
+                                      ("PIN a&gain", self.pin_again, 2)):
+            manager_row.addWidget(_label(text, widget))
+            manager_row.addWidget(widget, stretch)
 
-        self.message = QLabel("")
-        self.message.setObjectName("errorText")
-        self.message.setWordWrap(True)
-        self.message.setAccessibleName("Setup message")
-        self.sandbox = QPushButton("Try the &sandbox")
+        self.message = _text("", "errorText", name="Setup message")
+        self.sandbox = QPushButton("Try the sand&box")
         self.sandbox.setAccessibleName("Try the sandbox: training mode, no real money")
-        self.save = QPushButton("Save and &start")
+        self.save = QPushButton("&Save and start")
         self.save.setDefault(True)
         buttons = QHBoxLayout()
-        buttons.addWidget(QLabel("No account yet? The sandbox is training mode: no real money."))
-        buttons.addStretch(1)
+        buttons.addWidget(self.message, 1)
         buttons.addWidget(self.sandbox)
         buttons.addWidget(self.save)
-
         columns = QHBoxLayout()
+        columns.setSpacing(32)
         columns.addWidget(service, 1)
-        right = QVBoxLayout()
-        right.addWidget(station)
-        right.addWidget(manager)
-        columns.addLayout(right, 1)
+        columns.addWidget(station, 1)
         layout = QVBoxLayout(self)
-        for widget in (title, intro):
-            layout.addWidget(widget)
+        layout.addWidget(title)
+        layout.addWidget(intro)
         layout.addLayout(columns, 1)
-        layout.addWidget(self.message)
+        layout.addWidget(manager)
         layout.addLayout(buttons)
         order = [self.url, self.store_id, self.station_id, self.store_name, self.key, self.check, self.terminals,
                  self.printer, self.manager_name, self.pin, self.pin_again, self.save, self.sandbox]
@@ -182,116 +168,129 @@ class SetupDialog(QDialog):
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
-        self.resize(1060, 700)
+        self.resize(self.sizeHint().expandedTo(QSize(1060, 700)))
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
         if not self._prepared:
             self._prepared = True
-            self.url.setFocus()
+            empty = [f for f in (self.url, self.store_id, self.station_id, self.key) if not f.text()]
+            (empty or [self.url])[0].setFocus()
             self._prepare()
 
-    # steps ---------------------------------------------------------------------------
+    def done(self, code: int) -> None:
+        if self._saving and code != QDialog.DialogCode.Accepted:
+            return  # the keyring and files are being written: closing now would leave half of it
+        current = asyncio.current_task()
+        for task in self._tasks - {current}:
+            task.cancel()
+        super().done(code)
+
+    def _track(self) -> None:
+        if (task := asyncio.current_task()) is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     @asyncSlot()
     async def _prepare(self) -> None:
         """The printers the print system knows, and whether a manager exists already."""
-        printers, managers = await asyncio.gather(asyncio.to_thread(_printers), asyncio.to_thread(
-            _managers, self.directory), return_exceptions=True)
+        self._track()
+        printers, present = await asyncio.gather(asyncio.to_thread(list_printers), asyncio.to_thread(
+            provisioning.managers, self.directory), return_exceptions=True)
         if isinstance(printers, list) and printers:
             typed = self.printer.currentText()
             self.printer.addItems(printers)
             self.printer.setEditText(typed)
-            self.printer.lineEdit().setPlaceholderText(f"none: the print dialog; or one of {len(printers)} printers")
-        if isinstance(managers, list) and managers:
+            self.printer.lineEdit().setPlaceholderText(f"none: the print dialog (or pick: {len(printers)} found)")
+        if isinstance(present, list) and present:
             self._has_manager = True
-            self.manager_note.setText(f"This station already has a manager ({', '.join(managers)}): "
-                                      "leave these empty to keep the staff as they are.")
+            self.manager_title.setText(f"3 · Another manager (optional: {', '.join(present)[:40]} is one)")
 
     @asyncSlot()
     async def _check(self) -> None:
+        self._track()
         self._busy("Checking the key with the payment service…")
         try:
             await self._list_terminals(self.url.text(), self.key.text())
         except ConfigError as error:
             self._refuse(error)
-        else:
-            self.message.setText("")
-            self.terminals.setFocus()
-        finally:
-            self._busy(None)
+            return
+        self._busy(None)
+        self.message.setText("")
+        self.terminals.setFocus()
 
     async def _list_terminals(self, url: str, key: str) -> None:
         wanted = self._picked() or self._wanted_terminal
         self.terminals.clear()
         self._checked = None
         try:
-            found = await check_service(url, key, store_id=self.store_id.text().strip() or "-",
-                                        station_id=self.station_id.text().strip() or "-")
+            found = await provisioning.check_service(url, key, store_id=self.store_id.text().strip() or "-",
+                                                     station_id=self.station_id.text().strip() or "-")
         except SetupError:
-            self.terminal_hint.setText("No terminals listed: fix the problem below, then check again.")
+            self.terminal_hint.setText("No terminals: fix the problem below, then check again.")
             raise
         for terminal in found:
-            item = QListWidgetItem(label_of(terminal))
+            item = QListWidgetItem(provisioning.terminal_label(terminal))
             item.setData(Qt.ItemDataRole.UserRole, terminal.id)
             self.terminals.addItem(item)
-            if terminal.id == wanted or len(found) == 1:
+            if terminal.is_active is False:  # listed, so the station is recognised, but never picked
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled & ~Qt.ItemFlag.ItemIsSelectable)
+            elif terminal.id == wanted or len(found) == 1:
                 self.terminals.setCurrentItem(item)
-        self._checked = (check_base_url(url.strip()), check_key(key))
-        self.terminal_hint.setText(
-            "The key works, but the service lists no terminal for this store yet: you can add it later."
-            if not found else f"The key works. Pick this station's terminal ({len(found)} listed), with the arrows.")
+        self._checked = (check_base_url(url.strip()), provisioning.check_key(key))
+        self.terminal_hint.setText(f"The key works: pick this station's terminal ({len(found)} listed)." if found
+                                   else "The key works; no terminal is listed for this store yet.")
 
     @asyncSlot()
     async def _save(self) -> None:
+        self._track()
         self._busy("Saving…")
         try:
-            setup = check_setup(base_url=self.url.text(), store_id=self.store_id.text(),
-                                station_id=self.station_id.text(), store_name=self.store_name.text(),
-                                printer=self.printer.currentText())
-            key = check_key(self.key.text())
+            setup = provisioning.check_setup(base_url=self.url.text(), store_id=self.store_id.text(),
+                                             station_id=self.station_id.text(), store_name=self.store_name.text(),
+                                             printer=self.printer.currentText())
+            key = provisioning.check_key(self.key.text())
+            provisioning.refuse_key_in(setup, key)
             manager = self._manager()
             if self._checked != (setup.base_url, key):
                 self.message.setText("Checking the key with the payment service…")
                 await self._list_terminals(setup.base_url, key)
-            if self.terminals.count() and not self._picked():
+            items = map(self.terminals.item, range(self.terminals.count()))
+            if any(i.flags() & Qt.ItemFlag.ItemIsEnabled for i in items) and not self._picked():
                 raise SetupError("Pick this station's payment terminal in the list (arrows, then Tab).",
                                  field="terminal_id")
             setup = replace(setup, terminal_id=self._picked())
             self.message.setText("Saving…")
-            self.outcome = await asyncio.to_thread(_provision, self.directory, setup, key, manager)
+            self._saving = True
+            try:
+                self.outcome = await asyncio.to_thread(_provision, self.directory, setup, key, manager)
+            finally:
+                self._saving = False
         except (ConfigError, StaffError) as error:
             self._refuse(error)
-        else:
-            self.accept()
-        finally:
-            self._busy(None)
+            return
+        except Exception as error:  # noqa: BLE001 - a sentence on the screen, the detail in the log
+            log.exception("setup could not be saved")
+            self._refuse(SetupError(f"The setup could not be saved ({type(error).__name__}): try again, or "
+                                    "call support."))
+            return
+        self.accept()
 
     def _try_sandbox(self) -> None:
         self.outcome = SetupOutcome(sandbox=True)
         self.accept()
-
-    # helpers -------------------------------------------------------------------------
 
     def _manager(self) -> tuple[str, str] | None:
         name, pin, again = self.manager_name.text(), self.pin.text(), self.pin_again.text()
         if self._has_manager and not (name.strip() or pin or again):
             return None
         try:
-            name = check_name(name)
-        except InvalidName as error:
-            raise SetupError(f"The manager's name: {error}.", field="manager") from None
-        try:
-            check_pin(pin)
-        except InvalidPin:
-            self.pin.clear()
-            self.pin_again.clear()
-            raise SetupError(f"The manager's PIN is 4 to {PIN_MAX_DIGITS} digits (0-9).", field="pin") from None
-        if pin != again:
-            self.pin.clear()
-            self.pin_again.clear()
-            raise SetupError("The two PINs are not the same: type the PIN twice again.", field="pin")
-        return name, pin
+            return provisioning.check_manager(name, pin, again)
+        except SetupError as error:
+            if error.field == "pin":
+                self.pin.clear()
+                self.pin_again.clear()
+            raise
 
     def _picked(self) -> str | None:
         item = self.terminals.currentItem()
@@ -304,40 +303,40 @@ class SetupDialog(QDialog):
             self.message.setText(text)
 
     def _refuse(self, error: Exception) -> None:
+        self._busy(None)
         text = str(error)
         self.message.setText(text[:1].upper() + text[1:])
         widget = self._fields.get(getattr(error, "field", None) or "")
         (widget or self.url).setFocus()
 
 
-def _printers() -> list[str]:
-    from pos_app.receipts import list_printers
+def _text(text: str, object_name: str = "", *, name: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setObjectName(object_name)
+    label.setAccessibleName(name)
+    return label
 
-    return list_printers()
+
+def _label(text: str, buddy: QWidget) -> QLabel:
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
 
 
-def _managers(directory: Path) -> list[str]:
-    path = staff_path(directory)
-    if not path.exists():
-        return []
-    with Staff.open(path) as staff:
-        return [m.name for m in staff.list() if m.is_manager]
+def _section[L: (QFormLayout, QVBoxLayout, QHBoxLayout)](title: str, layout: L) -> tuple[QWidget, L]:
+    """A titled part of the screen: a bold heading over ``layout``."""
+    box = QWidget()
+    outer = QVBoxLayout(box)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(_text(title, "sectionTitle"))
+    outer.addLayout(layout)
+    outer.addStretch(1)
+    return box, layout
 
 
 def _provision(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None) -> SetupOutcome:
-    """In a worker thread: keyring and store.toml, the manager, then the settings as the app loads them."""
-    if manager is not None:
-        with Staff.open(staff_path(directory)) as staff:
-            if any(m.name.casefold() == manager[0].casefold() for m in staff.list()):
-                raise SetupError(f"A staff member named {manager[0]} already exists: choose another name.",
-                                 field="manager")
-    provision(directory, setup, key)
-    if manager is not None:
-        with Staff.open(staff_path(directory)) as staff:
-            try:
-                staff.add(manager[0], Role.MANAGER, manager[1], by="setup")
-            except StaffError as error:
-                raise SetupError(f"The store is set up, but the manager could not be added ({error}): "
-                                 "change the name or PIN and save again.", field="manager") from None
+    """In a worker thread: keyring, store.toml and the manager; then the settings as the app loads them."""
+    provisioning.provision_station(directory, setup, key, manager)
     config = load_config()
     return SetupOutcome(config=config, secret=key_hash(config))

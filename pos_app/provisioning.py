@@ -1,0 +1,522 @@
+"""First-run provisioning of a station (no Qt): ``store.toml`` and the key-hash.
+
+- ``check_setup(...)`` turns what a person typed into a ``StationSetup`` (or a
+  ``SetupError`` whose message is a sentence saying what to fix).
+- ``write_profile(directory, setup)`` writes ``<data dir>/store.toml`` atomically (a
+  temporary file, fsync, rename): the setup's own settings replace theirs, the other
+  settings of a valid existing file (timeouts, routes, theme...) are kept; an existing
+  file that cannot be used is kept as ``store.toml.bak`` (unless it holds a key-hash). A
+  key-hash is refused: it never goes into a file.
+- ``store_key(base_url, store_id, key)`` puts the key-hash into the OS keyring (service
+  ``pos-app``, user ``<store_id>@<base_url>``, where ``config.key_hash`` reads it) and reads
+  it back; ``NoKeyring`` when no keyring can keep it (then ``POS_KEY_HASH`` is the way).
+- ``provision(directory, setup, key)``: the key into the keyring first, then the file, so a
+  refused key leaves nothing half-done.
+- ``check_manager``, ``provision_station``: the same plus the first manager (name, PIN
+  twice) added to the staff file.
+- ``check_service(base_url, key)`` (async): the merchant's terminals through a one-off
+  client (closed after), or a ``SetupError`` sentence: bad address, key refused (401),
+  unreachable, not the payment service.
+
+``pos-app setup`` (``add_setup_command``) drives the same functions from a script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import getpass
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import tomllib
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from pos_app.api.client import PaymentsClient, RetryPolicy, check_base_url
+from pos_app.api.errors import (
+    ApiError,
+    InvalidInput,
+    NotFound,
+    PaymentsError,
+    ProtocolError,
+    TransportError,
+    Unauthorized,
+)
+from pos_app.api.identity import Identity
+from pos_app.api.models import Terminal
+from pos_app.config import (
+    GATEWAYS,
+    KEYRING_SERVICE,
+    PROFILE_NAME,
+    ConfigError,
+    check_profile_entries,
+    config_from_values,
+    profile_path,
+    read_profile,
+)
+from pos_app.staff import (
+    PIN_MAX_DIGITS,
+    PIN_MIN_DIGITS,
+    InvalidName,
+    InvalidPin,
+    Role,
+    Staff,
+    StaffError,
+    check_pin,
+    staff_path,
+)
+from pos_app.staff.store import check_name
+
+__all__ = [
+    "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "add_setup_command", "check_key", "check_manager",
+    "check_service", "check_setup", "managers", "provision", "provision_station", "read_existing", "refuse_key_in",
+    "render_toml", "store_key", "terminal_label", "write_profile",
+]
+
+SETUP_KEYS = ("base_url", "gateway", "store_id", "store_name", "station_id", "terminal_id", "printer")
+"""The settings ``setup`` owns: written (or removed when empty) every time."""
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+KEY_MAX = 1024
+NAME_MAX = 80
+EXIT_OK = 0
+EXIT_INVALID = 1
+
+
+class SetupError(ConfigError):
+    """The setup cannot be done as asked; the message is a sentence saying what to fix, and
+    ``field`` names the setting to fix when there is one (``base_url``, ``key``...)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NoKeyring(SetupError):
+    """No OS keyring can keep the key-hash on this computer."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="key")
+
+
+@dataclass(frozen=True)
+class StationSetup:
+    """What the setup writes into ``store.toml`` (never the key-hash)."""
+
+    base_url: str
+    store_id: str
+    station_id: str
+    store_name: str = ""
+    terminal_id: str | None = None
+    printer: str | None = None
+    gateway: str = "auto"
+
+    @property
+    def keyring_user(self) -> str:
+        return f"{self.store_id}@{self.base_url}"
+
+    def entries(self) -> dict[str, str]:
+        """The non-empty settings, as they go into the file."""
+        return {k: v for k, v in asdict(self).items() if v}
+
+
+@dataclass(frozen=True)
+class ProvisionResult:
+    profile: Path
+    keyring_user: str
+    keyring_backend: str
+    kept: tuple[str, ...] = ()
+    previous_saved_as: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.profile), "kept": list(self.kept),
+                "previous_saved_as": str(self.previous_saved_as) if self.previous_saved_as else None,
+                "keyring": {"service": KEYRING_SERVICE, "user": self.keyring_user,
+                            "backend": self.keyring_backend}}
+
+
+# -- checking what was typed ---------------------------------------------------------------
+
+
+def check_setup(*, base_url: str, store_id: str, station_id: str, store_name: str = "",
+                terminal_id: str | None = None, printer: str | None = None, gateway: str = "auto") -> StationSetup:
+    """The setup with outer spaces removed, each field checked; ``SetupError`` otherwise."""
+    url = base_url.strip()
+    if not url:
+        raise SetupError("Type the payment service's address, e.g. https://payments.example.com.", field="base_url")
+    try:
+        url = check_base_url(url)
+    except InvalidInput:
+        raise SetupError(_bad_url_sentence(url), field="base_url") from None
+    name = store_name.strip()
+    if len(name) > NAME_MAX or _has_control(name):
+        raise SetupError(f"The store name has at most {NAME_MAX} characters and no control characters.",
+                         field="store_name")
+    gateway = gateway.strip().lower()
+    if gateway not in GATEWAYS:
+        raise SetupError(f"The gateway is one of {', '.join(GATEWAYS)}.", field="gateway")
+    return StationSetup(
+        base_url=url, store_id=_identifier("store id", "store_id", store_id),
+        station_id=_identifier("station id", "station_id", station_id),
+        store_name=name, terminal_id=_optional_id("terminal id", "terminal_id", terminal_id),
+        printer=_printer(printer), gateway=gateway,
+    )
+
+
+def check_key(key: str) -> str:
+    """The key-hash without surrounding spaces or line ends; ``SetupError`` if it cannot be one."""
+    key = key.strip()
+    if not key:
+        raise SetupError("Type or paste the store's key-hash.", field="key")
+    if len(key) > KEY_MAX or not all(0x21 <= ord(c) <= 0x7E for c in key):
+        raise SetupError("The key-hash has letters, digits and symbols only (no spaces): paste it again.",
+                         field="key")
+    return key
+
+
+def _identifier(what: str, field: str, value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise SetupError(f"Type the {what}.", field=field)
+    if not _ID.fullmatch(value):
+        raise SetupError(f"The {what} is 1 to 64 letters, digits, dots, dashes or underscores "
+                         "(starting with a letter or digit).", field=field)
+    return value
+
+
+def _optional_id(what: str, field: str, value: str | None) -> str | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    if len(value) > 64 or _has_control(value) or any(c.isspace() for c in value):
+        raise SetupError(f"The {what} has at most 64 characters and no spaces.", field=field)
+    return value
+
+
+def _printer(value: str | None) -> str | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    if len(value) > 127 or _has_control(value) or any(c.isspace() or c in "/#" for c in value):
+        raise SetupError("A printer name has no spaces, '/' or '#' (as the print system names it); "
+                         "leave it empty to print through the print dialog.", field="printer")
+    return value
+
+
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(c).startswith("C") for c in text)
+
+
+def _bad_url_sentence(url: str) -> str:
+    if url.startswith("http://"):
+        return ("The service address must start with https:// (plain http:// is only for the local "
+                "sandbox on 127.0.0.1).")
+    return "The service address must look like https://payments.example.com."
+
+
+def refuse_key_in(setup: StationSetup, key: str) -> None:
+    """``SetupError`` when the key-hash was typed into one of the settings."""
+    for field, value in setup.entries().items():
+        if value == key or (len(key) >= 8 and key in value):
+            raise SetupError(f"The key-hash was typed into the {field.replace('_', ' ')}: it never goes into "
+                             "store.toml. Put it only in the key-hash field.", field=field)
+
+
+# -- store.toml ----------------------------------------------------------------------------
+
+
+def read_existing(directory: Path) -> dict[str, Any]:
+    """The settings of ``<directory>/store.toml`` as far as they can be read (to prefill a
+    form); empty when there is no file or it cannot be read."""
+    try:
+        raw = tomllib.loads(profile_path(directory).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    return {k: v for k, v in raw.items() if k in SETUP_KEYS and isinstance(v, str)}
+
+
+def write_profile(directory: Path, setup: StationSetup, *, key: str | None = None) -> ProvisionResult:
+    """Write ``<directory>/store.toml`` atomically; see the module docstring. ``key``, when
+    given, is refused wherever it appears in a value."""
+    if key:
+        refuse_key_in(setup, key)
+    path = profile_path(directory)
+    kept: dict[str, Any] = {}
+    broken = False
+    if path.exists():
+        try:
+            kept = {k: v for k, v in read_profile(path).items() if k not in SETUP_KEYS}
+        except ConfigError:
+            broken = not _holds_a_key(path)  # a key-hash is never kept in a file, not even a backup
+    values = {**setup.entries(), **kept}
+    check_profile_entries(values, path)
+    config_from_values(values, directory)  # the whole profile as the app will load it
+    text = render_toml(values)
+    if tomllib.loads(text) != values:  # pragma: no cover - render_toml's own guarantee
+        raise SetupError("store.toml could not be written faithfully; nothing was changed.")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        backup = None
+        if broken:
+            backup = path.with_name(PROFILE_NAME + ".bak")
+            shutil.copy2(path, backup)
+        _replace_atomically(path, text)
+    except OSError as error:
+        raise SetupError(f"{path} cannot be written ({error.strerror or error}): check the folder's "
+                         "permissions and free space, or set POS_DATA_DIR.") from None
+    return ProvisionResult(path, setup.keyring_user, "", tuple(sorted(kept)), backup)
+
+
+def _holds_a_key(path: Path) -> bool:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw)
+
+
+def _replace_atomically(path: Path, text: str) -> None:
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # the rename itself survives a power cut (POSIX)
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def render_toml(values: Mapping[str, Any]) -> str:
+    """A profile as TOML: the settings in a fixed order, then the ``[routes]`` table."""
+    lines = ["# pos-app store profile (written by `pos-app setup`). The key-hash is not here: it is in",
+             f"# the OS keyring (service {KEYRING_SERVICE!r}, user '<store_id>@<base_url>') or POS_KEY_HASH.", ""]
+    tables = {k: v for k, v in values.items() if isinstance(v, dict)}
+    for name, value in values.items():
+        if name not in tables:
+            lines.append(f"{name} = {_toml_value(value)}")
+    for name, table in tables.items():
+        lines += ["", f"[{name}]"] + [f"{_toml_string(str(k))} = {_toml_value(v)}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(value)
+    raise SetupError(f"store.toml cannot hold a {type(value).__name__}")
+
+
+def _toml_string(text: str) -> str:
+    escaped = []
+    for char in text:
+        if char in '"\\':
+            escaped.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            escaped.append(f"\\u{ord(char):04X}")
+        else:
+            escaped.append(char)
+    return '"' + "".join(escaped) + '"'
+
+
+# -- the keyring ---------------------------------------------------------------------------
+
+
+def store_key(base_url: str, store_id: str, key: str) -> str:
+    """Put ``key`` into the OS keyring for this store and read it back; returns the
+    backend's name. ``NoKeyring`` (never showing the key) when that is not possible."""
+    user = f"{store_id}@{base_url}"
+    try:
+        import keyring
+        from keyring.errors import KeyringLocked, NoKeyringError
+    except ImportError:
+        raise NoKeyring(_no_keyring("the keyring package is missing")) from None
+    try:
+        backend = keyring.get_keyring()
+        name = f"{type(backend).__module__}.{type(backend).__name__}"
+        keyring.set_password(KEYRING_SERVICE, user, key)
+        stored = keyring.get_password(KEYRING_SERVICE, user)
+    except NoKeyringError:
+        raise NoKeyring(_no_keyring("this computer has no usable OS keyring")) from None
+    except KeyringLocked:
+        raise NoKeyring(_no_keyring("the OS keyring is locked (unlock it, e.g. by signing in to the desktop, "
+                                    "and try again)")) from None
+    except Exception as error:  # noqa: BLE001 - D-Bus, Secret Service, KWallet... all mean the same here
+        raise NoKeyring(_no_keyring(f"the OS keyring refused the key-hash ({type(error).__name__})")) from None
+    if stored != key:
+        raise NoKeyring(_no_keyring(f"the OS keyring ({name}) did not keep the key-hash"))
+    return name
+
+
+def _no_keyring(why: str) -> str:
+    return (f"no keyring: {why}; set POS_KEY_HASH in the app's environment instead, or install and "
+            "unlock a keyring (GNOME Keyring, KWallet, the macOS or Windows keychain).")
+
+
+def provision(directory: Path, setup: StationSetup, key: str) -> ProvisionResult:
+    """The key-hash into the keyring, then ``store.toml``; nothing is written when the key is refused."""
+    key = check_key(key)
+    refuse_key_in(setup, key)
+    config_from_values(setup.entries(), directory)  # before the keyring: a bad profile stores nothing
+    backend = store_key(setup.base_url, setup.store_id, key)
+    written = write_profile(directory, setup, key=key)
+    return ProvisionResult(written.profile, written.keyring_user, backend, written.kept, written.previous_saved_as)
+
+
+# -- the first manager ----------------------------------------------------------------------
+
+
+def check_manager(name: str, pin: str, again: str) -> tuple[str, str]:
+    """The manager's name and PIN, typed twice; ``SetupError`` (field ``manager`` or ``pin``)
+    with the rule broken, never the PIN."""
+    try:
+        name = check_name(name)
+    except InvalidName as error:
+        raise SetupError("Type the manager's name." if not name.strip() else f"The manager's name: {error}.",
+                         field="manager") from None
+    try:
+        check_pin(pin)
+    except InvalidPin:
+        raise SetupError(f"The manager's PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits (0-9).",
+                         field="pin") from None
+    if pin != again:
+        raise SetupError("The two PINs are not the same: type the PIN twice again.", field="pin")
+    return name, pin
+
+
+def managers(directory: Path) -> list[str]:
+    """The names of the managers in ``<directory>``'s staff file (none when there is no file)."""
+    path = staff_path(directory)
+    if not path.exists():
+        return []
+    with Staff.open(path) as staff:
+        return [m.name for m in staff.list() if m.is_manager]
+
+
+def provision_station(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None) -> None:
+    """``provision``, then the first manager (slow: PIN hashing; call it off the GUI thread).
+    A name already in the staff file is refused before anything is written."""
+    if manager is not None and staff_path(directory).exists():
+        with Staff.open(staff_path(directory)) as staff:
+            if any(m.name.casefold() == manager[0].casefold() for m in staff.list()):
+                raise SetupError(f"A staff member named {manager[0]} already exists: choose another name.",
+                                 field="manager")
+    provision(directory, setup, key)
+    if manager is not None:
+        with Staff.open(staff_path(directory)) as staff:
+            try:
+                staff.add(manager[0], Role.MANAGER, manager[1], by="setup")
+            except StaffError as error:
+                raise SetupError(f"The store is set up, but the manager could not be added ({error}): "
+                                 "change the name or PIN and save again.", field="manager") from None
+
+
+# -- asking the service --------------------------------------------------------------------
+
+
+async def check_service(base_url: str, key: str, *, store_id: str = "-", station_id: str = "-",
+                        transport: httpx.AsyncBaseTransport | None = None) -> list[Terminal]:
+    """The merchant's terminals with this address and key (one try, a one-off client closed
+    after); ``SetupError`` with the sentence for a person otherwise."""
+    url = base_url.strip()
+    try:
+        url = check_base_url(url)
+    except InvalidInput:
+        raise SetupError(_bad_url_sentence(url), field="base_url") from None
+    key = check_key(key)
+    try:
+        async with PaymentsClient(url, key, identity=Identity(store=store_id, station=station_id),
+                                  connect_timeout=5.0, read_timeout=15.0, retry=RetryPolicy(attempts=1),
+                                  transport=transport) as client:
+            listing = await client.list_terminals()
+    except Unauthorized:
+        raise SetupError("The payment service refused this key-hash (401 Unauthorized): check that it is "
+                         "the store's key-hash, complete, and for this service address.", field="key") from None
+    except TransportError:
+        raise SetupError(f"Cannot reach the payment service at {url}: check the address and this "
+                         "computer's network connection.", field="base_url") from None
+    except (ProtocolError, NotFound):
+        raise SetupError(f"{url} answered, but not as the payment service: check the address.",
+                         field="base_url") from None
+    except ApiError as error:
+        raise SetupError(f"The payment service answered with an error ({error.status_code}): try again in "
+                         "a moment, or call support.") from None
+    except PaymentsError:
+        raise SetupError(f"The payment service at {url} could not be asked: check the address.",
+                         field="base_url") from None
+    return list(listing.data)
+
+
+def terminal_label(terminal: Terminal) -> str:
+    """``Front desk — tb-2001 · serial B10-77``; ``Inactive: ...`` first when the service says so."""
+    text = f"{terminal.name or 'Terminal'} — {terminal.id}"
+    if terminal.serial_number:
+        text += f" · serial {terminal.serial_number}"
+    return f"Inactive: {text}" if terminal.is_active is False else text
+
+
+# -- pos-app setup -------------------------------------------------------------------------
+
+
+def add_setup_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    setup = commands.add_parser(
+        "setup", help="write store.toml and put the key-hash into the OS keyring (JSON on stdout)",
+        description="Write <data dir>/store.toml and store the key-hash in the OS keyring. The key-hash is "
+                    "read from stdin, never from the command line. Prints one JSON object; exit 0 ok, 1 invalid.")
+    setup.add_argument("--base-url", required=True, help="the payment service's address (https://...)")
+    setup.add_argument("--store-id", required=True)
+    setup.add_argument("--station-id", required=True)
+    setup.add_argument("--store-name", default="")
+    setup.add_argument("--terminal", help="this station's payment terminal id")
+    setup.add_argument("--printer", help="the receipt printer's name in the OS print system")
+    setup.add_argument("--gateway", default="auto", choices=GATEWAYS)
+    setup.add_argument("--key-from-stdin", required=True, action="store_true",
+                       help="read the key-hash from the first line of stdin (from a terminal: without echo)")
+    setup.set_defaults(handler=run_setup_command)
+
+
+def run_setup_command(args: argparse.Namespace) -> int:
+    from pos_app.config import data_dir
+
+    try:
+        setup = check_setup(base_url=args.base_url, store_id=args.store_id, station_id=args.station_id,
+                            store_name=args.store_name, terminal_id=args.terminal, printer=args.printer,
+                            gateway=args.gateway)
+        key = _read_key()
+        result = provision(data_dir(), setup, key)
+        payload: dict[str, Any] = {"outcome": "ok", **result.to_json(), "profile": setup.entries()}
+        code = EXIT_OK
+    except ConfigError as error:
+        payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
+    sys.stdout.write(json.dumps(payload, sort_keys=True) + "\n")
+    sys.stdout.flush()
+    return code
+
+
+def _read_key() -> str:
+    if sys.stdin is None:
+        raise SetupError("no stdin to read the key-hash from")
+    if sys.stdin.isatty():
+        return getpass.getpass("key-hash: ")
+    line = sys.stdin.readline()
+    if not line.strip():
+        raise SetupError("no key-hash on stdin: pipe it in, e.g. "
+                         "`printf '%s\\n' \"$KEY\" | pos-app setup ... --key-from-stdin`")
+    return line

@@ -1,0 +1,284 @@
+"""The first-run setup screen, driven by the keyboard as a person would: the app started
+with no settings shows it; filling it in against the sandbox, picking a terminal and
+pressing Enter saves store.toml, the key-hash (an in-memory keyring here; the real Secret
+Service is tested in tests/test_provisioning.py) and the first manager, then the main
+window opens. "Try the sandbox" opens training mode; a wrong key shows the 401 sentence."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tomllib
+
+import keyring
+import pytest
+from keyring.backends.fail import Keyring as NoKeyringBackend
+
+from pos_app.config import KEYRING_SERVICE
+from pos_app.staff import Role, Staff, StaffMember, staff_path
+from pos_app.ui import app as app_module
+from pos_app.ui.main_window import MainWindow
+from pos_app.ui.qt import QApplication, Qt
+from pos_app.ui.setup import SetupDialog
+from tests.test_config import MemoryKeyring
+from tests.ui.test_screens import save
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A fresh data dir and no POS_* settings: the app has nothing to start with."""
+    for name in ("POS_KEY_HASH", "POS_BASE_URL", "POS_GATEWAY", "POS_TERMINAL", "POS_PRINTER", "POS_CASHIER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("POS_DATA_DIR", str(tmp_path / "data"))
+    handlers = logging.getLogger("pos_app").handlers[:]
+    yield tmp_path / "data"
+    logging.getLogger("pos_app").handlers[:] = handlers  # the app logged into this test's folder
+
+
+@pytest.fixture
+def memory_keyring():
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def start_app(qloop, qtbot, data):
+    """``start_app()`` runs ``pos_app.ui.app.run`` as a task; after the test every window it
+    opened is closed and the task is awaited."""
+    tasks: list[asyncio.Future] = []
+
+    def start(*, sandbox: bool = False) -> asyncio.Future:
+        task = asyncio.ensure_future(app_module.run(sandbox=sandbox))
+        tasks.append(task)
+        return task
+
+    yield start
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, SetupDialog) and widget.isVisible():
+            widget.done(0)
+        elif isinstance(widget, MainWindow) and widget.isVisible():
+            widget.close()
+    qtbot.waitUntil(lambda: all(task.done() for task in tasks), timeout=20_000)
+
+
+def shown_setup(qtbot, focus: str = "url") -> SetupDialog:
+    found: list[SetupDialog] = []
+
+    def visible() -> bool:
+        found[:] = [w for w in QApplication.topLevelWidgets() if isinstance(w, SetupDialog) and w.isVisible()]
+        return bool(found)
+
+    qtbot.waitUntil(visible, timeout=10_000)
+    dialog = found[0]
+    qtbot.waitUntil(lambda: dialog.focusWidget() is getattr(dialog, focus))
+    return dialog
+
+
+def main_window(qtbot) -> MainWindow:
+    found: list[MainWindow] = []
+
+    def visible() -> bool:
+        found[:] = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        return bool(found)
+
+    qtbot.waitUntil(visible, timeout=20_000)
+    return found[0]
+
+
+def type_and_tab(qtbot, dialog: SetupDialog, *texts: str) -> None:
+    """Type each text into the focused field, then Tab to the next one."""
+    for text in texts:
+        if text:
+            qtbot.keyClicks(dialog.focusWidget(), text)
+        qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Tab)
+
+
+def fill_service(qtbot, dialog: SetupDialog, base_url: str, key: str) -> None:
+    type_and_tab(qtbot, dialog, base_url, "harbor-7", "lane-2", "Harbor Books, Pier 4", key)
+    assert dialog.focusWidget() is dialog.check
+
+
+def check_terminals(qtbot, dialog: SetupDialog) -> None:
+    qtbot.keyClick(dialog.check, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.terminals.count() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.terminals)
+
+
+def test_first_run_by_keyboard_saves_everything_and_opens_the_app(qtbot, start_app, sandbox, memory_keyring, data):
+    task = start_app()
+    dialog = shown_setup(qtbot)
+    assert dialog.url.accessibleName() == "Service address" and dialog.key.echoMode() == dialog.key.EchoMode.Password
+    fill_service(qtbot, dialog, sandbox.base_url, sandbox.keys["B"])
+    check_terminals(qtbot, dialog)
+    labels = [dialog.terminals.item(i).text() for i in range(dialog.terminals.count())]
+    assert labels == ["Front desk — tb-2001", "Cafe counter — tb-2002", "Old counter — tb-2003"]
+    assert "pick this station's terminal (3 listed)" in dialog.terminal_hint.text()
+    assert dialog.terminals.currentItem() is None  # three: none is picked for the person
+    qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
+    qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
+    assert dialog.terminals.currentItem().text().startswith("Cafe counter")
+    type_and_tab(qtbot, dialog, "")  # to the printer: none
+    assert dialog.focusWidget() in (dialog.printer, dialog.printer.lineEdit())
+    type_and_tab(qtbot, dialog, "", "Ann Lee", "4821")
+    qtbot.keyClicks(dialog.focusWidget(), "4821")
+    assert dialog.focusWidget() is dialog.pin_again
+    qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)  # Enter: the default button, "Save and start"
+
+    window = main_window(qtbot)
+    assert not window.banner.isVisible()  # a real store, not training
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, SetupDialog) and w.isVisible()]
+    assert "Harbor Books, Pier 4" in window.windowTitle() and "lane-2" in window.windowTitle()
+    profile = tomllib.loads((data / "store.toml").read_text())
+    assert profile == {"base_url": sandbox.base_url, "store_id": "harbor-7", "station_id": "lane-2",
+                       "store_name": "Harbor Books, Pier 4", "terminal_id": "tb-2002", "gateway": "auto"}
+    assert sandbox.keys["B"] not in (data / "store.toml").read_text()
+    assert memory_keyring.secrets == {(KEYRING_SERVICE, f"harbor-7@{sandbox.base_url}"): sandbox.keys["B"]}
+    with Staff.open(staff_path(data)) as staff:
+        assert staff.list() == [StaffMember("Ann Lee", Role.MANAGER)]
+    assert window.station.config.terminal_id == "tb-2002"
+    window.close()
+    qtbot.waitUntil(task.done, timeout=20_000)
+    assert task.result() == 0
+
+
+def test_try_the_sandbox_starts_training_mode(qtbot, start_app, data):
+    task = start_app()
+    dialog = shown_setup(qtbot)
+    dialog.sandbox.setFocus()
+    qtbot.keyClick(dialog.sandbox, Qt.Key.Key_Space)
+    window = main_window(qtbot)
+    assert window.banner.isVisible() and window.station.training
+    assert window.station.config.data_dir == data / "training"
+    assert not (data / "store.toml").exists()
+    window.close()
+    qtbot.waitUntil(task.done, timeout=20_000)
+    assert task.result() == 0
+
+
+def test_a_wrong_key_is_the_401_sentence_and_nothing_is_saved(qtbot, start_app, sandbox, memory_keyring, data):
+    start_app()
+    dialog = shown_setup(qtbot)
+    fill_service(qtbot, dialog, sandbox.base_url, "not-the-stores-key")
+    qtbot.keyClick(dialog.check, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: "401" in dialog.message.text(), timeout=10_000)
+    assert dialog.message.text().startswith("The payment service refused this key-hash (401 Unauthorized)")
+    assert dialog.focusWidget() is dialog.key and dialog.terminals.count() == 0
+    assert dialog.check.isEnabled() and dialog.save.isEnabled()
+    save(dialog, "setup-wrong-key")
+    dialog.manager_name.setText("Ann Lee")
+    dialog.pin.setText("4821")
+    dialog.pin_again.setText("4821")
+    dialog.message.setText("")
+    qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)  # saving checks the key again
+    qtbot.waitUntil(lambda: dialog.message.text().startswith("The payment service refused"), timeout=10_000)
+    assert dialog.save.isEnabled()
+    assert not (data / "store.toml").exists() and memory_keyring.secrets == {} and dialog.isVisible()
+
+
+@pytest.mark.parametrize("change,sentence,field", [
+    ({"url": "http://payments.example.com"}, "must start with https://", "url"),
+    ({"url": "payments"}, "must look like https://", "url"),
+    ({"store_id": ""}, "Type the store id.", "store_id"),
+    ({"station_id": "lane 2"}, "The station id is 1 to 64 letters", "station_id"),
+    ({"key": ""}, "Type or paste the store's key-hash.", "key"),
+    ({"pin": "12", "pin_again": "12"}, "The manager's PIN is 4 to 8 digits", "pin"),
+    ({"pin": "4821", "pin_again": "4822"}, "The two PINs are not the same", "pin"),
+    ({"manager_name": " "}, "Type the manager's name.", "manager_name"),
+    ({"store_name": "KEY-abcdef123"}, "The key-hash was typed into the store name", "store_name"),
+])
+def test_each_problem_is_a_sentence_and_focuses_its_field(qtbot, start_app, memory_keyring, data, change, sentence,
+                                                          field):
+    start_app()
+    dialog = shown_setup(qtbot)
+    values = {"url": "https://payments.example.com", "store_id": "harbor-7", "station_id": "lane-2",
+              "store_name": "", "key": "KEY-abcdef123", "manager_name": "Ann Lee", "pin": "4821",
+              "pin_again": "4821", **change}
+    for name, value in values.items():
+        getattr(dialog, name).setText(value)
+    qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: sentence in dialog.message.text(), timeout=5000)
+    assert dialog.focusWidget() is getattr(dialog, field)
+    assert not (data / "store.toml").exists() and memory_keyring.secrets == {}
+
+
+def test_no_keyring_is_a_sentence_and_nothing_is_saved(qtbot, start_app, sandbox, data):
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyringBackend())
+    try:
+        start_app()
+        dialog = shown_setup(qtbot)
+        fill_service(qtbot, dialog, sandbox.base_url, sandbox.keys["B"])
+        check_terminals(qtbot, dialog)
+        for name, value in (("manager_name", "Ann Lee"), ("pin", "4821"), ("pin_again", "4821")):
+            getattr(dialog, name).setText(value)
+        qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: "Pick this station's payment terminal" in dialog.message.text(), timeout=5000)
+        assert dialog.focusWidget() is dialog.terminals
+        qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
+        qtbot.keyClick(dialog.terminals, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: "keyring" in dialog.message.text(), timeout=10_000)
+        assert dialog.message.text().startswith("No keyring: this computer has no usable OS keyring")
+        assert "POS_KEY_HASH" in dialog.message.text() and dialog.focusWidget() is dialog.key
+        assert not (data / "store.toml").exists() and not staff_path(data).exists()
+    finally:
+        keyring.set_keyring(previous)
+
+
+def test_render_the_setup_screen(qtbot, start_app, sandbox, memory_keyring):
+    start_app()
+    dialog = shown_setup(qtbot)
+    save(dialog, "setup")
+    fill_service(qtbot, dialog, sandbox.base_url, sandbox.keys["S"])
+    check_terminals(qtbot, dialog)
+    assert dialog.terminals.item(2).text() == "Inactive: Back office — ts-1003 · serial P3A-2310-0103"
+    for _ in range(4):  # the arrows stop at the last active terminal: an inactive one cannot be picked
+        qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
+    assert dialog.terminals.currentItem().text() == "Lane 2 — ts-1002 · serial P3A-2310-0102"
+    dialog.manager_name.setText("Ann Lee")
+    dialog.pin.setText("4821")
+    save(dialog, "setup-terminals")
+    qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "not the same" in dialog.message.text(), timeout=5000)
+    save(dialog, "setup-pin-mismatch")
+
+
+def test_settings_that_cannot_be_used_are_prefilled_and_the_staff_kept(qtbot, start_app, sandbox, memory_keyring,
+                                                                       data):
+    data.mkdir(parents=True)
+    (data / "store.toml").write_text(f'base_url = "{sandbox.base_url}"\nstore_id = "harbor-7"\nstation_id = "lane-2"\n'
+                                     'terminal_id = "tb-2002"\n')  # but no key-hash in the keyring
+    with Staff.open(staff_path(data)) as staff:
+        staff.add("Ann Lee", Role.MANAGER, "4821")
+    task = start_app()
+    dialog = shown_setup(qtbot, focus="key")  # the first field to fill in
+    intro = dialog.findChild(type(dialog.message), "setupIntro").text()
+    assert intro == "This computer's keyring has no key-hash for this store yet: paste it below, then save."
+    assert (dialog.url.text(), dialog.store_id.text(), dialog.station_id.text()) == (sandbox.base_url, "harbor-7",
+                                                                                     "lane-2")
+    qtbot.waitUntil(lambda: "optional: Ann Lee is one" in dialog.manager_title.text())
+    save(dialog, "setup-again")
+    qtbot.keyClicks(dialog.key, sandbox.keys["B"])
+    qtbot.keyClick(dialog.key, Qt.Key.Key_Return)  # checks, keeps the terminal it had, saves; no new manager
+    window = main_window(qtbot)
+    assert window.station.config.terminal_id == "tb-2002"
+    with Staff.open(staff_path(data)) as staff:
+        assert staff.list() == [StaffMember("Ann Lee", Role.MANAGER)]
+    window.close()
+    qtbot.waitUntil(task.done, timeout=20_000)
+
+
+def test_every_field_is_named_and_every_shortcut_letter_is_unique(qtbot, tmp_path):
+    from pos_app.ui.qt import QComboBox, QLabel, QLineEdit, QListWidget, QPushButton
+
+    dialog = SetupDialog(tmp_path)
+    qtbot.addWidget(dialog)
+    inputs = [w for kind in (QLineEdit, QListWidget, QComboBox) for w in dialog.findChildren(kind)]
+    assert inputs and all(w.accessibleName() for w in inputs), [w for w in inputs if not w.accessibleName()]
+    texts = [label.text() for label in dialog.findChildren(QLabel) if label.buddy() is not None]
+    texts += [button.text() for button in dialog.findChildren(QPushButton)]
+    letters = [text[text.index("&") + 1].lower() for text in texts if "&" in text]
+    assert len(letters) == len(texts) == 13 and len(set(letters)) == len(letters), texts
+    assert dialog.save.isDefault() and not dialog.sandbox.isDefault()
