@@ -36,6 +36,7 @@ from pos_app.ui.qt import (
 from pos_app.ui.receipt_view import ReceiptDesk
 from pos_app.ui.sale_screen import SaleScreen
 from pos_app.ui.sign_in import SignInScreen
+from pos_app.ui.theme import icon
 
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
 
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
         self.payment: PaymentDialog | None = None
         config = station.config
         self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
+        self.setWindowIcon(icon("app"))
         self.banner = QLabel(TRAINING_BANNER)
         self.banner.setObjectName("trainingBanner")
         self.banner.setVisible(station.training)

@@ -28,6 +28,7 @@ from PySide6.QtGui import (  # noqa: E402
     QColor,
     QFont,
     QGuiApplication,
+    QIcon,
     QImage,
     QIntValidator,
     QKeyEvent,
@@ -72,7 +73,8 @@ QEventLoop = qasync.QEventLoop
 __all__ = [
     "QAbstractItemView", "QAbstractTableModel", "QAction", "QBuffer", "QByteArray", "QIODevice", "QApplication",
     "QCloseEvent", "QColor", "QDialog", "QDialogButtonBox", "QElapsedTimer", "QEvent", "QEventLoop", "QFileDialog",
-    "QFont", "QFrame", "QGridLayout", "QGuiApplication", "QHBoxLayout", "QHeaderView", "QImage", "QIntValidator",
+    "QFont", "QFrame", "QGridLayout", "QGuiApplication", "QIcon", "QHBoxLayout", "QHeaderView", "QImage",
+    "QIntValidator",
     "QComboBox", "QFormLayout",
     "QKeyEvent", "QKeySequence", "QLabel", "QLineEdit", "QListWidget", "QListWidgetItem", "QMainWindow",
     "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPalette", "QPdfDocument", "QPdfView", "QPrintDialog",

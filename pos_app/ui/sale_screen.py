@@ -28,6 +28,7 @@ from pos_app.ui.qt import (
     QListWidgetItem,
     QObject,
     QPushButton,
+    QSize,
     Qt,
     QTableView,
     QVBoxLayout,
@@ -35,6 +36,7 @@ from pos_app.ui.qt import (
     Signal,
     asyncSlot,
 )
+from pos_app.ui.theme import icon
 
 log = logging.getLogger(__name__)
 QUICK_KEYS = 8
@@ -86,6 +88,9 @@ class SaleScreen(QWidget):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for button in (self.pay_button, self.preauth_button, self.preauths_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for button, name in ((self.pay_button, "card"), (self.preauths_button, "tab"), (self.remove_button, "remove")):
+            button.setIcon(icon(name))
+            button.setIconSize(QSize(28, 28))
         self._layout()
         self.scan.returnPressed.connect(self._enter)
         self.scan.textEdited.connect(self._search)
@@ -165,7 +170,7 @@ class SaleScreen(QWidget):
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()
         for index, name in enumerate((await self.counter.categories())[:QUICK_KEYS]):
-            button = QPushButton(name)
+            button = QPushButton(name.replace("&", "&&"))  # "&" would mark a shortcut letter
             button.setObjectName("quickKey")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(lambda checked=False, category=name: self._show_category(category))

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pos_app.ui.qt import QApplication
+from pos_app.ui.qt import QApplication, QIcon
 
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
 
 
 def theme_path(name: str) -> Path:
     return RESOURCES / f"{name}.qss"
+
+
+def icon(name: str) -> QIcon:
+    """An icon of ``resources/icons`` (SVG); an empty icon when the file is missing."""
+    path = RESOURCES / "icons" / f"{name}.svg"
+    return QIcon(str(path)) if path.exists() else QIcon()
 
 
 def apply_theme(app: QApplication, name: str) -> None:
