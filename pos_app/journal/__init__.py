@@ -6,7 +6,8 @@ what still needs an answer, ``Journal.resumable()`` the part of it no live proce
 and ``Journal.claim`` hands one such attempt over (see ``owners``). See ``store.Journal``
 for the rules it enforces.
 
-This package imports no Qt, no HTTP client and no other ``pos_app`` package.
+This package imports no Qt, no HTTP client and no other ``pos_app`` package; of ``pos_app``
+it uses only the stdlib-only module ``pos_app.sqlite_file`` (opening and migrating the file).
 """
 
 from pos_app.journal.errors import (

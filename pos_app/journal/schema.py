@@ -2,8 +2,8 @@
 
 The schema version is ``PRAGMA user_version``; ``MIGRATIONS[i]`` takes a file from
 version ``i`` to ``i + 1`` and is never edited once released (a change is a new step).
-Opening refuses, without writing a byte, a file that is not SQLite, a SQLite file that is
-not a pos-app journal, and a journal written by a newer pos-app.
+Opening (``pos_app.sqlite_file``) refuses, without writing a byte, a file that is not SQLite,
+a SQLite file that is not a pos-app journal, and a journal written by a newer pos-app.
 
 Version 1: ``attempts`` (what was asked) and ``events`` (what happened, append-only).
 Version 2: the ``open_attempts`` index (attempts without a final outcome: an insert at
@@ -18,13 +18,13 @@ through their own small index (as outcomes are) so that no guard walks an attemp
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
+from pos_app import sqlite_file
 from pos_app.journal.errors import JournalCorrupt, JournalError, JournalTooNew, from_sqlite
+from pos_app.sqlite_file import FileKind
 
 APPLICATION_ID = 0x504F534A  # "POSJ" in the SQLite header: this file is a pos-app journal
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 V1: tuple[str, ...] = (
     f"PRAGMA application_id = {APPLICATION_ID}",
@@ -92,118 +92,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3)
 CURRENT_VERSION = len(MIGRATIONS)
 
 
-def check_header(path: Path) -> None:
-    """Refuse a non-empty file that does not start like SQLite, before SQLite opens it."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(100)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise JournalError(f"journal {path} cannot be read: {exc}") from None
-    if head and (len(head) < 100 or not head.startswith(SQLITE_MAGIC)):
-        raise JournalCorrupt(
-            f"journal {path} is not a database (it does not start with the SQLite header); "
-            "the file was left as it is: keep a copy for support and start with a new journal path"
-        )
-
-
-def inspect(conn: sqlite3.Connection, path: Path) -> int:
-    """The schema version of an opened file, after making sure it is ours and not too new.
-
-    Only reads: a refused file is closed as it was found.
-    """
-    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    if app_id != APPLICATION_ID:
-        tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
-        if app_id != 0 or version != 0 or tables:
-            raise JournalCorrupt(
-                f"{path} is a SQLite database but not a pos-app journal "
-                f"(application_id {app_id:#x}, {tables} schema objects); it was left as it is"
-            )
-    if version > CURRENT_VERSION:
-        raise JournalTooNew(
-            f"journal {path} has schema version {version}, written by a newer pos-app; this "
-            f"pos-app understands up to version {CURRENT_VERSION}. Update pos-app; the file "
-            "was left as it is"
-        )
-    return version
-
-
-def migrate(conn: sqlite3.Connection, path: Path) -> int:
-    """Bring the file to ``CURRENT_VERSION`` in one write transaction; returns the old version.
-
-    The version is read again under the write lock, so two processes opening an old file
-    at once migrate it exactly once.
-    """
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        version = inspect(conn, path)
-        for step in range(version, CURRENT_VERSION):
-            for statement in MIGRATIONS[step]:
-                conn.execute(statement)
-        if version != CURRENT_VERSION:
-            conn.execute(f"PRAGMA user_version = {CURRENT_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    return version
-
-
-def _use_wal(conn: sqlite3.Connection, path: Path, busy_timeout: float) -> None:
-    """Switch to WAL, retrying while others hold the file.
-
-    Leaving rollback mode needs an exclusive lock, and SQLite reports that lock as busy at
-    once instead of calling the busy handler (it would deadlock otherwise); so two
-    processes creating a journal together must retry here themselves.
-    """
-    deadline = time.monotonic() + busy_timeout
-    while True:
-        try:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            break
-        except sqlite3.OperationalError as exc:
-            busy = (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (5, 6)
-            if not busy or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.005)
-    if mode.lower() != "wal":
-        raise JournalError(f"journal {path} cannot use write-ahead logging (got {mode!r})")
+JOURNAL = FileKind(
+    name="journal",
+    application_id=APPLICATION_ID,
+    migrations=MIGRATIONS,
+    error=JournalError,
+    corrupt=JournalCorrupt,
+    too_new=JournalTooNew,
+    from_sqlite=from_sqlite,
+    advice="keep a copy for support and start with a new journal path",
+    checks=("SELECT count(*) FROM open_attempts",),  # the schema page and the small recovery index
+)
 
 
 def connect(path: Path, *, busy_timeout: float) -> sqlite3.Connection:
     """A WAL, ``synchronous=FULL`` connection to a journal at the current schema version."""
-    check_header(path)
-    try:
-        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise from_sqlite(exc, path, "opening") from None
-    try:
-        conn.execute("BEGIN")  # one snapshot: another process may be creating the file now
-        try:
-            version = inspect(conn, path)  # read-only: refusals leave the file untouched
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
-        _use_wal(conn, path, busy_timeout)
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA journal_size_limit = 8388608")  # a checkpointed WAL shrinks back
-        conn.execute("PRAGMA foreign_keys = ON")
-        if version != CURRENT_VERSION:
-            migrate(conn, path)
-        else:
-            # Cheap damage check: the schema page and the small recovery index must read.
-            conn.execute("SELECT count(*) FROM open_attempts").fetchone()
-    except JournalError:
-        conn.close()
-        raise
-    except sqlite3.Error as exc:
-        conn.close()
-        raise from_sqlite(exc, path, "opening") from None
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    return sqlite_file.connect(JOURNAL, path, busy_timeout=busy_timeout)

@@ -31,7 +31,6 @@ import builtins
 import os
 import sqlite3
 import threading
-import time
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,6 +40,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
+from pos_app import sqlite_file
+from pos_app.sqlite_file import FileKind
 from pos_app.staff.errors import (
     DuplicateName,
     DuplicatePin,
@@ -62,7 +63,6 @@ NAME_MAX: Final = 64
 DEFAULT_BUSY_TIMEOUT: Final = 5.0
 
 APPLICATION_ID: Final = 0x504F5353  # "POSS" in the SQLite header: this file is a pos-app staff file
-SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 
 V1: tuple[str, ...] = (
     f"PRAGMA application_id = {APPLICATION_ID}",
@@ -478,19 +478,6 @@ def _file_error(error: sqlite3.Error, path: Path, action: str) -> StaffFileError
     return StaffFileError(f"staff file {path}: {error} while {action}")
 
 
-def _check_header(path: Path) -> None:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(100)
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise StaffFileError(f"staff file {path} cannot be read: {error.strerror or error}") from None
-    if head and (len(head) < 100 or not head.startswith(SQLITE_MAGIC)):
-        raise StaffFileError(f"{path} is not a staff file (not a SQLite database); it was left as it is: "
-                             "move it away to start a new staff list")
-
-
 def _create_private(path: Path) -> None:
     """Create an empty file readable by its owner only (SQLite gives its WAL files the same mode)."""
     try:
@@ -501,74 +488,19 @@ def _create_private(path: Path) -> None:
         raise StaffFileError(f"cannot create the staff file {path}: {error.strerror or error}") from None
 
 
-def _inspect(conn: sqlite3.Connection, path: Path) -> int:
-    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    app_id: int = conn.execute("PRAGMA application_id").fetchone()[0]
-    if app_id != APPLICATION_ID:
-        tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
-        if app_id != 0 or version != 0 or tables:
-            raise StaffFileError(f"{path} is a SQLite database but not a pos-app staff file; it was left as it is")
-    if version > CURRENT_VERSION:
-        raise StaffTooNew(f"staff file {path} has schema version {version}, written by a newer pos-app; this "
-                          f"pos-app understands up to version {CURRENT_VERSION}. Update pos-app; the file was "
-                          "left as it is")
-    return version
+STAFF_FILE: Final = FileKind(
+    name="staff file",
+    application_id=APPLICATION_ID,
+    migrations=MIGRATIONS,
+    error=StaffFileError,
+    corrupt=StaffFileError,
+    too_new=StaffTooNew,
+    from_sqlite=_file_error,
+    advice="move it away to start a new staff list",
+    checks=("SELECT count(*) FROM members",),  # cheap damage check
+)
 
 
 def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    _check_header(path)
-    _create_private(path)
-    try:
-        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as error:
-        raise _file_error(error, path, "opening") from None
-    try:
-        conn.execute("BEGIN")
-        try:
-            version = _inspect(conn, path)  # read-only: a refused file is left untouched
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
-        _use_wal(conn, busy_timeout)
-        conn.execute("PRAGMA synchronous = FULL")
-        if version != CURRENT_VERSION:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                version = _inspect(conn, path)  # again, under the write lock: migrate once
-                for step in range(version, CURRENT_VERSION):
-                    for statement in MIGRATIONS[step]:
-                        conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {CURRENT_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        conn.execute("SELECT count(*) FROM members").fetchone()  # cheap damage check
-    except StaffError:
-        conn.close()
-        raise
-    except sqlite3.Error as error:
-        conn.close()
-        raise _file_error(error, path, "opening") from None
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def _use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
-    """Switch to WAL, retrying while another process holds the file (leaving rollback mode
-    reports busy at once instead of waiting)."""
-    deadline = time.monotonic() + busy_timeout
-    while True:
-        try:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            break
-        except sqlite3.OperationalError as error:
-            busy = (getattr(error, "sqlite_errorcode", 0) & 0xFF) in (5, 6)
-            if not busy or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.005)
-    if str(mode).lower() != "wal":
-        raise StaffFileError(f"staff file cannot use write-ahead logging (got {mode!r})")
+    _create_private(path)  # an existing file is left as it is, and checked by connect
+    return sqlite_file.connect(STAFF_FILE, path, busy_timeout=busy_timeout, check_same_thread=False)
