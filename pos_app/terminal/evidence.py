@@ -51,7 +51,7 @@ def error_outcome(error: PaymentsError) -> tuple[Outcome, Refusal | None]:
     if isinstance(error, InvalidInput):
         return Outcome.FAILED, Refusal.INVALID_INPUT
     if isinstance(error, TransportError):
-        return (Outcome.UNKNOWN, None) if error.request_sent else (Outcome.FAILED, None)
+        return (Outcome.UNKNOWN, None) if error.request_sent else (Outcome.FAILED, Refusal.SERVICE_UNREACHABLE)
     if isinstance(error, (RateLimited, Unauthorized, NotFound)):
         return Outcome.FAILED, Refusal.SERVICE_REFUSED
     if isinstance(error, ServiceError) and error.status_code == 400 and error.code in PROVEN_REFUSAL_CODES:

@@ -67,7 +67,8 @@ class Refusal(StrEnum):
     TOO_EARLY = "too_early"
     """A "not paid" decision while the request may still be processed (no answer yet)."""
     SERVICE_UNREACHABLE = "service_unreachable"
-    """A manager decision that could not be checked with the service (``force`` to insist)."""
+    """The service could not be reached, so nothing was sent; or a manager decision that
+    could not be checked with the service (``force`` to insist)."""
     POSSIBLE_MATCH = "possible_match"
     """A "not paid" decision while a same-terminal, same-amount transaction exists."""
 

@@ -34,7 +34,7 @@ REFUSALS = {
     Refusal.ALREADY_FINAL: "This payment already has a final result.",
     Refusal.SERVICE_SHOWS_OTHERWISE: "The payment service shows a different result; it was recorded instead.",
     Refusal.TOO_EARLY: "Too early to decide: the payment may still be processed. Check again in a while.",
-    Refusal.SERVICE_UNREACHABLE: "The payment service cannot be reached to check this decision.",
+    Refusal.SERVICE_UNREACHABLE: "The payment service cannot be reached (check the network); nothing was sent.",
     Refusal.POSSIBLE_MATCH: "The service has a payment of the same amount on this terminal. Check it first.",
 }
 
