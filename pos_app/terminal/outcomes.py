@@ -55,6 +55,8 @@ class Refusal(StrEnum):
     JOURNAL_UNAVAILABLE = "journal_unavailable"
     """The journal could not record the attempt (disk, permissions): nothing was sent."""
     INVALID_INPUT = "invalid_input"
+    INTERRUPTED = "interrupted"
+    """The app stopped (crash, power cut) before the request left: nothing was sent."""
     BAD_CREDENTIALS = "bad_credentials"
     """The service refused the key-hash: a configuration problem, nothing was charged."""
     SERVICE_REFUSED = "service_refused"

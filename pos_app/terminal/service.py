@@ -74,9 +74,14 @@ FOLLOW_UP_SETTLE = 60.0
 """How long after it was sent a follow-up whose answer was lost may still be processed:
 until then an unchanged payment does not prove it failed."""
 JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
+"""Pauses between tries of an outcome write after the request left."""
 NO_ANSWER = "no_answer"
 """Event: the request left and no answer came back (it may still be processed)."""
-"""Pauses between tries of an outcome write after the request left."""
+ERROR_ANSWER = "error_answer"
+"""Event: the service answered the request with an error (it is done with it)."""
+ANSWERED_KINDS = frozenset({"answer", ERROR_ANSWER})
+"""Events that mean the service answered the request itself (a type S message's final
+status counts too: see ``_still_pending``)."""
 
 ProgressListener = Callable[[Progress], None]
 Send = Callable[[str], Awaitable[Any]]
@@ -272,14 +277,19 @@ class TerminalService:
     ) -> OperationResult:
         outcome, refusal = error_outcome(error)
         details = error_details(error)
-        if isinstance(error, TransportError) and error.request_sent:
-            await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
+        answered = not isinstance(error, TransportError)
+        if isinstance(error, TransportError):
+            if error.request_sent:
+                await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
+        else:
+            await self.reader.note(attempt.id, ERROR_ANSWER, {
+                "error": type(error).__name__, "status": getattr(error, "status_code", None)})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
         if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self.reader.key_refused():
             refusal = Refusal.BAD_CREDENTIALS
             details["message"] = "the service refused the key-hash: check the configured key; nothing was charged"
         if outcome is Outcome.UNKNOWN and before is not None:  # the service answered: compare now
-            evidence = await self.reader.payment_evidence(attempt, before["payment_id"], before, answered=True)
+            evidence = await self.reader.payment_evidence(attempt, before["payment_id"], before, answered=answered)
             if evidence.outcome is not None:
                 return await self._finish_evidence(attempt, evidence, cause=str(error))
         return await self._finish(attempt, outcome, details, refusal=refusal)
@@ -346,6 +356,10 @@ class TerminalService:
             return OperationResult.from_attempt(await self.journal.get(attempt.id), "taken over by another process")
         self._active.add(attempt.id)
         try:
+            if not claimed.sent:  # its process stopped before the request left
+                return await self._finish(claimed, Outcome.FAILED, {
+                    "message": "the app stopped before the request left: nothing was sent"},
+                    refusal=Refusal.INTERRUPTED)
             try:
                 evidence = await self.reader.evidence(claimed, limit)
             except PaymentsError as error:
@@ -406,8 +420,14 @@ class TerminalService:
             checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
                        "pending": bool(pending), "note": evidence.note}
         forced = force and (not checked["asked"] or bool(checked.get("possible_match") or checked.get("pending")))
-        decided = await self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
-                                                  forced=forced, checked=checked)
+        try:
+            decided = await self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
+                                                            forced=forced, checked=checked)
+        except InvalidResolution:  # the service's answer arrived while the decision was checked
+            final = await self.journal.get(attempt_id)
+            return OperationResult.from_attempt(
+                final, f"the service's answer arrived meanwhile: the attempt is {final.outcome}; nothing to decide",
+                refusal=Refusal.ALREADY_FINAL)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)
 
@@ -416,9 +436,10 @@ class TerminalService:
         (or its type S message never ended) less than ``wait_limit`` seconds ago, so the
         service may still be processing it. Empty when it proves it."""
         elapsed = age(attempt)
-        unanswered = attempt.outcome is None or attempt.msg_identifier is not None or any(
-            e.kind == NO_ANSWER for e in attempt.events)
-        if not unanswered or elapsed >= self.wait_limit:
+        message_ended = any(e.kind == "poll_status" and e.data.get("status") in ("complete", "failed")
+                            for e in attempt.events)
+        answered = message_ended or any(e.kind in ANSWERED_KINDS for e in attempt.events)
+        if not attempt.sent or answered or elapsed >= self.wait_limit:
             return ""
         return (f"too early to decide \"not paid\": the request left {elapsed:.0f} s ago without a final "
                 "answer and the service may still be processing it; check again in "

@@ -56,7 +56,8 @@ class PreauthsDialog(QDialog):
         self.load()
 
     @asyncSlot()
-    async def load(self) -> None:
+    async def load(self, status: str = "") -> None:
+        """List the open pre-auths; ``status`` (the last capture's result) stays shown."""
         self.list.clear()
         for result in await self.counter.open_preauths():
             card = " ".join(p for p in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
@@ -65,8 +66,8 @@ class PreauthsDialog(QDialog):
                                     f"{result.attempt_id}")
             entry.setData(Qt.ItemDataRole.UserRole, result)
             self.list.addItem(entry)
-        self.message.setText("Pick a pre-auth, type the final amount, Enter." if self.list.count()
-                             else "No open pre-auths.")
+        hint = "Pick a pre-auth, type the final amount, Enter." if self.list.count() else "No open pre-auths."
+        self.message.setText(f"{status}\n{hint}" if status else hint)
         if self.list.count():
             self.list.setCurrentRow(0)
         self.amount.setFocus()
@@ -99,6 +100,7 @@ class PreauthsDialog(QDialog):
             result = await self.counter.capture(preauth, cents)
         finally:
             self.capture_button.setEnabled(True)
-        self.message.setText(f"{headline(result)}: {explain(result)}")
+        said = f"{headline(result)}: {explain(result)}"
+        self.message.setText(said)
         if result.outcome is Outcome.APPROVED:
-            self.load()
+            self.load(said)

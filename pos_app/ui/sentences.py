@@ -29,6 +29,7 @@ REFUSALS = {
     Refusal.JOURNAL_CORRUPT: "The payment record on this computer is damaged. Call support; do not take cards.",
     Refusal.JOURNAL_UNAVAILABLE: "The payment record cannot be written (disk full or not allowed). Call support.",
     Refusal.INVALID_INPUT: "The amount or the details are not valid.",
+    Refusal.INTERRUPTED: "The app stopped before this request left: nothing was sent.",
     Refusal.BAD_CREDENTIALS: "The payment service refused this store's key. Call support; nothing was charged.",
     Refusal.SERVICE_REFUSED: "The payment service refused the request; nothing was charged.",
     Refusal.ALREADY_FINAL: "This payment already has a final result.",

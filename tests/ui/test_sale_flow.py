@@ -187,8 +187,11 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     assert tabs.amount.text() == f"{preauth.amount / 100:.2f}"
     tabs.amount.setText(f"{(preauth.amount - 50) / 100:.2f}")  # the tab came to 50 cents less
     qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: tabs.message.text().split(":")[0] in ("Approved", "Declined", "Not charged", "Not done",
-                                                                "Result not known yet"), timeout=20_000)
+    ended = ("Approved", "Declined", "Not charged", "Not done", "Result not known yet")
+    try:
+        qtbot.waitUntil(lambda: tabs.message.text().split(":")[0] in ended, timeout=20_000)
+    except Exception as error:
+        raise AssertionError(f"the capture did not end: {tabs.message.text()!r}") from error
     assert tabs.message.text().startswith("Approved"), tabs.message.text()
     qtbot.waitUntil(lambda: tabs.list.count() == 0)
     assert pay_requests(sandbox, "S", "terminal.capture") == 1
