@@ -26,9 +26,17 @@ from pos_app.api.errors import (
     Unauthorized,
 )
 from pos_app.api.models import Payment, TerminalResult, TransactionEntry
-from pos_app.journal import Operation, Outcome
+from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.journal.codec import utc_now
 from pos_app.terminal.outcomes import Refusal
 
+NO_ANSWER = "no_answer"
+"""Event: the request left and no answer came back (it may still be processed)."""
+ERROR_ANSWER = "error_answer"
+"""Event: the service answered the request with an error (it is done with it)."""
+ANSWERED_KINDS = frozenset({"answer", ERROR_ANSWER})
+"""Events that mean the service answered the request itself (a type S message's final
+status counts too: see ``too_early_to_decide``)."""
 PROVEN_REFUSAL_CODES = frozenset({"900", "101", "110"})
 """Service codes of a 400 that refuse the request itself: validation, unusable field."""
 
@@ -165,3 +173,22 @@ def entries_evidence(entries: list[TransactionEntry], amount: int | None) -> Evi
 
 def _compact(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
+
+def age(attempt: Attempt) -> float:
+    """Seconds since the attempt was begun (journal clock)."""
+    return (utc_now() - attempt.created_at).total_seconds()
+
+
+def too_early_to_decide(attempt: Attempt, wait_limit: float) -> str:
+    """Why "not found" does not yet prove "not paid": the request left without an answer
+    (or its type S message never ended) less than ``wait_limit`` seconds ago, so the
+    service may still be processing it. Empty when it proves it."""
+    elapsed = age(attempt)
+    message_ended = any(e.kind == "poll_status" and e.data.get("status") in ("complete", "failed")
+                        for e in attempt.events)
+    answered = message_ended or any(e.kind in ANSWERED_KINDS for e in attempt.events)
+    if not attempt.sent or answered or elapsed >= wait_limit:
+        return ""
+    return (f"too early to decide \"not paid\": the request left {elapsed:.0f} s ago without a final "
+            "answer and the service may still be processing it; check again in "
+            f"{wait_limit - elapsed:.0f} s, or decide now with --force (recorded)")

@@ -22,12 +22,12 @@ from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError, Unauthorized
 from pos_app.api.models import MessageStatus
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
-from pos_app.journal.codec import utc_now
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.evidence import (
     Change,
     Evidence,
+    age,
     entries_evidence,
     follow_up_change,
     payment_details,
@@ -232,7 +232,3 @@ def _phase(status: str | None) -> Phase:
     except ValueError:
         return Phase.WAITING
 
-
-def age(attempt: Attempt) -> float:
-    """Seconds since the attempt was begun (journal clock)."""
-    return (utc_now() - attempt.created_at).total_seconds()

@@ -55,15 +55,19 @@ from pos_app.journal import (
 from pos_app.journal.errors import AttemptNotFound
 from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.terminal.blockers import blocks, same_money
 from pos_app.terminal.evidence import (
+    ERROR_ANSWER,
+    NO_ANSWER,
     Evidence,
     answer_evidence,
     error_details,
     error_outcome,
+    too_early_to_decide,
 )
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
-from pos_app.terminal.reader import AttemptReader, age
+from pos_app.terminal.reader import AttemptReader
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +79,6 @@ FOLLOW_UP_SETTLE = 60.0
 until then an unchanged payment does not prove it failed."""
 JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
 """Pauses between tries of an outcome write after the request left."""
-NO_ANSWER = "no_answer"
-"""Event: the request left and no answer came back (it may still be processed)."""
-ERROR_ANSWER = "error_answer"
-"""Event: the service answered the request with an error (it is done with it)."""
-ANSWERED_KINDS = frozenset({"answer", ERROR_ANSWER})
-"""Events that mean the service answered the request itself (a type S message's final
-status counts too: see ``_still_pending``)."""
 
 ProgressListener = Callable[[Progress], None]
 Send = Callable[[str], Awaitable[Any]]
@@ -184,7 +181,7 @@ class TerminalService:
     ) -> OperationResult:
         settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
         recovered = tuple(result for _, result in settled)
-        moved = [r for a, r in settled if r.outcome is Outcome.APPROVED and _same_money(a, operation, ref)]
+        moved = [r for a, r in settled if r.outcome is Outcome.APPROVED and same_money(a, operation, ref)]
         if moved:  # the "unknown" went through after all: this is most likely its retry
             earlier = moved[0]
             return OperationResult(
@@ -346,7 +343,7 @@ class TerminalService:
         except JournalError:
             return []  # begin_attempt reports the journal's trouble
         blocking = [a for a in candidates
-                    if a.id not in self._active and _blocks(a, operation, terminal_id, order_key, ref)]
+                    if a.id not in self._active and blocks(a, operation, terminal_id, order_key, ref)]
         results = await asyncio.gather(*(self._resume_one(a, self.brief_wait) for a in blocking))
         return list(zip(blocking, results, strict=True))
 
@@ -414,7 +411,7 @@ class TerminalService:
             if evidence.possible_match and not paid and not force:
                 return OperationResult.from_attempt(attempt, evidence.note + " (or --force)",
                                                     refusal=Refusal.POSSIBLE_MATCH)
-            pending = self._still_pending(attempt)
+            pending = too_early_to_decide(attempt, self.wait_limit)
             if pending and not paid and not force:
                 return OperationResult.from_attempt(attempt, pending, refusal=Refusal.TOO_EARLY)
             checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
@@ -430,20 +427,6 @@ class TerminalService:
                 refusal=Refusal.ALREADY_FINAL)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)
-
-    def _still_pending(self, attempt: Attempt) -> str:
-        """Why "not found" does not yet prove "not paid": the request left without an answer
-        (or its type S message never ended) less than ``wait_limit`` seconds ago, so the
-        service may still be processing it. Empty when it proves it."""
-        elapsed = age(attempt)
-        message_ended = any(e.kind == "poll_status" and e.data.get("status") in ("complete", "failed")
-                            for e in attempt.events)
-        answered = message_ended or any(e.kind in ANSWERED_KINDS for e in attempt.events)
-        if not attempt.sent or answered or elapsed >= self.wait_limit:
-            return ""
-        return (f"too early to decide \"not paid\": the request left {elapsed:.0f} s ago without a final "
-                "answer and the service may still be processing it; check again in "
-                f"{self.wait_limit - elapsed:.0f} s, or decide now with --force (recorded)")
 
     # ------------------------------------------------------------ journaling outcomes
 
@@ -515,25 +498,6 @@ class TerminalService:
             self.on_progress(Progress(attempt.id, attempt.terminal_id, phase, round(elapsed, 3), next_poll_in, outcome))
         except Exception:  # a listener's bug must never break a payment
             log.exception("progress listener failed")
-
-
-def _blocks(attempt: Attempt, operation: Operation, terminal_id: str, order_key: str | None, ref: str | None) -> bool:
-    """Whether the unresolved ``attempt`` would make the journal refuse this operation."""
-    if attempt.terminal_id == terminal_id and (
-        attempt.outcome is None or (operation in ORDER_OPERATIONS and attempt.operation in ORDER_OPERATIONS)
-    ):
-        return True
-    if operation in ORDER_OPERATIONS and order_key and attempt.order_key == order_key:
-        return attempt.operation in ORDER_OPERATIONS
-    return operation in REF_OPERATIONS and ref is not None and attempt.ref == ref
-
-
-def _same_money(earlier: Attempt, operation: Operation, ref: str | None) -> bool:
-    """Whether an earlier attempt moved the money this operation is about to move: a
-    charge on the same terminal or order, or a follow-up of the same transaction."""
-    if operation in ORDER_OPERATIONS:
-        return earlier.operation in ORDER_OPERATIONS
-    return earlier.operation in REF_OPERATIONS and ref is not None and earlier.ref == ref
 
 
 
