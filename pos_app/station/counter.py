@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+from pos_app.api.errors import PaymentsError
 from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
 from pos_app.catalog import Catalog, CatalogError, CatalogItem, SyncResult, TaxRate, sync_catalog
 from pos_app.journal import Operation, Outcome
@@ -117,7 +118,7 @@ class Counter:
         """Copy the service's catalog; on failure the old one stays (an event says why)."""
         try:
             result = await sync_catalog(self.station.client, self.catalog)
-        except (CatalogError, Exception) as error:  # noqa: BLE001 - any failure keeps the old catalog
+        except (CatalogError, PaymentsError) as error:
             log.warning("catalog sync failed: %s", error)
             self.station.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
             return None

@@ -20,7 +20,7 @@ from typing import Any
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
 from pos_app.config import StoreConfig
-from pos_app.journal import Outcome
+from pos_app.journal import Journal, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.station.events import EventBus, EventKind
 from pos_app.station.report import day_report
@@ -63,8 +63,6 @@ class Station:
         if threaded:
             journal = await AsyncJournal.open(config.journal_path)
         else:
-            from pos_app.journal import Journal
-
             journal = AsyncJournal(Journal.open(config.journal_path))
         try:
             client = PaymentsClient(config.base_url, secret, identity=identity, routes=config.route_table(),
@@ -153,8 +151,6 @@ class Station:
 
     async def _stopped(self, terminal_id: str, amount: int, preauth: bool) -> OperationResult:
         """The result of a payment the cashier stopped waiting for, read from the journal."""
-        from pos_app.journal import Operation
-
         pending = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id and a.sent]
         operation = Operation.PREAUTH if preauth else Operation.SALE
         if not pending:
