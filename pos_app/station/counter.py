@@ -25,7 +25,7 @@ from pos_app.journal import Operation, Outcome
 from pos_app.staff import Staff, StaffMember
 from pos_app.station.events import EventKind
 from pos_app.station.station import Station
-from pos_app.terminal.outcomes import OperationResult
+from pos_app.terminal.outcomes import OperationResult, Refusal
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -200,8 +200,18 @@ class Counter:
             raise ValueError("the total must be above zero to pay by card")
         self._unsettled = (self.cart.lines, totals, dict(self.rates))
         result = await self.station.pay(totals.total, order_key=self.cart.order_key, preauth=preauth)
-        await self._settled(result)
+        await self._settled(await self._earlier_payment_of_this_cart(result) or result)
         return result
+
+    async def _earlier_payment_of_this_cart(self, result: OperationResult) -> OperationResult | None:
+        """A payment of this very cart that turned out approved while this one waited to
+        start (its retry was therefore not sent): the cart is paid by that one."""
+        if result.refusal not in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID) or not result.blocked_by:
+            return None
+        earlier = await self.station.journal.get(result.blocked_by)
+        if earlier.order_key != self.cart.order_key or earlier.outcome is not Outcome.APPROVED:
+            return None
+        return OperationResult.from_attempt(earlier)
 
     async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OperationResult]:
         """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,

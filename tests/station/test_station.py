@@ -80,3 +80,25 @@ async def test_a_station_without_a_terminal_says_so(sandbox, config):
     async with await Station.open(replace(config, terminal_id=None), sandbox.keys["B"]) as station:
         with pytest.raises(ValueError, match="terminal"):
             await station.pay(100, order_key="c")
+
+
+async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_again(sandbox, config):
+    from pos_app.station.counter import Counter
+    from pos_app.terminal.outcomes import Refusal
+
+    async with await Station.open(replace(config, terminal_id="tb-2001"), sandbox.keys["B"], training=True) as station:
+        counter = await Counter.open(station)
+        try:
+            await counter.sync_catalog()
+            await counter.add(next(i for i in await counter.search("a", 40) if i.price_cents > 100))
+            order_key = counter.cart.order_key
+            sandbox.set_faults(drop_next=1)  # charged, then the answer is lost
+            lost = await counter.pay()
+            assert lost.outcome is Outcome.UNKNOWN and counter.cart.order_key == order_key
+            again = await counter.pay()  # the cashier presses F12 again: the first one is found
+            assert again.refusal is Refusal.EARLIER_ATTEMPT_APPROVED and again.blocked_by == lost.attempt_id
+            assert counter.last_paid is not None and counter.last_paid.result.attempt_id == lost.attempt_id
+            assert counter.cart.is_empty and counter.cart.order_key != order_key
+            assert len(sandbox.stats()["payments"]) == 1
+        finally:
+            await counter.aclose()
