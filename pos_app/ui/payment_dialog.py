@@ -104,6 +104,9 @@ class PaymentDialog(QDialog):
             return
         finally:
             self._ticker.stop()
+        paid = self.counter.last_paid
+        if result.refusal is not None and paid is not None and paid.result.attempt_id == result.blocked_by:
+            result = paid.result  # this cart's earlier, lost payment went through: it is the approval
         self._show(result)
 
     def _progress(self, progress: Progress) -> None:
