@@ -211,3 +211,23 @@ def test_the_card_slip_is_one_click_away(qtbot, run, open_app, ui_config, sandbo
     qtbot.keyClick(slip, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: "Card slip shown" in app.window.status.text())
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
+
+
+def test_f12_again_after_a_lost_answer_shows_the_earlier_approval_and_charges_once(qtbot, run, open_app, ui_config,
+                                                                                  sandbox):
+    from dataclasses import replace
+
+    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    sandbox.set_faults(drop_next=1)  # charged, then the answer is lost
+    first = pay(qtbot, app.window)
+    assert first.result.outcome is Outcome.UNKNOWN
+    qtbot.keyClick(first, Qt.Key.Key_Return)  # back to the sale: the cart is still there
+    qtbot.waitUntil(lambda: app.window.payment is None and app.window.isActiveWindow())
+    assert len(app.counter.cart.lines) == 1
+    second = pay(qtbot, app.window)
+    assert second.result.outcome is Outcome.APPROVED and second.result.attempt_id == first.result.attempt_id
+    close_preview(qtbot)
+    qtbot.keyClick(second, Qt.Key.Key_Return)
+    assert app.counter.cart.is_empty and pay_requests(sandbox, "B") == 1
