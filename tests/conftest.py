@@ -29,3 +29,17 @@ def sandbox(sandbox_config):
 
     with SandboxServer(sandbox_config) as server:
         yield server
+
+
+@pytest.fixture
+def memory_keyring():
+    """An in-memory keyring for the test (the real Secret Service is tested on its own)."""
+    import keyring
+
+    from tests.test_config import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

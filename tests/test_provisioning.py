@@ -37,19 +37,9 @@ from pos_app.provisioning import (
 from pos_app.staff import Role, Staff, StaffMember, staff_path
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.test_config import MemoryKeyring
 
 SETUP = StationSetup(base_url="https://payments.example.com", store_id="harbor-7", station_id="lane-2",
                      store_name="Harbor Books", terminal_id="tb-2001")
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ from pos_app.ui import app as app_module
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.setup import SetupDialog
-from tests.test_config import MemoryKeyring
 from tests.ui.test_screens import save
 
 
@@ -33,15 +32,6 @@ def data(tmp_path, monkeypatch):
     handlers = logging.getLogger("pos_app").handlers[:]
     yield tmp_path / "data"
     logging.getLogger("pos_app").handlers[:] = handlers  # the app logged into this test's folder
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture
