@@ -46,14 +46,13 @@ from pos_app.api.models import (
 from pos_app.journal import (
     Attempt,
     InvalidResolution,
-    InvalidTransition,
     Journal,
     JournalError,
     Operation,
     Outcome,
 )
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS, REF_OPERATIONS
+from pos_app.journal.models import REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.blockers import blocks, same_money
 from pos_app.terminal.evidence import (
@@ -68,6 +67,7 @@ from pos_app.terminal.evidence import (
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.reader import AttemptReader
+from pos_app.terminal.recorder import OutcomeRecorder, answer_record
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,6 @@ BRIEF_WAIT = 2.0
 FOLLOW_UP_SETTLE = 60.0
 """How long after it was sent a follow-up whose answer was lost may still be processed:
 until then an unchanged payment does not prove it failed."""
-JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
-"""Pauses between tries of an outcome write after the request left."""
 
 ProgressListener = Callable[[Progress], None]
 Send = Callable[[str], Awaitable[Any]]
@@ -108,6 +106,7 @@ class TerminalService:
         self.brief_wait = brief_wait
         self.reader = AttemptReader(client, self.journal, self.scheduler, wait_limit=wait_limit,
                                     follow_up_settle=follow_up_settle, report=self._progress)
+        self.outcomes = OutcomeRecorder(self.journal, self.reader, report=self._progress)
         self._active: set[str] = set()  # attempts this service is working on right now
 
     # ------------------------------------------------------------ operations
@@ -219,7 +218,8 @@ class TerminalService:
         try:
             return await step
         except asyncio.CancelledError:
-            await self._try_finish(attempt, Outcome.FAILED, {"message": "cancelled before the request was sent"})
+            await self.outcomes.try_finish(attempt, Outcome.FAILED,
+                                           {"message": "cancelled before the request was sent"})
             raise
 
     async def _send_and_settle(self, attempt: Attempt, send: Send, before: dict[str, Any] | None) -> OperationResult:
@@ -228,14 +228,14 @@ class TerminalService:
         try:
             await self.journal.mark_sent(attempt.id)
         except JournalError as error:  # nothing left: end the attempt so it frees its terminal
-            await self._try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
+            await self.outcomes.try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
             return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
                                    amount=attempt.amount, message=f"nothing was sent: {error}",
                                    refusal=refusal_for(error))
         try:
             return await self._settle_sent(attempt, send, before, started)
         except asyncio.CancelledError:
-            await self._try_finish(attempt, Outcome.UNKNOWN, {
+            await self.outcomes.try_finish(attempt, Outcome.UNKNOWN, {
                 "message": "stopped waiting: the request had left, so the customer may be charged; "
                            "resume it (`pos-app terminal resume`) before charging again",
             })
@@ -251,23 +251,24 @@ class TerminalService:
             return await self._settle_error(attempt, error, before)
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             log.exception("unexpected error during %s %s", attempt.operation, attempt.id)
-            return await self._finish(attempt, Outcome.UNKNOWN, {"message": f"internal error: {type(error).__name__}"})
+            return await self.outcomes.finish(attempt, Outcome.UNKNOWN,
+                                              {"message": f"internal error: {type(error).__name__}"})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
             message_id = answer.msg_identifier
             await self.reader.note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
             message = await self.reader.wait_for_message(attempt, message_id, started, self.wait_limit)
             if message is None:
-                return await self._finish_waiting(attempt, message_id)
+                return await self.outcomes.finish_waiting(attempt, message_id, self.wait_limit)
             evidence = await self.reader.message_evidence(attempt, message_id, message)
-            return await self._finish_evidence(attempt, evidence)
-        await self.reader.note(attempt.id, "answer", _answer_record(answer, attempt.operation))
+            return await self.outcomes.finish_evidence(attempt, evidence)
+        await self.reader.note(attempt.id, "answer", answer_record(answer, attempt.operation))
         if isinstance(answer, CloseBatchResult):
-            return await self._finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
+            return await self.outcomes.finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
         assert isinstance(answer, TerminalResult)
         evidence = answer_evidence(answer, attempt.amount)
         if evidence.outcome is None and answer.payment_id:  # settle it by reading the payment
             evidence = await self.reader.payment_evidence(attempt, answer.payment_id, before, answered=True)
-        return await self._finish_evidence(attempt, await self.reader.with_card(attempt, evidence))
+        return await self.outcomes.finish_evidence(attempt, await self.reader.with_card(attempt, evidence))
 
     async def _settle_error(
         self, attempt: Attempt, error: PaymentsError, before: dict[str, Any] | None
@@ -288,17 +289,9 @@ class TerminalService:
         if outcome is Outcome.UNKNOWN and before is not None:  # the service answered: compare now
             evidence = await self.reader.payment_evidence(attempt, before["payment_id"], before, answered=answered)
             if evidence.outcome is not None:
-                return await self._finish_evidence(attempt, evidence, cause=str(error))
-        return await self._finish(attempt, outcome, details, refusal=refusal)
+                return await self.outcomes.finish_evidence(attempt, evidence, cause=str(error))
+        return await self.outcomes.finish(attempt, outcome, details, refusal=refusal)
 
-    async def _finish_waiting(self, attempt: Attempt, message_id: str) -> OperationResult:
-        status = (await self.journal.get(attempt.id)).last_status or "none"
-        return await self._finish(attempt, Outcome.UNKNOWN, {
-            "msg_identifier": message_id,
-            "message": f"no final answer in {self.wait_limit:.0f} s (last status {status}); the payment "
-                       "may still complete: the terminal stays held until it is resumed or a manager "
-                       "decides; never charge again",
-        })
 
     # ------------------------------------------------------------ recovery
 
@@ -354,7 +347,7 @@ class TerminalService:
         self._active.add(attempt.id)
         try:
             if not claimed.sent:  # its process stopped before the request left
-                return await self._finish(claimed, Outcome.FAILED, {
+                return await self.outcomes.finish(claimed, Outcome.FAILED, {
                     "message": "the app stopped before the request left: nothing was sent"},
                     refusal=Refusal.INTERRUPTED)
             try:
@@ -362,7 +355,7 @@ class TerminalService:
             except PaymentsError as error:
                 evidence = Evidence(None, {}, f"the service could not be asked: {error}")
             if evidence.outcome is not None or claimed.outcome is None:
-                return await self._finish_evidence(claimed, evidence)
+                return await self.outcomes.finish_evidence(claimed, evidence)
             await self.reader.note(claimed.id, "check", {"message": evidence.note})
             return OperationResult.from_attempt(claimed, evidence.note)
         finally:
@@ -398,7 +391,7 @@ class TerminalService:
             checked = {"asked": False, "error": str(error)[:200]}
         else:
             if evidence.outcome is not None:
-                result = await self._finish_evidence(attempt, evidence)
+                result = await self.outcomes.finish_evidence(attempt, evidence)
                 agrees = (evidence.outcome is Outcome.APPROVED) == paid
                 if agrees:
                     return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
@@ -428,65 +421,6 @@ class TerminalService:
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)
 
-    # ------------------------------------------------------------ journaling outcomes
-
-    async def _finish_evidence(self, attempt: Attempt, evidence: Evidence, *, cause: str = "") -> OperationResult:
-        note = evidence.note if not cause else f"{evidence.note} (after: {cause})"
-        return await self._finish(attempt, evidence.outcome or Outcome.UNKNOWN, {**evidence.details, "message": note})
-
-    async def _finish(
-        self, attempt: Attempt, outcome: Outcome, details: dict[str, Any], *, refusal: Refusal | None = None
-    ) -> OperationResult:
-        details = dict(details)
-        message = details.pop("message", "")
-        result = OperationResult(
-            outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
-            attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
-            refusal=refusal, **details,
-        )
-        journaled = {**result.details(), **({"message": message} if message else {})}
-        try:
-            await self._durably(lambda: self.journal.finish(attempt.id, outcome, journaled),
-                                f"recording {outcome} for {attempt.id}")
-        except InvalidResolution:  # a manager decided first: keep the late answer beside it
-            await self.reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
-            log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
-            decided = await self.journal.get(attempt.id)
-            conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
-                if decided.conflict else ""
-            return OperationResult.from_attempt(
-                decided, f"already resolved; the service's later answer was {outcome}{conflict}")
-        except JournalError as error:
-            log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
-            return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
-                f"the service's answer ({outcome}) could not be recorded in the journal ({error}); the "
-                "attempt stays open: run `pos-app terminal resume` once the journal is writable"))
-        log.info("attempt %s: %s%s", attempt.id, outcome, f" ({message})" if message else "")
-        self._progress(attempt, Phase.FINISHED, None, outcome=outcome)
-        return result
-
-    async def _durably(self, write: Callable[[], Awaitable[object]], what: str) -> None:
-        """Run a journal write, retrying briefly while the file is locked or failing."""
-        for pause in (*JOURNAL_RETRY_DELAYS, None):
-            try:
-                await write()
-                return
-            except (InvalidResolution, InvalidTransition, AttemptNotFound):
-                raise
-            except JournalError as error:
-                if pause is None:
-                    raise
-                log.warning("journal write failed while %s (%s); trying again in %.2f s", what, error, pause)
-                await asyncio.sleep(pause)
-
-    async def _try_finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> None:
-        """One try (also from a cancelled task's handler); on failure the attempt simply
-        stays open, and so resumable."""
-        try:
-            await self.journal.finish(attempt.id, outcome, details)
-        except JournalError as error:
-            log.warning("attempt %s: %s not journaled: %s", attempt.id, outcome, error)
-
     def _progress(
         self, attempt: Attempt, phase: Phase, started: float | None, next_poll_in: float | None = None,
         *, outcome: Outcome | None = None,
@@ -498,16 +432,3 @@ class TerminalService:
             self.on_progress(Progress(attempt.id, attempt.terminal_id, phase, round(elapsed, 3), next_poll_in, outcome))
         except Exception:  # a listener's bug must never break a payment
             log.exception("progress listener failed")
-
-
-
-
-def _answer_record(answer: TerminalResult | CloseBatchResult, operation: Operation) -> dict[str, Any]:
-    """The synchronous answer as journaled: its ids and gateway text. A direct answer to
-    pay/auth means the type B flow; capture, void and refund answer directly on both."""
-    if isinstance(answer, CloseBatchResult):
-        return {"success": answer.success, "message": answer.message}
-    gateway = "B" if operation in ORDER_OPERATIONS else None
-    record = {"gateway": gateway, "transactionId": answer.transaction_id, "paymentId": answer.payment_id,
-              "amount": answer.amount, "resultTxt": answer.gateway_text or None}
-    return {k: v for k, v in record.items() if v is not None}

@@ -1,0 +1,117 @@
+"""``OutcomeRecorder``: how an attempt's outcome is journaled once the service has spoken.
+
+The write is retried briefly while the journal is locked or failing (the request has
+left: its outcome must not be lost to a busy disk); if it still fails, the caller gets
+``unknown`` and the attempt stays open and resumable. An answer that arrives after a
+manager already decided is kept beside the decision as a late answer (a conflict when it
+contradicts it), never over it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from pos_app.api.models import CloseBatchResult, TerminalResult
+from pos_app.journal import Attempt, InvalidResolution, InvalidTransition, JournalError, Operation, Outcome
+from pos_app.journal.errors import AttemptNotFound
+from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS
+from pos_app.journal.threaded import AsyncJournal
+from pos_app.terminal.evidence import Evidence
+from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
+from pos_app.terminal.reader import AttemptReader, Report
+
+log = logging.getLogger(__name__)
+
+JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
+"""Pauses between tries of an outcome write after the request left."""
+
+
+class OutcomeRecorder:
+    """Journals outcomes of one service's attempts; see the module docstring."""
+
+    def __init__(self, journal: AsyncJournal, reader: AttemptReader, *, report: Report) -> None:
+        self._journal = journal
+        self._reader = reader
+        self._report = report
+
+    async def finish_evidence(self, attempt: Attempt, evidence: Evidence, *, cause: str = "") -> OperationResult:
+        note = evidence.note if not cause else f"{evidence.note} (after: {cause})"
+        return await self.finish(attempt, evidence.outcome or Outcome.UNKNOWN, {**evidence.details, "message": note})
+
+    async def finish(
+        self, attempt: Attempt, outcome: Outcome, details: dict[str, Any], *, refusal: Refusal | None = None
+    ) -> OperationResult:
+        details = dict(details)
+        message = details.pop("message", "")
+        result = OperationResult(
+            outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
+            attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
+            refusal=refusal, **details,
+        )
+        journaled = {**result.details(), **({"message": message} if message else {})}
+        try:
+            await self._durably(lambda: self._journal.finish(attempt.id, outcome, journaled),
+                                f"recording {outcome} for {attempt.id}")
+        except InvalidResolution:  # a manager decided first: keep the late answer beside it
+            await self._reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
+            log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
+            decided = await self._journal.get(attempt.id)
+            conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
+                if decided.conflict else ""
+            return OperationResult.from_attempt(
+                decided, f"already resolved; the service's later answer was {outcome}{conflict}")
+        except JournalError as error:
+            log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
+            return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
+                f"the service's answer ({outcome}) could not be recorded in the journal ({error}); the "
+                "attempt stays open: run `pos-app terminal resume` once the journal is writable"))
+        log.info("attempt %s: %s%s", attempt.id, outcome, f" ({message})" if message else "")
+        self._report(attempt, Phase.FINISHED, None, outcome=outcome)
+        return result
+
+    async def _durably(self, write: Callable[[], Awaitable[object]], what: str) -> None:
+        """Run a journal write, retrying briefly while the file is locked or failing."""
+        for pause in (*JOURNAL_RETRY_DELAYS, None):
+            try:
+                await write()
+                return
+            except (InvalidResolution, InvalidTransition, AttemptNotFound):
+                raise
+            except JournalError as error:
+                if pause is None:
+                    raise
+                log.warning("journal write failed while %s (%s); trying again in %.2f s", what, error, pause)
+                await asyncio.sleep(pause)
+
+    async def try_finish(self, attempt: Attempt, outcome: Outcome, details: dict[str, Any]) -> None:
+        """One try (also from a cancelled task's handler); on failure the attempt simply
+        stays open, and so resumable."""
+        try:
+            await self._journal.finish(attempt.id, outcome, details)
+        except JournalError as error:
+            log.warning("attempt %s: %s not journaled: %s", attempt.id, outcome, error)
+
+    async def finish_waiting(self, attempt: Attempt, message_id: str, wait_limit: float) -> OperationResult:
+        """A type S message still not final at the wait limit: unknown, and it holds its terminal."""
+        status = (await self._journal.get(attempt.id)).last_status or "none"
+        return await self.finish(attempt, Outcome.UNKNOWN, {
+            "msg_identifier": message_id,
+            "message": f"no final answer in {wait_limit:.0f} s (last status {status}); the payment "
+                       "may still complete: the terminal stays held until it is resumed or a manager "
+                       "decides; never charge again",
+        })
+
+
+def answer_record(answer: TerminalResult | CloseBatchResult, operation: Operation) -> dict[str, Any]:
+    """The synchronous answer as journaled: its ids and gateway text. A direct answer to
+    pay/auth means the type B flow; capture, void and refund answer directly on both."""
+    if isinstance(answer, CloseBatchResult):
+        return {"success": answer.success, "message": answer.message}
+    gateway = "B" if operation in ORDER_OPERATIONS else None
+    record = {"gateway": gateway, "transactionId": answer.transaction_id, "paymentId": answer.payment_id,
+              "amount": answer.amount, "resultTxt": answer.gateway_text or None}
+    return {k: v for k, v in record.items() if v is not None}
