@@ -90,6 +90,9 @@ class Attempt:
     owner: str | None
     """The owner (see ``owners``) holding the attempt now: the latest to ``claim`` it, else
     the one that began it; ``None`` if begun before schema version 3 and never claimed."""
+    cashier: str | None = None
+    """Who was signed in at the station when the attempt began; ``None`` for attempts begun
+    without a cashier (automation) or before schema version 4."""
     events: tuple[Event, ...] = ()
     payment_before: dict[str, Any] | None = None
     """A follow-up's reading of its payment before the request left (``PAYMENT_BEFORE``)."""
@@ -113,7 +116,7 @@ class Attempt:
         return self.outcome is not None and self.outcome.is_final
 
 
-ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner"
+ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier"
 EVENT_COLUMNS = "seq, attempt_id, kind, at, outcome, data"
 Row = tuple[Any, ...]
 """A row as ``sqlite3`` returns it, its columns in ``ATTEMPT_COLUMNS`` or ``EVENT_COLUMNS`` order."""
@@ -126,7 +129,7 @@ def make_event(row: Row) -> Event:
 
 def fold(row: Row, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     """The current view of one attempt: its row plus its events in ``seq`` order."""
-    attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner = row
+    attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier = row
     sent = False
     msg_identifier: str | None = None
     last_status: str | None = None
@@ -180,6 +183,7 @@ def fold(row: Row, events: Iterable[Event], *, keep_events: bool) -> Attempt:
         result=result,
         resolved_by=resolved_by,
         owner=owner,
+        cashier=cashier,
         events=tuple(kept),
         payment_before=payment_before,
         conflict=late if _contradicts(late, outcome) else None,

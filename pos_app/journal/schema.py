@@ -13,6 +13,8 @@ the record tables.
 Version 3: ``attempts.owner``, the owner (see ``owners``) that began the attempt; NULL for
 attempts begun before. Who holds an attempt later is told by its ``claimed`` events, found
 through their own small index (as outcomes are) so that no guard walks an attempt's history.
+Version 4: ``attempts.cashier``, the staff member signed in when the attempt began (for the
+payments list and the end-of-shift report per cashier); NULL for attempts begun before.
 """
 
 from __future__ import annotations
@@ -88,7 +90,9 @@ V3: tuple[str, ...] = (
     "CREATE INDEX claimed_events ON events (attempt_id, seq) WHERE kind = 'claimed'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3)
+V4: tuple[str, ...] = ("ALTER TABLE attempts ADD COLUMN cashier TEXT",)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -188,6 +188,7 @@ class Journal:
         order_key: str | None = None,
         ref: str | None = None,
         request: dict[str, Any],
+        cashier: str | None = None,
     ) -> Attempt:
         """Record a new attempt, durably, before its request may leave.
 
@@ -224,9 +225,9 @@ class Journal:
                 if paid:
                     raise OrderAlreadyPaid(order_key, paid[0])
             conn.execute(
-                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (attempt_id, operation.value, terminal_id, gateway, amount, order_key, ref,
-                 time_text(created), request_text, self.owner),
+                 time_text(created), request_text, self.owner, cashier),
             )
             conn.execute(
                 "INSERT INTO open_attempts (attempt_id, terminal_id, order_key) VALUES (?, ?, ?)",
@@ -236,7 +237,7 @@ class Journal:
             id=attempt_id, operation=operation, terminal_id=terminal_id, gateway=gateway,
             amount=amount, order_key=order_key, ref=ref, created_at=parse_time(time_text(created)),
             request=load_json(request_text), sent=False, msg_identifier=None, last_status=None,
-            outcome=None, result={}, resolved_by=None, owner=self.owner,
+            outcome=None, result={}, resolved_by=None, owner=self.owner, cashier=cashier,
         )
 
     def mark_sent(self, attempt_id: str) -> None:

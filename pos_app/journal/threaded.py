@@ -70,10 +70,11 @@ class AsyncJournal:
 
     async def begin_attempt(
         self, *, operation: Operation | str, terminal_id: str, gateway: str, amount: int | None = None,
-        order_key: str | None = None, ref: str | None = None, request: dict[str, Any],
+        order_key: str | None = None, ref: str | None = None, request: dict[str, Any], cashier: str | None = None,
     ) -> Attempt:
         return await self._call(self.journal.begin_attempt, operation=operation, terminal_id=terminal_id,
-                                gateway=gateway, amount=amount, order_key=order_key, ref=ref, request=request)
+                                gateway=gateway, amount=amount, order_key=order_key, ref=ref, request=request,
+                                cashier=cashier)
 
     async def mark_sent(self, attempt_id: str) -> None:
         await self._call(self.journal.mark_sent, attempt_id)

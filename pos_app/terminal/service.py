@@ -192,7 +192,7 @@ class TerminalService:
         try:
             attempt = await self.journal.begin_attempt(
                 operation=operation, terminal_id=terminal_id, gateway=self.gateway,
-                amount=amount, order_key=order_key, ref=ref, request=body,
+                amount=amount, order_key=order_key, ref=ref, request=body, cashier=self._cashier(),
             )
         except JournalError as refusal:  # refused before anything was sent
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal),
@@ -211,6 +211,11 @@ class TerminalService:
         finally:
             self._active.discard(attempt.id)
         return replace(result, recovered=recovered) if recovered else result
+
+    def _cashier(self) -> str | None:
+        """The staff member the client's identity names (``None`` when nobody is signed in)."""
+        cashier = self.client.identity.cashier
+        return None if cashier in ("", "-") else cashier
 
     async def _unsent(self, attempt: Attempt, step: Awaitable[dict[str, Any] | None]) -> dict[str, Any] | None:
         """A step before the request leaves: if it is cancelled, the attempt ends ``failed``

@@ -145,7 +145,7 @@ def test_v1_journal_opens_and_is_migrated(tmp_path):
     with Journal.open(path) as journal:
         assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
         assert journal._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert attempt_columns(journal)[-1] == "owner"
+        assert attempt_columns(journal)[-2:] == ["owner", "cashier"]
         found = {a.id: a for a in journal.in_flight()}
         assert set(found) == {"a-v1inflight000000000", "a-v1unknown0000000000"}
         assert all(a.owner is None for a in journal.attempts())  # begun before owners existed
@@ -182,7 +182,7 @@ def test_v2_journal_opens_and_its_attempts_are_resumable(tmp_path):
     open_ids = ["a-v1inflight000000000", "a-v1unknown0000000000"]
     with Journal.open(path) as journal, Journal.open(path) as other:
         assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
-        assert attempt_columns(journal)[-1] == "owner"
+        assert attempt_columns(journal)[-2:] == ["owner", "cashier"]
         assert journal._conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'claimed_events'").fetchone()
         assert all(a.owner is None for a in journal.attempts())
         assert [a.id for a in journal.in_flight()] == open_ids

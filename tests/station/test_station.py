@@ -40,6 +40,18 @@ async def test_a_sale_publishes_progress_and_its_outcome_to_every_subscriber(san
     assert "cashier Dana" in payment["userAgent"] and attempt_in(payment["userAgent"]) == result.attempt_id
 
 
+async def test_the_journal_records_who_was_signed_in_for_each_attempt(sandbox, config):
+    async with await Station.open(config, sandbox.keys["S"], cashier="-") as station:
+        unattended = await station.pay(300, order_key="cart-robot")
+        station.sign_in("Dana")
+        by_dana = await station.pay(400, order_key="cart-dana")
+        station.sign_out()
+        station.sign_in("Eli")
+        by_eli = await station.pay(500, order_key="cart-eli")
+        cashiers = {a.id: a.cashier for a in await station.journal.attempts()}
+    assert cashiers == {unattended.attempt_id: None, by_dana.attempt_id: "Dana", by_eli.attempt_id: "Eli"}
+
+
 async def test_stop_waiting_journals_the_payment_unknown_and_it_stays_resumable(sandbox, config):
     sandbox.set_faults(s_delay_min=3, s_delay_max=3)
     async with await Station.open(config, sandbox.keys["S"]) as station:
