@@ -13,17 +13,30 @@ import asyncio
 import logging
 import os
 from dataclasses import replace
-from datetime import date
+from datetime import UTC, date, datetime
 from types import TracebackType
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
+from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity
 from pos_app.config import StoreConfig
-from pos_app.journal import Journal, Operation, Outcome
+from pos_app.journal import Attempt, Journal, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.receipts import format_money
+from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.station.events import EventBus, EventKind
 from pos_app.station.report import day_report
+from pos_app.station.shift import (
+    ShiftCheck,
+    ShiftEnd,
+    ShiftReport,
+    check_shift,
+    close_of,
+    shift_start,
+    unresolved_close,
+)
+from pos_app.station.shift_document import report_stem, shift_document
 from pos_app.terminal.outcomes import OperationResult, Progress
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.service import TerminalService
@@ -175,6 +188,56 @@ class Station:
 
     async def report(self, day: date) -> dict[str, Any]:
         return await day_report(self.client, self.journal, day, Identity(station=self.config.station_id))
+
+    # shift end ---------------------------------------------------------------------------
+
+    async def shift_check(self, terminal_id: str) -> ShiftCheck:
+        """The terminal's shift so far, reconciled with the service (read-only)."""
+        return await check_shift(self.client, self.journal, terminal_id, Identity(station=self.config.station_id),
+                                 now=datetime.now(UTC))
+
+    async def shift_end(self, terminal_id: str, *, by: str, by_serial: bool = False) -> ShiftEnd:
+        """Close the terminal's batch (through the terminal service: journaled, judged by the
+        type S/B rules) unless an attempt on it is still unresolved, then reconcile the shift
+        and write the end-of-shift report PDF to ``<data dir>/reports/`` (whatever the close
+        gave). ``by_serial``: ``terminal_id`` is the terminal's serial number (type S)."""
+        terminal = await self._terminal_of_serial(terminal_id) if by_serial else terminal_id
+        start = shift_start(await self.journal.attempts(terminal_id=terminal), datetime.now(UTC))
+        blocking = await self._unresolved(terminal)
+        if blocking is not None:
+            close = unresolved_close(terminal, blocking, lambda cents: format_money(cents, self.config.currency))
+        else:
+            close = close_of(await self.service.close_batch(terminal_id, by_serial=by_serial))
+        now = datetime.now(UTC)
+        check = await check_shift(self.client, self.journal, terminal, Identity(station=self.config.station_id),
+                                  now=now, start=start)
+        config = self.config
+        report = ShiftReport(config.store_name or config.store_id, config.store_id, config.station_id,
+                             config.currency, self.training, check, close, by, now)
+        pdf = await asyncio.to_thread(render_tables, shift_document(report))
+        try:
+            path = await asyncio.to_thread(save_pdf, pdf, config.data_dir / "reports", report_stem(terminal, now))
+        except OSError as error:
+            log.error("the shift report could not be saved: %s", error)
+            return ShiftEnd(report, pdf, None, f"the report could not be saved under {config.data_dir / 'reports'}: "
+                                               f"{error.strerror or error}")
+        return ShiftEnd(report, pdf, path)
+
+    async def _unresolved(self, terminal_id: str) -> Attempt | None:
+        """The first attempt on the terminal still in flight or unknown, after a brief
+        check of each with the service (never resent)."""
+        for attempt in [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id]:
+            await self.service.check(attempt.id)
+        still = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id]
+        return still[0] if still else None
+
+    async def _terminal_of_serial(self, serial: str) -> str:
+        """The id of the terminal with that serial number (the journal's name for it), else the serial."""
+        try:
+            listing = await self.client.list_terminals()
+        except PaymentsError:
+            return serial
+        return next((t.id for t in listing.data if t.serial_number == serial), serial)
 
     def _progress(self, progress: Progress) -> None:
         self.events.publish(EventKind.PROGRESS, progress)

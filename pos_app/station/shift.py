@@ -1,0 +1,419 @@
+"""End of shift for one terminal, Qt-free: what this station's journal says happened since
+the terminal's batch was last closed, checked against the service's transaction list; the
+close batch's result as a state; and the figures of the end-of-shift report.
+
+The shift of a terminal starts when the latest close batch of that terminal that the
+journal records as approved (the batch closed) was begun; with none, at local midnight
+today. It ends at the close. A close that failed or whose result is unknown does not end
+the shift: the next shift end covers the same attempts again.
+
+The figures come from the journal's attempts (what this station did, who was signed in),
+each joined to its own entry of the transaction list (paired by the attempt id in the
+entry's user-agent: ``journal.reports.reconcile``) for what only the service knows: the
+surcharge, ``amount - baseAmount`` (both integer cents: the API reference's money table
+lists transaction list entries under cents, so nothing is converted), and the card. The
+service's entries that the journal does not know, approvals that the service does not
+list and pairs that disagree are the differences a manager sees before closing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, time
+from enum import StrEnum
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.errors import PaymentsError
+from pos_app.api.identity import Identity, attempt_in
+from pos_app.api.models import TransactionEntry
+from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.journal.models import ORDER_OPERATIONS
+from pos_app.journal.reports import Reconciliation, reconcile
+from pos_app.journal.threaded import AsyncJournal
+from pos_app.station.report import ours
+from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
+from pos_app.terminal.outcomes import OperationResult, Refusal
+
+NO_NAME = "-"
+"""The cashier or card of an attempt that does not say (automation, older journals)."""
+SHIFT_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.VOID,
+                              Operation.REFUND})
+NETWORKS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express", "discover": "Discover"}
+"""Card networks as the transaction list spells them, named as the payment names the brand."""
+REFUSED_BY_SERVICE = frozenset({Refusal.SERVICE_REFUSED, Refusal.BAD_CREDENTIALS})
+
+
+class Category(StrEnum):
+    """What an attempt of the shift counts as in the report."""
+
+    SALE = "sale"
+    """An approved sale: money taken."""
+    CAPTURE = "capture"
+    """An approved capture of a pre-auth: money taken."""
+    HELD = "held"
+    """An approved pre-auth: money reserved, not taken until it is captured."""
+    DECLINED = "declined"
+    VOIDED = "voided"
+    REFUNDED = "refunded"
+    NOT_CHARGED = "not_charged"
+    """Failed: refused before it could move money (or a follow-up that was declined)."""
+    OPEN = "open"
+    """Unknown or in flight: money may have moved; a manager must settle it."""
+
+
+APPROVED = {Operation.SALE: Category.SALE, Operation.CAPTURE: Category.CAPTURE, Operation.PREAUTH: Category.HELD,
+            Operation.VOID: Category.VOIDED, Operation.REFUND: Category.REFUNDED}
+"""What an approved attempt of each operation counts as."""
+
+
+class DifferenceKind(StrEnum):
+    SERVICE_ONLY = "service_only"
+    """The service lists a transaction this station's journal does not have."""
+    JOURNAL_ONLY = "journal_only"
+    """The journal has an approval the service does not list."""
+    DISAGREES = "disagrees"
+    """Both have it, but outcomes or amounts differ, or the service lists it twice."""
+
+
+class CloseState(StrEnum):
+    CLOSED = "closed"
+    FAILED = "failed"
+    """The service answered and the batch is not closed (a 2xx that is not success, a refusal)."""
+    UNKNOWN = "unknown"
+    """No usable answer: the batch may or may not be closed."""
+    NOT_SENT = "not_sent"
+    """The close was never sent (an unresolved attempt on the terminal, the journal, the network)."""
+
+
+@dataclass(frozen=True)
+class ShiftLine:
+    """One money attempt of the shift, with what the service adds to it."""
+
+    attempt_id: str
+    operation: Operation
+    outcome: Outcome | None
+    at: datetime
+    cashier: str
+    brand: str
+    last4: str
+    amount: int
+    """Base amount in cents (a void's: the voided payment's)."""
+    surcharge: int
+    """Cents the service added to an approved attempt (``amount - baseAmount`` of its own entry), else 0."""
+    listed: bool
+    """The service's list has the attempt's own entry."""
+
+    @property
+    def category(self) -> Category:
+        outcome, operation = self.outcome, self.operation
+        if outcome is None or outcome is Outcome.UNKNOWN:
+            return Category.OPEN
+        if outcome is Outcome.APPROVED:
+            return APPROVED[operation]
+        if outcome is Outcome.DECLINED and operation in ORDER_OPERATIONS:
+            return Category.DECLINED
+        return Category.NOT_CHARGED
+
+    @property
+    def charged(self) -> int:
+        return self.amount + self.surcharge
+
+
+@dataclass(frozen=True)
+class Tally:
+    count: int = 0
+    amount: int = 0
+    surcharge: int = 0
+
+    @property
+    def charged(self) -> int:
+        return self.amount + self.surcharge
+
+
+def tally(lines: Iterable[ShiftLine]) -> Tally:
+    count = amount = surcharge = 0
+    for line in lines:
+        count += 1
+        amount += line.amount
+        surcharge += line.surcharge
+    return Tally(count, amount, surcharge)
+
+
+@dataclass(frozen=True)
+class GroupTotals:
+    """One cashier's or one card brand's share of the shift."""
+
+    name: str
+    taken: Tally
+    """Approved sales and captures."""
+    declined: Tally
+    voided: Tally
+    refunded: Tally
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: DifferenceKind
+    what: str
+    """The operation or the entry's type (sale, auth, refund...)."""
+    amount: int | None
+    at: datetime | None
+    attempt_id: str | None = None
+    payment_id: str | None = None
+    problem: str = ""
+
+    def sentence(self, money: Callable[[int], str]) -> str:
+        amount = money(self.amount) if self.amount is not None else "an unknown amount"
+        when = f" at {self.at.astimezone():%H:%M}" if self.at is not None else ""
+        if self.kind is DifferenceKind.SERVICE_ONLY:
+            return (f"The service lists a {self.what} of {amount}{when} (payment {self.payment_id or '?'}) that "
+                    "this station's journal does not have.")
+        if self.kind is DifferenceKind.JOURNAL_ONLY:
+            return (f"The journal has an approved {self.what} of {amount}{when} (attempt {self.attempt_id}) "
+                    "that the service does not list.")
+        return f"The {self.what} of {amount}{when} (attempt {self.attempt_id}): {self.problem}."
+
+
+@dataclass(frozen=True)
+class ShiftCheck:
+    """The shift of one terminal, reconciled with the service's transaction list."""
+
+    terminal_id: str
+    start: datetime
+    since_close: bool
+    """The shift starts at the last closed batch (else at the start of the day)."""
+    checked_at: datetime
+    lines: tuple[ShiftLine, ...]
+    differences: tuple[Difference, ...]
+    open_attempts: tuple[Attempt, ...]
+    """Attempts of the terminal (whatever their day) still in flight or unknown."""
+    list_complete: bool
+    """Every page of the list that could hold an entry of the shift was read."""
+    list_error: str | None = None
+    """Why the transaction list could not be read (then nothing was reconciled)."""
+
+    @property
+    def clean(self) -> bool:
+        return not self.differences and self.list_error is None and self.list_complete
+
+
+@dataclass(frozen=True)
+class ShiftClose:
+    state: CloseState
+    sentence: str
+    result: OperationResult
+
+
+@dataclass(frozen=True)
+class ShiftReport:
+    """Everything the end-of-shift report says: the check, the close, who and where."""
+
+    store_name: str
+    store_id: str
+    station: str
+    currency: str
+    training: bool
+    check: ShiftCheck
+    close: ShiftClose
+    closed_by: str
+    generated_at: datetime
+
+    @cached_property
+    def by_category(self) -> dict[Category, Tally]:
+        groups: dict[Category, list[ShiftLine]] = {category: [] for category in Category}
+        for line in self.check.lines:
+            groups[line.category].append(line)
+        return {category: tally(lines) for category, lines in groups.items()}
+
+    @property
+    def taken(self) -> tuple[ShiftLine, ...]:
+        """Approved sales and captures, in the order they were made."""
+        return tuple(line for line in self.check.lines if line.category in (Category.SALE, Category.CAPTURE))
+
+    @property
+    def taken_total(self) -> Tally:
+        """Approved sales and captures together: the money taken, and its surcharges."""
+        sale, capture = self.by_category[Category.SALE], self.by_category[Category.CAPTURE]
+        return Tally(sale.count + capture.count, sale.amount + capture.amount, sale.surcharge + capture.surcharge)
+
+    def by_cashier(self) -> tuple[GroupTotals, ...]:
+        return _groups(self.check.lines, lambda line: line.cashier)
+
+    def by_brand(self) -> tuple[GroupTotals, ...]:
+        return _groups(self.check.lines, lambda line: line.brand)
+
+
+@dataclass(frozen=True)
+class ShiftEnd:
+    """A shift end's report, its PDF, and where the PDF was saved (or why it was not)."""
+
+    report: ShiftReport
+    pdf: bytes
+    path: Path | None
+    save_error: str | None = None
+
+
+def _groups(lines: Iterable[ShiftLine], key: Callable[[ShiftLine], str]) -> tuple[GroupTotals, ...]:
+    wanted = {Category.SALE: "taken", Category.CAPTURE: "taken", Category.DECLINED: "declined",
+              Category.VOIDED: "voided", Category.REFUNDED: "refunded"}
+    table: dict[str, dict[str, list[ShiftLine]]] = {}
+    for line in lines:
+        column = wanted.get(line.category)
+        if column is not None:
+            cells = table.setdefault(key(line), {"taken": [], "declined": [], "voided": [], "refunded": []})
+            cells[column].append(line)
+    return tuple(GroupTotals(name, tally(cells["taken"]), tally(cells["declined"]), tally(cells["voided"]),
+                             tally(cells["refunded"])) for name, cells in sorted(table.items()))
+
+
+def close_of(result: OperationResult) -> ShiftClose:
+    """The close batch's result as judged by the terminal service (type S ``data.success``,
+    type B ``status`` and ``gwResponse.resultTxt``: a 2xx alone is never success), as a
+    state and a sentence for the manager."""
+    said = result.gateway_text or result.message
+    if result.outcome is Outcome.APPROVED:
+        return ShiftClose(CloseState.CLOSED, f"The batch is closed{f' ({said})' if said else ''}.", result)
+    if result.outcome is Outcome.DECLINED:
+        return ShiftClose(CloseState.FAILED, (
+            f"The batch was NOT closed: the service answered without success ({said or 'no reason given'}). "
+            "Nothing was settled; try again later or call the payment service."), result)
+    if result.outcome is Outcome.UNKNOWN:
+        return ShiftClose(CloseState.UNKNOWN, (
+            "The service gave no clear answer: the batch may or may not be closed. Check the batch on the "
+            f"service's dashboard before closing again ({said or 'no answer'})."), result)
+    if result.refusal in REFUSED_BY_SERVICE:
+        return ShiftClose(CloseState.FAILED, f"The batch was NOT closed: {said}", result)
+    return ShiftClose(CloseState.NOT_SENT, f"The close was not sent: {said}", result)
+
+
+def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int], str]) -> ShiftClose:
+    """The close refused because ``blocking`` (in flight or unknown) holds the terminal."""
+    amount = f" of {money(blocking.amount)}" if blocking.amount is not None else ""
+    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on {terminal_id} "
+                "has no known result. Check it again, or have a manager decide it, then close the batch.")
+    result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, terminal_id, message=sentence,
+                             refusal=Refusal.TERMINAL_HAS_UNKNOWN, blocked_by=blocking.id)
+    return ShiftClose(CloseState.NOT_SENT, sentence, result)
+
+
+def shift_start(attempts: Iterable[Attempt], now: datetime) -> tuple[datetime, bool]:
+    """When the shift began: the latest approved close batch among ``attempts`` (one
+    terminal's), else local midnight of ``now``'s day; and whether it was a close."""
+    closes = [a.created_at for a in attempts if a.operation is Operation.CLOSE_BATCH and a.outcome is Outcome.APPROVED]
+    if closes:
+        return max(closes), True
+    local = now.astimezone()
+    return datetime.combine(local.date(), time.min, tzinfo=local.tzinfo), False
+
+
+async def check_shift(
+    client: PaymentsClient, journal: AsyncJournal, terminal_id: str, station: Identity, *, now: datetime,
+    start: tuple[datetime, bool] | None = None,
+) -> ShiftCheck:
+    """The shift of ``terminal_id`` from the journal, reconciled with the transaction list.
+
+    ``start`` (from ``shift_start``) fixes where the shift begins, e.g. as it was before a
+    close that has just succeeded. A list that cannot be read gives a check without
+    differences and with ``list_error``; it does not raise."""
+    everything = await journal.attempts(terminal_id=terminal_id)
+    begun, since_close = start or shift_start(everything, now)
+    shift = [a for a in everything if a.created_at >= begun and a.operation in SHIFT_OPERATIONS]
+    open_attempts = tuple(a for a in await journal.in_flight() if a.terminal_id == terminal_id)
+    known = {a.id: a for a in everything}
+    originals = {str(a.result["transaction_id"]): a for a in everything
+                 if a.operation in ORDER_OPERATIONS and a.result.get("transaction_id")}
+
+    def check(lines: Iterable[ShiftLine], differences: tuple[Difference, ...] = (), complete: bool = False,
+              error: str | None = None) -> ShiftCheck:
+        return ShiftCheck(terminal_id, begun, since_close, now, tuple(lines), differences, open_attempts, complete,
+                          error)
+
+    try:
+        window = await read_window(client, begun - CLOCK_SLACK)
+    except PaymentsError as error:
+        return check((line_of(a, None, originals) for a in shift),
+                     error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
+    in_shift = {a.id for a in shift}
+    entries = [entry.model_dump(by_alias=True, exclude_none=True) for entry in window.entries
+               if _belongs(entry, terminal_id, station, begun, known, in_shift)]
+    reconciled = reconcile(entries, shift, known.get)
+    own: dict[str, dict[str, Any]] = {}
+    for match in reconciled.matched:
+        own.setdefault(match.attempt.id, match.entry)
+    lines = (line_of(a, own.get(a.id), originals) for a in shift)
+    return check(lines, differences(reconciled), window.complete)
+
+
+def _belongs(entry: TransactionEntry, terminal_id: str, station: Identity, start: datetime,
+             known: Mapping[str, Attempt], in_shift: set[str]) -> bool:
+    """An entry of this station (or of no pos-app) on this terminal, made during the shift:
+    one naming an attempt of the terminal belongs when that attempt does; any other by its time."""
+    if not ours(entry.user_agent, station) or entry.terminal_id not in (None, terminal_id):
+        return False
+    named = attempt_in(entry.user_agent)
+    if named is not None and named in known:
+        return named in in_shift
+    moment = entry_time(entry)
+    return moment is None or moment >= start
+
+
+def line_of(attempt: Attempt, entry: dict[str, Any] | None, originals: Mapping[str, Attempt]) -> ShiftLine:
+    """The attempt as a report line: the amount, card and surcharge from the journal,
+    completed from its own service entry, and for a follow-up from the payment it acts on."""
+    result = attempt.result
+    original = originals.get(attempt.ref) if attempt.ref else None
+    card: dict[str, Any] = (entry.get("card") or {}) if entry else {}
+    amount = attempt.amount
+    if amount is None:  # a void: the voided payment's base amount
+        amount = _cents(entry, "baseAmount") if entry else None
+        if amount is None and original is not None:
+            amount = original.amount
+    brand = (result.get("card_brand") or card.get("brand") or NETWORKS.get(str(card.get("network")).lower())
+             or card.get("network") or (original.result.get("card_brand") if original else None) or NO_NAME)
+    last4 = (result.get("card_last4") or card.get("last4")
+             or (original.result.get("card_last4") if original else None) or "")
+    return ShiftLine(
+        attempt_id=attempt.id, operation=attempt.operation, outcome=attempt.outcome, at=attempt.created_at,
+        cashier=attempt.cashier or NO_NAME, brand=str(brand), last4=str(last4), amount=amount or 0,
+        surcharge=surcharge_of(entry) if entry and attempt.outcome is Outcome.APPROVED else 0, listed=entry is not None,
+    )
+
+
+def surcharge_of(entry: Mapping[str, Any]) -> int:
+    """``amount - baseAmount`` of a list entry (cents), else its ``surcharge``, else 0."""
+    amount, base = _cents(entry, "amount"), _cents(entry, "baseAmount")
+    if amount is not None and base is not None:
+        return amount - base
+    return _cents(entry, "surcharge") or 0
+
+
+def _cents(entry: Mapping[str, Any], key: str) -> int | None:
+    value = entry.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def differences(reconciled: Reconciliation) -> tuple[Difference, ...]:
+    found: list[Difference] = []
+    for entry in reconciled.service_only:
+        found.append(Difference(
+            DifferenceKind.SERVICE_ONLY, str(entry.get("type") or "transaction"), _cents(entry, "baseAmount"),
+            _time(entry.get("createdAt")), payment_id=entry.get("paymentId") or entry.get("id")))
+    for attempt in reconciled.journal_only:
+        found.append(Difference(DifferenceKind.JOURNAL_ONLY, str(attempt.operation), attempt.amount,
+                                attempt.created_at, attempt_id=attempt.id))
+    for match in reconciled.problems:
+        attempt = match.attempt
+        found.append(Difference(DifferenceKind.DISAGREES, str(attempt.operation), attempt.amount, attempt.created_at,
+                                attempt_id=attempt.id, payment_id=match.entry.get("paymentId"),
+                                problem=match.problem or ""))
+    return tuple(found)
+
+
+def _time(text: object) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    return entry_time(TransactionEntry.model_validate({"createdAt": text}))
