@@ -15,6 +15,7 @@ from pos_app import __version__
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@:/+-]")
 _ATTEMPT = re.compile(r"[(;]\s*attempt ([A-Za-z0-9._@:/+-]+)\s*[;)]")
+_CASHIER = re.compile(r"[(;]\s*cashier ([A-Za-z0-9._@:/+-]+)\s*[;)]")
 
 
 def clean_id(value: str) -> str:
@@ -53,3 +54,11 @@ def attempt_in(user_agent: str | None) -> str | None:
         return None
     found = _ATTEMPT.search(user_agent)
     return found.group(1) if found else None
+
+
+def cashier_in(user_agent: str | None) -> str | None:
+    """The cashier a pos-app user-agent names (as made safe by ``clean_id``), or None."""
+    if not user_agent:
+        return None
+    found = _CASHIER.search(user_agent)
+    return found.group(1) if found and found.group(1) != "-" else None

@@ -1,7 +1,7 @@
 """Staff, PINs, roles, the sign-in lockout and an audit trail (no Qt).
 
 ``Staff.open(staff_path(data_dir))``; ``add``, ``remove``, ``list``, ``sign_in``,
-``check_manager``, ``record``, ``audit``, ``ensure_demo_staff``. PIN checks are slow on
+``check_manager``, ``record``, ``audit`` (``audit_csv`` to export it), ``ensure_demo_staff``. PIN checks are slow on
 purpose (about 0.12 s per stored PIN tried): call them off the GUI thread.
 """
 
@@ -26,16 +26,18 @@ from pos_app.staff.store import (
     LOCKOUT,
     MAX_WRONG_PINS,
     STAFF_FILE_NAME,
+    AuditAction,
     AuditEntry,
     Role,
     Staff,
     StaffMember,
+    audit_csv,
     staff_path,
 )
 
 __all__ = [
     "DEFAULT_PARAMS", "DEMO_CASHIER_PIN", "DEMO_MANAGER_PIN", "DEMO_STAFF", "LOCKOUT", "MAX_WRONG_PINS",
-    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "STAFF_FILE_NAME", "AuditEntry", "DuplicateName", "DuplicatePin",
+    "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "STAFF_FILE_NAME", "AuditAction", "AuditEntry", "DuplicateName", "DuplicatePin",
     "InvalidName", "InvalidPin", "LockedOut", "NotAManager", "Role", "ScryptParams", "Staff", "StaffError",
-    "StaffFileError", "StaffMember", "StaffTooNew", "UnknownMember", "WrongPin", "check_pin", "staff_path",
+    "StaffFileError", "StaffMember", "StaffTooNew", "UnknownMember", "WrongPin", "audit_csv", "check_pin", "staff_path",
 ]

@@ -1,11 +1,12 @@
-"""``pos-app staff …``: add, list and remove the station's staff (no Qt).
+"""``pos-app staff …``: add, list and remove the station's staff, and read the audit trail (no Qt).
 
 Prints ONE JSON object on stdout: ``{"outcome": "ok", ...}`` and exit 0, or
 ``{"outcome": "invalid", "error": "..."}`` and exit 1 (a bad PIN or name, a duplicate name
 or PIN, an unknown name, a data dir or staff file that cannot be used). No traceback for
 any of those. A PIN is read from stdin (``--pin-from-stdin``: the first line; from a
 terminal, without echo), never from the command line, where other users and the shell
-history would see it.
+history would see it. ``staff audit --csv FILE`` writes the audit trail as CSV (``-`` for
+stdout, then without the JSON line).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pos_app.staff.errors import StaffError
-from pos_app.staff.store import Role, Staff, staff_path
+from pos_app.staff.store import Role, Staff, audit_csv, staff_path
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -38,6 +39,11 @@ def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: i
     remove = ops.add_parser("remove", help="remove a staff member")
     remove.add_argument("name")
     remove.set_defaults(handler=run_staff_command)
+    audit = ops.add_parser("audit", help="the audit trail of manager actions and staff changes, newest first")
+    audit.add_argument("--limit", type=int, default=None, help="at most this many entries")
+    audit.add_argument("--csv", metavar="FILE", default=None,
+                       help="write the trail as CSV to FILE (- for stdout) instead of JSON")
+    audit.set_defaults(handler=run_staff_command)
 
 
 def emit(payload: dict[str, Any]) -> None:
@@ -63,6 +69,8 @@ def run_staff_command(args: argparse.Namespace) -> int:
     try:
         payload = _dispatch(args, data_dir())
         code = EXIT_OK
+    except _Written:
+        return EXIT_OK
     except (StaffError, ValueError) as error:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
     emit(payload)
@@ -77,12 +85,38 @@ def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
             assert pin is not None
             member = staff.add(args.name, args.role, pin, by=by)
             return {"outcome": "ok", "added": member.to_json(), "file": str(staff.path)}
+        if args.staff_command == "audit":
+            return _audit(staff, args)
         if args.staff_command == "remove":
             member = staff.remove(args.name, by=by)
             return {"outcome": "ok", "removed": member.to_json(), "file": str(staff.path)}
         until = staff.locked_until()
         return {"outcome": "ok", "staff": [m.to_json() for m in staff.list()], "file": str(staff.path),
                 "locked_until": until.isoformat() if until else None}
+
+
+def _audit(staff: Staff, args: argparse.Namespace) -> dict[str, Any]:
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be at least 1")
+    entries = staff.audit(args.limit)
+    if args.csv is None:
+        return {"outcome": "ok", "audit": [e.to_json() for e in entries], "file": str(staff.path)}
+    text = audit_csv(entries)
+    if args.csv == "-":
+        sys.stdout.write(text)
+        raise _Written()
+    target = Path(args.csv)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        partial.write_text(text, encoding="utf-8", newline="")
+        partial.replace(target)
+    except OSError as error:
+        raise StaffError(f"cannot write the audit CSV to {target}: {error.strerror or error}") from error
+    return {"outcome": "ok", "csv": str(target), "entries": len(entries), "file": str(staff.path)}
+
+
+class _Written(Exception):
+    """The CSV went to stdout: no JSON line after it."""
 
 
 def _operator() -> str:

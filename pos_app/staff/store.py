@@ -28,11 +28,13 @@ back lengthens it. A correct PIN resets the count; a cashier's PIN given to
 from __future__ import annotations
 
 import builtins
+import csv
+import io
 import os
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -91,7 +93,10 @@ V1: tuple[str, ...] = (
     """CREATE TRIGGER audit_append_only_d BEFORE DELETE ON audit
         BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
 )
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1,)
+V2: tuple[str, ...] = ("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''",)
+"""Version 2: the audit says why (``reason``), apart from what (``action``, ``detail``)."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
 """``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``; never edited once released."""
 CURRENT_VERSION: Final = len(MIGRATIONS)
 
@@ -114,17 +119,58 @@ class StaffMember:
         return {"name": self.name, "role": self.role.value}
 
 
+class AuditAction(StrEnum):
+    """What a manager (or the system) did; the audit trail's ``action`` column."""
+
+    STAFF_ADDED = "staff_added"
+    STAFF_REMOVED = "staff_removed"
+    SIGN_IN_LOCKED = "sign_in_locked"
+    VOID = "void"
+    REFUND = "refund"
+    RESOLVE = "resolve"
+    CLOSE_BATCH = "close_batch"
+    SETTINGS_CHANGED = "settings_changed"
+    OVERRIDE = "override"
+    """A manager's PIN on a cashier's screen for anything not listed above."""
+
+
 @dataclass(frozen=True)
 class AuditEntry:
+    """One row of the audit trail: who (``actor``), when (``at``, aware UTC), what
+    (``action`` and ``detail``) and why (``reason``, empty where none was asked)."""
+
     seq: int
     at: datetime
     actor: str
     action: str
+    """An ``AuditAction`` value (kept as text: a newer app may have written another)."""
     detail: str
+    reason: str = ""
 
     def to_json(self) -> dict[str, str | int]:
         return {"seq": self.seq, "at": self.at.isoformat(), "actor": self.actor, "action": self.action,
-                "detail": self.detail}
+                "detail": self.detail, "reason": self.reason}
+
+
+AUDIT_CSV_COLUMNS: Final = ("seq", "at", "actor", "action", "detail", "reason")
+
+
+def audit_csv(entries: Iterable[AuditEntry]) -> str:
+    """The entries as CSV text (a header row, then one row per entry; times in ISO 8601 UTC).
+
+    A cell that a spreadsheet would run as a formula (starting with = + - @) is prefixed
+    with an apostrophe, so an exported reason can never execute anything."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(AUDIT_CSV_COLUMNS)
+    for entry in entries:
+        writer.writerow([_inert(str(value)) for value in (entry.seq, entry.at.isoformat(), entry.actor,
+                                                          entry.action, entry.detail, entry.reason)])
+    return out.getvalue()
+
+
+def _inert(cell: str) -> str:
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
 
 
 DEMO_CASHIER_PIN: Final = "1111"
@@ -135,10 +181,6 @@ DEMO_STAFF: Final[tuple[tuple[str, Role, str], ...]] = (
 )
 """Training mode's staff: (name, role, PIN). The PINs are public: never in a store's real staff file."""
 
-# Audit actions written by Staff itself.
-STAFF_ADDED: Final = "staff_added"
-STAFF_REMOVED: Final = "staff_removed"
-SIGN_IN_LOCKED: Final = "sign_in_locked"
 SYSTEM_ACTOR: Final = "system"
 
 
@@ -263,7 +305,7 @@ class Staff:
                 self._refuse_shared_pin(pin, newer)
                 conn.execute("INSERT INTO members (name_key, name, role, pin_hash, added_at) VALUES (?, ?, ?, ?, ?)",
                              (_key(name), name, member_role.value, pin_hash, _time_text(self._clock())))
-                self._insert_audit(conn, by, STAFF_ADDED, f"{name} ({member_role.value})")
+                self._insert_audit(conn, by, AuditAction.STAFF_ADDED, f"{name} ({member_role.value})")
         return StaffMember(name, member_role)
 
     def remove(self, name: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
@@ -277,7 +319,7 @@ class Staff:
                 raise UnknownMember(name.strip())
             member = StaffMember(row[0], Role(row[1]))
             conn.execute("DELETE FROM members WHERE name_key = ?", (_key(member.name),))
-            self._insert_audit(conn, by, STAFF_REMOVED, f"{member.name} ({member.role.value})")
+            self._insert_audit(conn, by, AuditAction.STAFF_REMOVED, f"{member.name} ({member.role.value})")
         return member
 
     def ensure_demo_staff(self) -> builtins.list[StaffMember]:
@@ -316,7 +358,7 @@ class Staff:
 
         Raises what ``sign_in`` raises, and ``NotAManager`` for a cashier's PIN (which
         neither counts as wrong nor resets the count). Recording the override itself is the
-        caller's: ``record(manager.name, "override_...", detail)``.
+        caller's: ``record(manager.name, AuditAction..., detail, reason)`` once it is done.
         """
         return self._identify(pin, manager=True)
 
@@ -360,7 +402,7 @@ class Staff:
                     until = now + LOCKOUT
                     conn.execute("UPDATE sign_in_state SET wrong_pins = 0, locked_until = ? WHERE id = 1",
                                  (_time_text(until),))
-                    self._insert_audit(conn, SYSTEM_ACTOR, SIGN_IN_LOCKED,
+                    self._insert_audit(conn, SYSTEM_ACTOR, AuditAction.SIGN_IN_LOCKED,
                                        f"{MAX_WRONG_PINS} wrong PINs in a row; locked until {until.isoformat()}")
                     error: StaffError = LockedOut(until, just_locked=True)
                 else:
@@ -371,27 +413,35 @@ class Staff:
 
     # -- audit ----------------------------------------------------------------------------
 
-    def record(self, actor: str, action: str, detail: str = "") -> AuditEntry:
-        """Append an audit entry (an override, a staff change) and return it."""
-        for label, value in (("actor", actor), ("action", action)):
-            if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"an audit entry needs a non-empty {label}")
-        if not isinstance(detail, str):
-            raise ValueError("an audit entry's detail is text")
+    def record(self, actor: str, action: AuditAction, detail: str = "", reason: str = "") -> AuditEntry:
+        """Append an audit entry (a manager's action, a staff change) and return it."""
+        if not isinstance(actor, str) or not actor.strip():
+            raise ValueError("an audit entry needs a non-empty actor")
+        action = AuditAction(action)
+        if not isinstance(detail, str) or not isinstance(reason, str):
+            raise ValueError("an audit entry's detail and reason are text")
         with self._lock, self._write("recording an audit entry") as conn:
-            return self._insert_audit(conn, actor.strip(), action.strip(), detail)
+            return self._insert_audit(conn, actor.strip(), action, detail, reason.strip())
 
-    def audit(self, limit: int | None = None) -> builtins.list[AuditEntry]:
-        """Audit entries, newest first (at most ``limit``)."""
-        query = "SELECT seq, at, actor, action, detail FROM audit ORDER BY seq DESC"
+    def audit(self, limit: int | None = None, *, since: datetime | None = None) -> builtins.list[AuditEntry]:
+        """Audit entries, newest first (at most ``limit``; from ``since`` on when given)."""
+        query = "SELECT seq, at, actor, action, detail, reason FROM audit"
+        params: builtins.list[str | int] = []
+        if since is not None:
+            query += " WHERE at >= ?"
+            params.append(_time_text(since))
+        query += " ORDER BY seq DESC"
+        if limit is not None:
+            query += " LIMIT ?"
+            params.append(limit)
         with self._lock:
             conn = self._connection()
             try:
-                rows = conn.execute(query + (" LIMIT ?" if limit is not None else ""),
-                                    (limit,) if limit is not None else ()).fetchall()
+                rows = conn.execute(query, params).fetchall()
             except sqlite3.Error as error:
                 raise _file_error(error, self._path, "reading the audit") from None
-        return [AuditEntry(seq, _parse_time(at), actor, action, detail) for seq, at, actor, action, detail in rows]
+        return [AuditEntry(seq, _parse_time(at), actor, action, detail, reason)
+                for seq, at, actor, action, detail, reason in rows]
 
     # -- internals ------------------------------------------------------------------------
 
@@ -426,12 +476,13 @@ class Staff:
         if any(verify_pin(pin, r.pin_hash) for r in rows):
             raise DuplicatePin()
 
-    def _insert_audit(self, conn: sqlite3.Connection, actor: str, action: str, detail: str) -> AuditEntry:
+    def _insert_audit(self, conn: sqlite3.Connection, actor: str, action: AuditAction, detail: str,
+                      reason: str = "") -> AuditEntry:
         at = self._clock()
-        cursor = conn.execute("INSERT INTO audit (at, actor, action, detail) VALUES (?, ?, ?, ?)",
-                              (_time_text(at), actor, action, detail))
+        cursor = conn.execute("INSERT INTO audit (at, actor, action, detail, reason) VALUES (?, ?, ?, ?, ?)",
+                              (_time_text(at), actor, action.value, detail, reason))
         assert cursor.lastrowid is not None
-        return AuditEntry(cursor.lastrowid, at.astimezone(UTC), actor, action, detail)
+        return AuditEntry(cursor.lastrowid, at.astimezone(UTC), actor, action.value, detail, reason)
 
     @contextmanager
     def _write(self, action: str) -> Iterator[sqlite3.Connection]:

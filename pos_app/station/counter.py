@@ -22,7 +22,7 @@ from pos_app.api.errors import PaymentsError
 from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
 from pos_app.catalog import Catalog, CatalogError, CatalogItem, SyncResult, TaxRate, sync_catalog
 from pos_app.journal import Operation, Outcome
-from pos_app.staff import Staff, StaffMember
+from pos_app.staff import AuditAction, Staff, StaffMember
 from pos_app.station.events import EventKind
 from pos_app.station.station import Station
 from pos_app.terminal.outcomes import OperationResult, Refusal
@@ -90,29 +90,30 @@ class Counter:
         return cls(station, catalog, store, staff, cart, rates, executor)
 
     async def aclose(self) -> None:
-        await self._disk(self._close_files)
+        await self.disk(self._close_files)
         self._executor.shutdown(wait=True)
 
     def _close_files(self) -> None:
         self.catalog.close()
         self.staff.close()
 
-    async def _disk(self, work: Callable[..., T], *args: Any) -> T:
+    async def disk(self, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work(*args)`` on the counter's disk thread (SQLite, files, slow PIN checks)."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, functools.partial(work, *args))
 
     # catalog ----------------------------------------------------------------------------
 
     async def search(self, text: str, limit: int = 20) -> list[CatalogItem]:
-        return await self._disk(self.catalog.search, text, limit)
+        return await self.disk(self.catalog.search, text, limit)
 
     async def categories(self) -> list[str]:
-        return await self._disk(self.catalog.categories)
+        return await self.disk(self.catalog.categories)
 
     async def in_category(self, name: str) -> list[CatalogItem]:
-        return await self._disk(self.catalog.in_category, name)
+        return await self.disk(self.catalog.in_category, name)
 
     async def synced_at(self) -> datetime | None:
-        return await self._disk(self.catalog.synced_at)
+        return await self.disk(self.catalog.synced_at)
 
     async def sync_catalog(self) -> SyncResult | None:
         """Copy the service's catalog; on failure the old one stays (an event says why)."""
@@ -122,7 +123,7 @@ class Counter:
             log.warning("catalog sync failed: %s", error)
             self.station.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
             return None
-        self.rates = await self._disk(self.catalog.taxes)
+        self.rates = await self.disk(self.catalog.taxes)
         self.station.events.publish(EventKind.CATALOG_SYNCED, result)
         return result
 
@@ -133,7 +134,7 @@ class Counter:
 
     async def scan(self, code: str) -> CartLine | None:
         """A scanned or typed code: the item whose SKU/barcode it is, added; None if none."""
-        item = await self._disk(self.catalog.by_code, code)
+        item = await self.disk(self.catalog.by_code, code)
         if item is None:
             return None
         return await self.add(item)
@@ -160,13 +161,13 @@ class Counter:
         """Publish the change at once (the screen follows), then save it (on the disk thread)."""
         self.station.events.publish(EventKind.CART_CHANGED, self.cart)
         async with self._saving:  # saves in order: the file always ends as the newest cart
-            await self._disk(self.cart_store.save, self.cart)
+            await self.disk(self.cart_store.save, self.cart)
 
     # staff ------------------------------------------------------------------------------
 
     async def sign_in(self, pin: str) -> StaffMember:
         """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...)."""
-        member = await self._disk(self.staff.sign_in, pin)
+        member = await self.disk(self.staff.sign_in, pin)
         log.info("signed in: %s (%s)", member.name, member.role)
         self.cashier = member
         self.station.sign_in(member.name)
@@ -177,11 +178,12 @@ class Counter:
         self.cashier = None
         self.station.sign_out()
 
-    async def check_manager(self, pin: str, *, action: str, detail: str) -> StaffMember:
-        """A manager's PIN typed on the cashier's screen: the override is recorded."""
-        manager = await self._disk(self.staff.check_manager, pin)
+    async def check_manager(self, pin: str, *, action: AuditAction, detail: str, reason: str = "") -> StaffMember:
+        """A manager's PIN typed on the cashier's screen: the override is recorded (who,
+        what, why, on whose screen) in the audit trail."""
+        manager = await self.disk(self.staff.check_manager, pin)
         cashier = self.cashier.name if self.cashier else "-"
-        await self._disk(self.staff.record, manager.name, action, f"{detail} (on {cashier}'s screen)")
+        await self.disk(self.staff.record, manager.name, action, f"{detail} (on {cashier}'s screen)", reason)
         return manager
 
     # paying -----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ service refuses is shown, and "decide anyway" is recorded as forced."""
 
 from __future__ import annotations
 
-from pos_app.staff import LockedOut, NotAManager, StaffError, WrongPin
+from pos_app.staff import AuditAction, LockedOut, NotAManager, StaffError, WrongPin
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Refusal
 from pos_app.ui.qt import (
@@ -65,7 +65,8 @@ class ManagerDialog(QDialog):
             return
         try:
             manager = await self.counter.check_manager(
-                self.pin.text(), action="resolve", detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
+                self.pin.text(), action=AuditAction.RESOLVE, reason=reason,
+                detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
         except NotAManager:
             self.message.setText("That is not a manager's PIN.")
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -9,7 +10,7 @@ import sys
 
 import pytest
 
-from pos_app.staff import Role, Staff, StaffMember, WrongPin
+from pos_app.staff import AuditAction, Role, Staff, StaffMember, WrongPin
 
 
 def run_staff(data_dir, *args: str, stdin: str | None = None) -> tuple[int, dict]:
@@ -87,3 +88,22 @@ def test_a_damaged_staff_file_is_invalid(tmp_path):
     (tmp_path / "staff.sqlite3").write_bytes(b"garbage" * 50)
     code, payload = run_staff(tmp_path, "list")
     assert (code, payload["outcome"]) == (1, "invalid") and "not a staff file" in payload["error"]
+
+
+def test_the_audit_trail_as_json_and_as_a_csv_file(tmp_path):
+    data = tmp_path / "data"
+    assert run_staff(data, "add", "Ann", "--role", "manager", "--pin-from-stdin", stdin="4821\n")[0] == 0
+    with Staff.open(data / "staff.sqlite3") as staff:
+        staff.record("Ann", AuditAction.VOID, "void of $12.50 (t-9): approved", reason="wrong item rung up")
+    code, payload = run_staff(data, "audit")
+    assert code == 0
+    assert [(e["action"], e["reason"]) for e in payload["audit"]] == [("void", "wrong item rung up"),
+                                                                     ("staff_added", "")]
+    code, payload = run_staff(data, "audit", "--csv", str(tmp_path / "audit.csv"))
+    assert (code, payload["entries"]) == (0, 2)
+    with open(tmp_path / "audit.csv", newline="", encoding="utf-8") as exported:
+        rows = list(csv.reader(exported))
+    assert rows[0] == ["seq", "at", "actor", "action", "detail", "reason"]
+    assert rows[1][2:] == ["Ann", "void", "void of $12.50 (t-9): approved", "wrong item rung up"]
+    code, payload = run_staff(data, "audit", "--csv", str(tmp_path / "missing" / "audit.csv"))
+    assert code == 1 and "cannot write the audit CSV" in payload["error"]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import sqlite3
 import stat
 import threading
+from datetime import datetime
 
 import pytest
 
@@ -29,7 +32,9 @@ from pos_app.staff import (
     StaffTooNew,
     UnknownMember,
     WrongPin,
+    audit_csv,
 )
+from pos_app.staff.store import V1, AuditAction
 from tests.staff.conftest import FAST
 
 
@@ -200,22 +205,55 @@ def test_remove_and_the_audit_of_staff_changes(open_staff):
         staff.remove("Bob")
     with pytest.raises(WrongPin):
         staff.sign_in("1357")  # a removed member's PIN no longer signs in
-    entry = staff.record("Ann", "override_price", "line 3: 4.99 -> 3.99")
+    entry = staff.record("Ann", AuditAction.OVERRIDE, "line 3: 4.99 -> 3.99", reason="damaged box")
     audit = staff.audit()
-    assert audit[0] == entry
+    assert audit[0] == entry and entry.reason == "damaged box"
     assert [(e.actor, e.action, e.detail) for e in audit] == [
-        ("Ann", "override_price", "line 3: 4.99 -> 3.99"),
+        ("Ann", "override", "line 3: 4.99 -> 3.99"),
         ("Ann", "staff_removed", "Bob (cashier)"),
         ("Ann", "staff_added", "Bob (cashier)"),
         ("os:owner", "staff_added", "Ann (manager)"),
     ]
     assert [e.seq for e in staff.audit(limit=2)] == [audit[0].seq, audit[1].seq]
     with pytest.raises(ValueError):
-        staff.record("", "x")
+        staff.record("", AuditAction.VOID)
+    with pytest.raises(ValueError):
+        staff.record("Ann", "dance")  # type: ignore[arg-type]  # not an action the trail knows
+
+
+def test_the_audit_exports_as_csv_a_spreadsheet_cannot_run(open_staff, clock):
+    staff = open_staff()
+    staff.record("Ann", AuditAction.REFUND, "refund of $5.00 on t-1: approved", reason='=HYPERLINK("x"), "quoted"')
+    clock.advance(seconds=1)
+    staff.record("Ann", AuditAction.VOID, "void of t-2: approved", reason="customer changed mind")
+    rows = list(csv.reader(io.StringIO(audit_csv(staff.audit()))))
+    assert rows[0] == ["seq", "at", "actor", "action", "detail", "reason"]
+    assert [row[2:] for row in rows[1:]] == [
+        ["Ann", "void", "void of t-2: approved", "customer changed mind"],
+        ["Ann", "refund", "refund of $5.00 on t-1: approved", '\'=HYPERLINK("x"), "quoted"'],
+    ]
+    assert datetime.fromisoformat(rows[1][1]).tzinfo is not None
+    since = staff.audit()[0].at
+    assert [e.action for e in staff.audit(since=since)] == ["void"]
+
+
+def test_a_version_1_staff_file_gains_the_reason_column_and_keeps_its_audit(staff_file):
+    staff_file.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(staff_file)
+    conn.executescript(";".join(V1) + ";PRAGMA user_version = 1;")
+    conn.execute("INSERT INTO audit (at, actor, action, detail) VALUES "
+                 "('2026-01-02T03:04:05.000000+00:00', 'os:owner', 'staff_added', 'Ann (manager)')")
+    conn.commit()
+    conn.close()
+    with Staff.open(staff_file, params=FAST) as staff:
+        [old] = staff.audit()
+        assert (old.actor, old.action, old.detail, old.reason) == ("os:owner", "staff_added", "Ann (manager)", "")
+        staff.record("Ann", AuditAction.SETTINGS_CHANGED, "theme: light -> dark", reason="night shift")
+        assert staff.audit()[0].reason == "night shift"
 
 
 def test_the_audit_is_append_only(open_staff, staff_file):
-    open_staff().record("Ann", "override_void", "order 12")
+    open_staff().record("Ann", AuditAction.VOID, "order 12")
     conn = sqlite3.connect(staff_file)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         conn.execute("DELETE FROM audit")

@@ -1,0 +1,201 @@
+"""``BackOffice``: what a manager does at a station, Qt-free: the day's payments, void and
+refund, the attempts that need a person, and the audit trail.
+
+Every money-moving action here needs a manager (checked by PIN by the caller through
+``verify_manager``) and a reason, goes through the terminal service (journaled before it
+leaves, never resent) and is written to the audit trail with its outcome: who, when, what,
+why. Reads of the journal and the staff file run on the counter's disk thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import StrEnum
+
+from pos_app.journal import Attempt, Outcome
+from pos_app.receipts import format_money
+from pos_app.staff import AuditAction, AuditEntry, StaffMember
+from pos_app.station.counter import Counter
+from pos_app.station.events import EventKind
+from pos_app.station.payments import PaymentRow, PaymentStatus, merge_history
+from pos_app.station.report import on_day
+from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
+from pos_app.terminal.outcomes import OperationResult
+
+REASON_MAX = 200
+
+
+@dataclass(frozen=True)
+class History:
+    rows: tuple[PaymentRow, ...]
+    complete: bool
+    """False when the service's list could not be read whole: rows may be missing."""
+    problem: str | None = None
+    """Why the list could not be read (the journal's rows are shown alone)."""
+
+
+class Problem(StrEnum):
+    UNRESOLVED = "unresolved"
+    """In flight or unknown: money may or may not have moved."""
+    CONFLICT = "conflict"
+    """A late answer contradicts the decision (e.g. charged, but marked not paid)."""
+    ATTENTION = "attention"
+    """A possible match, several charges for one attempt, a decision forced without the service."""
+
+
+@dataclass(frozen=True)
+class AttentionItem:
+    problem: Problem
+    attempt: Attempt
+    note: str
+    """What happened and what to do, as a sentence."""
+
+
+class BackOffice:
+    def __init__(self, counter: Counter) -> None:
+        self.counter = counter
+        self.station = counter.station
+
+    # payments ---------------------------------------------------------------------------
+
+    async def payments(self, day: date) -> History:
+        """The day's payments: the journal's merged with the service's list (see ``payments``).
+
+        When the list cannot be read, the journal's rows come back alone with the reason."""
+        from pos_app.api.errors import PaymentsError
+
+        attempts = await self.station.journal.attempts(day=day)
+        start = datetime.combine(day, datetime.min.time()).astimezone()
+        try:
+            window = await read_window(self.station.client, start - CLOCK_SLACK)
+        except PaymentsError as error:
+            return History(tuple(merge_history(attempts, [])), False, f"the service's list could not be read: {error}")
+        entries = [e for e in window.entries if on_day(entry_time(e), day)]
+        return History(tuple(merge_history(attempts, entries)), window.complete)
+
+    async def void(self, row: PaymentRow, *, manager: StaffMember, reason: str) -> OperationResult:
+        """Void an unsettled payment (or open pre-auth) on the terminal that took it."""
+        reason = check_reason(reason)
+        if not row.voidable or row.transaction_id is None:
+            raise ValueError(_not_voidable(row))
+        terminal = row.terminal_id or self._terminal()
+        result = await self.station.service.void(terminal, row.transaction_id, payment_id=row.payment_id)
+        self.station.events.publish(EventKind.OUTCOME, result)
+        await self._audit(manager, AuditAction.VOID,
+                          f"void of {format_money(row.total)} ({_ids(row)}): {_said(result)}", reason)
+        return result
+
+    async def refund(self, row: PaymentRow, amount: int, *, manager: StaffMember, reason: str) -> OperationResult:
+        """Refund ``amount`` base cents (at most ``row.refundable``) of a settled payment."""
+        reason = check_reason(reason)
+        if row.transaction_id is None or row.refundable <= 0:
+            raise ValueError(_not_refundable(row))
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
+            raise ValueError(f"a refund of this payment is between {format_money(1)} and "
+                             f"{format_money(row.refundable)} (what is left of {format_money(row.base or 0)})")
+        terminal = row.terminal_id or self._terminal()
+        result = await self.station.service.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
+        self.station.events.publish(EventKind.OUTCOME, result)
+        await self._audit(manager, AuditAction.REFUND,
+                          f"refund of {format_money(amount)} of {format_money(row.total)} ({_ids(row)}): "
+                          f"{_said(result)}", reason)
+        return result
+
+    # what needs a person ----------------------------------------------------------------
+
+    async def needs_attention(self, *, days: int = 7) -> list[AttentionItem]:
+        """Every open attempt (whatever its day), and the last ``days`` days' decided
+        attempts with a conflict or a note, newest first."""
+        from datetime import timedelta
+
+        items = [AttentionItem(Problem.UNRESOLVED, a, _unresolved_note(a))
+                 for a in await self.station.journal.in_flight()]
+        today = datetime.now().date()
+        for back in range(days):
+            for attempt in await self.station.journal.attempts(day=today - timedelta(days=back)):
+                if not attempt.is_final:
+                    continue
+                full = await self.station.journal.get(attempt.id) if attempt.conflict or attempt.attention else None
+                if full is not None and full.conflict is not None:
+                    items.append(AttentionItem(Problem.CONFLICT, full, _conflict_note(full)))
+                for note in full.attention if full is not None else ():
+                    items.append(AttentionItem(Problem.ATTENTION, full, note))  # type: ignore[arg-type]
+        return sorted(items, key=lambda item: item.attempt.created_at, reverse=True)
+
+    # audit ------------------------------------------------------------------------------
+
+    async def verify_manager(self, pin: str) -> StaffMember:
+        """The manager whose PIN this is (raises the staff errors; counts wrong PINs)."""
+        return await self.counter.disk(self.counter.staff.check_manager, pin)
+
+    async def audit(self, limit: int | None = None) -> list[AuditEntry]:
+        return await self.counter.disk(self.counter.staff.audit, limit)
+
+    async def record(self, manager: StaffMember, action: AuditAction, detail: str, reason: str = "") -> AuditEntry:
+        return await self._audit(manager, action, detail, reason)
+
+    async def _audit(self, manager: StaffMember, action: AuditAction, detail: str, reason: str) -> AuditEntry:
+        cashier = self.counter.cashier
+        if cashier is not None and cashier.name != manager.name:
+            detail = f"{detail} (on {cashier.name}'s screen)"
+        return await self.counter.disk(self.counter.staff.record, manager.name, action, detail, reason)
+
+    def _terminal(self) -> str:
+        terminal = self.station.config.terminal_id
+        if not terminal:
+            raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
+        return terminal
+
+
+def check_reason(reason: str) -> str:
+    """A reason is asked for every manager action: non-empty, one line, at most 200 characters."""
+    text = " ".join(str(reason).split())
+    if not text:
+        raise ValueError("give a reason: it is recorded with the action")
+    if len(text) > REASON_MAX:
+        raise ValueError(f"keep the reason under {REASON_MAX} characters")
+    return text
+
+
+def _ids(row: PaymentRow) -> str:
+    return ", ".join(f"{label} {value}" for label, value in (
+        ("payment", row.payment_id), ("transaction", row.transaction_id), ("attempt", row.attempt_id)) if value)
+
+
+def _said(result: OperationResult) -> str:
+    text = str(result.outcome)
+    if result.refusal is not None:
+        text += f" ({result.refusal})"
+    return text
+
+
+def _not_voidable(row: PaymentRow) -> str:
+    if row.settled:
+        return "this payment is settled: refund it instead of voiding it"
+    if row.settled is None:
+        return "the service does not say whether this payment is settled yet: refresh the list and try again"
+    return f"a {row.status} payment cannot be voided"
+
+
+def _not_refundable(row: PaymentRow) -> str:
+    if row.settled is False:
+        return "this payment is not settled yet: void it instead (a void returns everything, surcharge included)"
+    if row.settled is None:
+        return "the service does not say whether this payment is settled yet: refresh the list and try again"
+    if row.status is PaymentStatus.REFUNDED:
+        return "this payment is already fully refunded"
+    return f"a {row.status} payment cannot be refunded"
+
+
+def _unresolved_note(attempt: Attempt) -> str:
+    state = "still in flight" if attempt.outcome is None else "unknown"
+    return (f"the {attempt.operation} of {format_money(attempt.amount or 0)} is {state}: keep waiting or check "
+            "again; if it stays unknown, look at the terminal and decide paid or not paid")
+
+
+def _conflict_note(attempt: Attempt) -> str:
+    said = (attempt.conflict or {}).get("outcome")
+    if attempt.outcome is not Outcome.APPROVED and said == "approved":
+        return ("marked not paid, but the service charged the card: refund it if the customer paid another way")
+    return f"decided {attempt.outcome}, but the service answered {said} later: check the payment"

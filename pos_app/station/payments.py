@@ -1,0 +1,322 @@
+"""The manager's payments list: the journal's card payments merged with the service's
+transaction list, one row per payment, and what may still be done with each.
+
+Why merge: the journal knows what this station asked and who was signed in, but only
+the service knows what happened to the money later (settled, voided or refunded from
+another lane, a charge whose answer was lost). A row takes its status from the journal
+when the journal has a final outcome (a person may have decided it), from the service
+otherwise; its settled flag, surcharge and card come from the service. An attempt the
+journal holds as unknown stays ``UNKNOWN`` here even when the list shows a charge: only
+the needs-attention workflow resolves it (checked against the service), never a list.
+
+Money: ``base`` is what the cart cost (the amount sent to the terminal), ``surcharge``
+what the service added; both integer cents. Refunds move the base (the terminal refund
+route takes the base amount), so ``refundable`` is the base not yet refunded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from pos_app.api.identity import attempt_in, cashier_in
+from pos_app.api.models import TransactionEntry
+from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.terminal.lookup import entry_time
+
+
+class PaymentStatus(StrEnum):
+    APPROVED = "approved"
+    PREAUTH = "pre-auth"
+    """An open authorization: funds held, nothing captured yet."""
+    PARTLY_REFUNDED = "partly refunded"
+    REFUNDED = "refunded"
+    VOIDED = "voided"
+    DECLINED = "declined"
+    FAILED = "failed"
+    """Never reached the card (nothing charged)."""
+    UNKNOWN = "unknown"
+    """Money may or may not have moved: see the needs-attention list."""
+
+
+class Source(StrEnum):
+    JOURNAL = "journal"
+    """Only this station's journal knows it (the list does not show it, or not yet)."""
+    SERVICE = "service"
+    """Only the service's list shows it (another lane, or made outside pos-app)."""
+    BOTH = "both"
+
+
+PAYMENT_TYPES = frozenset({"sale", "auth"})
+FOLLOW_UP_TYPES = frozenset({"capture", "void", "refund"})
+_JOURNAL_STATUS = {Outcome.DECLINED: PaymentStatus.DECLINED, Outcome.FAILED: PaymentStatus.FAILED,
+                   Outcome.UNKNOWN: PaymentStatus.UNKNOWN}
+
+
+@dataclass(frozen=True)
+class PaymentRow:
+    """One card payment (a sale, or a pre-auth and its capture) as the list shows it."""
+
+    key: str
+    """Stable identity: the payment id, else the gateway transaction id, else the attempt id."""
+    at: datetime | None
+    terminal_id: str | None
+    cashier: str | None
+    operation: Operation
+    """``SALE`` or ``PREAUTH`` (a captured pre-auth stays ``PREAUTH``: its status says captured)."""
+    status: PaymentStatus
+    base: int | None
+    surcharge: int = 0
+    refunded: int = 0
+    """Base cents refunded so far (the journal's approved refunds or the list's, whichever is more)."""
+    surcharge_returned: int = 0
+    """Surcharge cents the list shows returned with the refunds."""
+    settled: bool | None = None
+    card_brand: str | None = None
+    card_last4: str | None = None
+    payment_id: str | None = None
+    transaction_id: str | None = None
+    attempt_id: str | None = None
+    source: Source = Source.JOURNAL
+    decided_by: str | None = None
+    """The manager who decided the outcome of an unknown, when one did."""
+    conflict: bool = False
+    """Decided not paid, but the service's later answer says the card was charged: the
+    row shows the charge (so it can be voided or refunded) and the needs-attention list
+    shows the conflict."""
+
+    @property
+    def total(self) -> int:
+        """What the customer paid: base plus surcharge (0 for an unknown base)."""
+        return (self.base or 0) + self.surcharge
+
+    @property
+    def refundable(self) -> int:
+        """Base cents a refund may still return: only a settled, charged payment."""
+        if self.status not in (PaymentStatus.APPROVED, PaymentStatus.PARTLY_REFUNDED) or self.settled is not True:
+            return 0
+        return max((self.base or 0) - self.refunded, 0)
+
+    @property
+    def voidable(self) -> bool:
+        """An unsettled charge or open pre-auth: voided, not refunded."""
+        return (self.status in (PaymentStatus.APPROVED, PaymentStatus.PREAUTH) and self.settled is False
+                and self.refunded == 0 and self.transaction_id is not None)
+
+    @property
+    def card(self) -> str:
+        return " ".join(part for part in (self.card_brand, f"•••• {self.card_last4}" if self.card_last4 else None)
+                        if part)
+
+    def text(self) -> str:
+        """What the text filter searches: ids, cashier, terminal, card, status."""
+        return " ".join(str(part) for part in (
+            self.key, self.payment_id, self.transaction_id, self.attempt_id, self.cashier, self.terminal_id,
+            self.card_brand, self.card_last4, self.status.value) if part).casefold()
+
+
+@dataclass(frozen=True)
+class PaymentFilter:
+    """What the manager narrowed the list to; empty fields match everything."""
+
+    terminal_id: str | None = None
+    status: PaymentStatus | None = None
+    min_total: int | None = None
+    max_total: int | None = None
+    """Bounds on ``total`` in cents, inclusive."""
+    text: str = ""
+
+    def __call__(self, row: PaymentRow) -> bool:
+        if self.terminal_id and row.terminal_id != self.terminal_id:
+            return False
+        if self.status is not None and row.status is not self.status:
+            return False
+        if self.min_total is not None and row.total < self.min_total:
+            return False
+        if self.max_total is not None and row.total > self.max_total:
+            return False
+        words = self.text.casefold().split()
+        if words:
+            haystack = row.text()
+            return all(word in haystack for word in words)
+        return True
+
+
+def filtered(rows: Iterable[PaymentRow], wanted: PaymentFilter) -> list[PaymentRow]:
+    return [row for row in rows if wanted(row)]
+
+
+def parse_amount(text: str) -> int | None:
+    """A typed dollar amount ("12.5", "$1,234.50") as cents; None for empty text.
+
+    Raises ``ValueError`` with a sentence for anything that is not an amount of at most
+    two decimals."""
+    cleaned = text.strip().replace("$", "").replace(",", "").strip()
+    if not cleaned:
+        return None
+    try:
+        value = Decimal(cleaned)
+    except ArithmeticError:
+        raise ValueError(f"{text.strip()!r} is not an amount: type dollars and cents, like 12.50") from None
+    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -2:  # type: ignore[operator]
+        raise ValueError(f"{text.strip()!r} is not an amount: type dollars and cents, like 12.50")
+    return int(value * 100)
+
+
+@dataclass
+class _Group:
+    """The list entries of one payment: its sale/auth entry and its follow-ups."""
+
+    payment: TransactionEntry | None = None
+    follow_ups: list[TransactionEntry] = field(default_factory=list)
+
+
+def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntry]) -> list[PaymentRow]:
+    """Rows for the journal's sales and pre-auths and the list's payments, newest first.
+
+    ``attempts`` may hold every operation of the period (follow-ups are folded into the
+    payments they name); ``entries`` are the list entries of the same period."""
+    groups = _group(entries)
+    attempts = list(attempts)
+    follow_ups: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        if attempt.operation in (Operation.CAPTURE, Operation.VOID, Operation.REFUND) and attempt.ref:
+            follow_ups.setdefault(attempt.ref, []).append(attempt)
+    by_attempt = {attempt_in(g.payment.user_agent): key for key, g in groups.items()
+                  if g.payment is not None and attempt_in(g.payment.user_agent)}
+    by_transaction = {g.payment.transaction_id: key for key, g in groups.items()
+                      if g.payment is not None and g.payment.transaction_id}
+    rows: list[PaymentRow] = []
+    used: set[str] = set()
+    for attempt in attempts:
+        if attempt.operation not in (Operation.SALE, Operation.PREAUTH):
+            continue
+        row = _journal_row(attempt)
+        key = (by_attempt.get(attempt.id) or (row.transaction_id and by_transaction.get(row.transaction_id))
+               or (row.payment_id if row.payment_id in groups else None))
+        if key and key not in used:
+            used.add(key)
+            row = _with_service(row, groups[key])
+        rows.append(_with_journal_follow_ups(row, follow_ups.get(row.transaction_id or "", [])))
+    for key, group in groups.items():
+        if key not in used and group.payment is not None:
+            rows.append(_with_service(_service_row(key, group.payment), group))
+    return sorted(rows, key=lambda r: r.at.timestamp() if r.at else 0.0, reverse=True)
+
+
+def _group(entries: Iterable[TransactionEntry]) -> dict[str, _Group]:
+    groups: dict[str, _Group] = {}
+    for entry in entries:
+        kind = (entry.type or "").casefold()
+        key = entry.payment_id or entry.transaction_id or entry.id
+        if not key or kind not in PAYMENT_TYPES | FOLLOW_UP_TYPES:
+            continue
+        group = groups.setdefault(key, _Group())
+        if kind in PAYMENT_TYPES:
+            group.payment = entry
+        else:
+            group.follow_ups.append(entry)
+    return groups
+
+
+def _journal_row(attempt: Attempt) -> PaymentRow:
+    late = attempt.conflict or {}
+    charged_anyway = late.get("outcome") == Outcome.APPROVED.value  # a late approval after "not paid"
+    result = {**(attempt.result or {}), **late} if charged_anyway else (attempt.result or {})
+    if attempt.outcome is Outcome.APPROVED or charged_anyway:
+        status = PaymentStatus.PREAUTH if attempt.operation is Operation.PREAUTH else PaymentStatus.APPROVED
+    else:
+        status = _JOURNAL_STATUS.get(attempt.outcome or Outcome.UNKNOWN, PaymentStatus.UNKNOWN)
+    return PaymentRow(
+        key=_text(result.get("payment_id")) or _text(result.get("transaction_id")) or attempt.id,
+        at=attempt.created_at, terminal_id=attempt.terminal_id, cashier=attempt.cashier,
+        operation=attempt.operation, status=status, base=attempt.amount,
+        card_brand=_text(result.get("card_brand")), card_last4=_text(result.get("card_last4")),
+        payment_id=_text(result.get("payment_id")), transaction_id=_text(result.get("transaction_id")),
+        attempt_id=attempt.id, decided_by=attempt.resolved_by, conflict=charged_anyway,
+    )
+
+
+def _service_row(key: str, entry: TransactionEntry) -> PaymentRow:
+    kind = (entry.type or "").casefold()
+    if entry.declined:
+        status = PaymentStatus.DECLINED
+    else:
+        status = PaymentStatus.PREAUTH if kind == "auth" else PaymentStatus.APPROVED
+    return PaymentRow(
+        key=key, at=entry_time(entry), terminal_id=entry.terminal_id, cashier=cashier_in(entry.user_agent),
+        operation=Operation.PREAUTH if kind == "auth" else Operation.SALE, status=status,
+        base=entry.base_amount if entry.base_amount is not None else entry.amount,
+        payment_id=entry.payment_id, transaction_id=entry.transaction_id,
+        attempt_id=attempt_in(entry.user_agent), source=Source.SERVICE,
+    )
+
+
+def _with_service(row: PaymentRow, group: _Group) -> PaymentRow:
+    """The service's facts on the row: settled, surcharge, card, ids, and its follow-ups."""
+    entry = group.payment
+    assert entry is not None
+    card = entry.card
+    surcharge = entry.surcharge if entry.surcharge is not None else (
+        entry.amount - entry.base_amount if entry.amount is not None and entry.base_amount is not None else 0)
+    row = replace(
+        row, settled=entry.settled if isinstance(entry.settled, bool) else row.settled,
+        surcharge=max(surcharge, 0),
+        card_brand=row.card_brand or (card.brand or card.network or card.type if card else None),
+        card_last4=row.card_last4 or (card.last4 if card else None),
+        payment_id=row.payment_id or entry.payment_id, transaction_id=row.transaction_id or entry.transaction_id,
+        terminal_id=row.terminal_id or entry.terminal_id, cashier=row.cashier or cashier_in(entry.user_agent),
+        source=Source.BOTH if row.source is Source.JOURNAL else row.source,
+    )
+    refunded = returned = 0
+    voided = captured = False
+    captured_base = row.base
+    for follow_up in group.follow_ups:
+        if follow_up.declined:
+            continue
+        kind = (follow_up.type or "").casefold()
+        if kind == "void":
+            voided = True
+        elif kind == "refund":
+            refunded += follow_up.base_amount if follow_up.base_amount is not None else (follow_up.amount or 0)
+            returned += follow_up.surcharge or 0
+        elif kind == "capture":
+            captured = True
+            captured_base = follow_up.base_amount if follow_up.base_amount is not None else captured_base
+            surcharge = follow_up.surcharge if follow_up.surcharge is not None else row.surcharge
+            row = replace(row, surcharge=max(surcharge, 0))
+    if captured and row.status is PaymentStatus.PREAUTH:
+        row = replace(row, status=PaymentStatus.APPROVED, base=captured_base)
+    return _settle_status(replace(row, refunded=max(row.refunded, refunded), surcharge_returned=returned),
+                          voided)
+
+
+def _with_journal_follow_ups(row: PaymentRow, follow_ups: list[Attempt]) -> PaymentRow:
+    """This station's approved captures, voids and refunds of the row (the list may lag)."""
+    approved = [a for a in follow_ups if a.outcome is Outcome.APPROVED]
+    if not approved:
+        return row
+    refunded = sum(a.amount or 0 for a in approved if a.operation is Operation.REFUND)
+    voided = any(a.operation is Operation.VOID for a in approved)
+    captures = [a for a in approved if a.operation is Operation.CAPTURE]
+    if captures and row.status is PaymentStatus.PREAUTH:
+        row = replace(row, status=PaymentStatus.APPROVED, base=captures[-1].amount)
+    return _settle_status(replace(row, refunded=max(row.refunded, refunded)), voided)
+
+
+def _settle_status(row: PaymentRow, voided: bool) -> PaymentRow:
+    if row.status not in (PaymentStatus.APPROVED, PaymentStatus.PREAUTH, PaymentStatus.PARTLY_REFUNDED):
+        return row  # an unknown, declined or failed row is not changed by follow-ups
+    if voided:
+        return replace(row, status=PaymentStatus.VOIDED)
+    if row.refunded and row.base is not None:
+        full = row.refunded >= row.base
+        return replace(row, status=PaymentStatus.REFUNDED if full else PaymentStatus.PARTLY_REFUNDED)
+    return row
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
