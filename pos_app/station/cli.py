@@ -1,4 +1,5 @@
-"""``pos-app terminal …`` and ``pos-app receipt …``: automation, diagnostics, scripted close batch.
+"""``pos-app terminal …`` and ``pos-app receipt …``: automation, diagnostics, scripted close
+batch (which also writes the end-of-shift report and names it under ``report``).
 
 Imports no Qt. Prints ONE JSON object on stdout, with its text under ``error`` (or
 ``note`` for an approval's remark), and a line on stderr for each status change while it
@@ -75,7 +76,7 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type
                                                  "(found in the journal when this station made the sale)")
         if amount:
             parser.add_argument("--amount", required=True, help=f"integer cents, at most {TERMINAL_AMOUNT_MAX}")
-    parser = op("close-batch", "close the open batch (manager)")
+    parser = op("close-batch", "close the open batch (manager) and write the end-of-shift report PDF")
     parser.add_argument("--terminal", required=True)
     parser.add_argument("--by-serial", action="store_true", help="--terminal is the serial number (type S)")
     parser = op("resume", "resolve every in-flight attempt of the journal")
@@ -209,6 +210,8 @@ async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
         except ValueError as error:
             raise Refused(str(error)) from None
         return result.to_json(), EXIT[Outcome.FAILED] if result.refusal else 0
+    if args.operation == "close-batch":
+        return await _close_batch(station, args)
     result = await _operation(service, args)
     if result.refusal in CONFIG_REFUSALS:
         return {**result.to_json(), "outcome": "invalid"}, EXIT_INVALID
@@ -230,9 +233,22 @@ async def _operation(service: TerminalService, args: argparse.Namespace) -> Oper
                                     payment_id=args.payment_id)
     if operation == "void":
         return await service.void(args.terminal, args.ref, payment_id=args.payment_id)
-    if operation == "close-batch":
-        return await service.close_batch(args.terminal, by_serial=args.by_serial)
     raise Refused(f"unknown terminal operation {operation!r}")
+
+
+async def _close_batch(station: Station, args: argparse.Namespace) -> Payload:
+    """The close's JSON as for any operation, plus ``report``: the end-of-shift report PDF,
+    written whatever the close gave (``report_error`` when it could not be saved)."""
+    end = await station.shift_end(args.terminal, by=getpass.getuser(), by_serial=args.by_serial)
+    result = end.report.close.result
+    payload = result.to_json()
+    if end.path is not None:
+        payload["report"] = str(end.path)
+    else:
+        payload["report_error"] = end.save_error
+    if result.refusal in CONFIG_REFUSALS:
+        return {**payload, "outcome": "invalid"}, EXIT_INVALID
+    return payload, EXIT[result.outcome]
 
 
 async def _receipt_command(station: Station, args: argparse.Namespace) -> Payload:
