@@ -62,6 +62,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QSizePolicy,
     QStackedWidget,
     QTableView,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -78,6 +79,7 @@ __all__ = [
     "QComboBox", "QFormLayout",
     "QKeyEvent", "QKeySequence", "QLabel", "QLineEdit", "QListWidget", "QListWidgetItem", "QMainWindow",
     "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPalette", "QPdfDocument", "QPdfView", "QPrintDialog",
-    "QPrinter", "QPushButton", "QShortcut", "QSize", "QSizePolicy", "QStackedWidget", "QTableView", "QTextBrowser",
+    "QPrinter", "QPushButton", "QShortcut", "QSize", "QSizePolicy", "QStackedWidget", "QTableView", "QTabWidget",
+    "QTextBrowser",
     "QTimer", "QVBoxLayout", "QWidget", "Qt", "Signal", "asyncSlot", "qasync",
 ]

@@ -75,16 +75,17 @@ class ReceiptDesk:
             return "No receipt to reprint yet."
         return await self.output(self.last_pdf)
 
-    async def card_slip(self, payment_id: str) -> str:
-        """The service's receipt PDF (customer copy), checked to be a PDF, previewed."""
+    async def card_slip(self, payment_id: str, *, for_merchant: bool = False) -> str:
+        """The service's receipt PDF (customer or merchant copy), checked to be a PDF, previewed."""
         from pos_app.api.errors import PaymentsError
 
+        copy = "merchant copy" if for_merchant else "card slip"
         try:
-            pdf = await self.counter.station.client.receipt_pdf(payment_id, for_merchant=False)
+            pdf = await self.counter.station.client.receipt_pdf(payment_id, for_merchant=for_merchant)
         except PaymentsError as error:
-            return f"The card slip could not be fetched: {error}"
+            return f"The {copy} could not be fetched: {error}"
         await shown(ReceiptPreview(pdf, self.parent))
-        return "Card slip shown."
+        return f"The {copy} is shown."
 
 
 class ReceiptPreview(QDialog):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pos_app.journal import Outcome
+from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 
 PHASES = {
@@ -40,6 +40,14 @@ REFUSALS = {
 }
 
 
+FOLLOW_UP_DONE = {
+    Operation.VOID: "Voided: the customer gets everything back.",
+    Operation.REFUND: "Refunded to the card.",
+    Operation.CAPTURE: "Captured: the held amount is charged.",
+    Operation.CLOSE_BATCH: "The batch is closed.",
+}
+
+
 def headline(result: OperationResult) -> str:
     if result.refusal is not None:
         return "Not sent" if result.attempt_id is None else "Not done"
@@ -55,6 +63,8 @@ def explain(result: OperationResult) -> str:
     """The sentence under the headline; the technical detail stays one click away."""
     if result.refusal is not None:
         return REFUSALS[result.refusal]
+    if result.outcome is Outcome.APPROVED and result.operation in FOLLOW_UP_DONE:
+        return FOLLOW_UP_DONE[result.operation]
     if result.outcome is Outcome.APPROVED:
         card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
                         if part)

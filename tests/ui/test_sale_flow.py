@@ -209,7 +209,7 @@ def test_the_card_slip_is_one_click_away(qtbot, run, open_app, ui_config, sandbo
     slip = modal(qtbot, ReceiptPreview)
     assert slip.pdf.startswith(b"%PDF") and slip is not None
     qtbot.keyClick(slip, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: "Card slip shown" in app.window.status.text())
+    qtbot.waitUntil(lambda: "card slip is shown" in app.window.status.text())
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
 
 

@@ -1,0 +1,53 @@
+"""The back office (F9): today's payments, what needs attention, and the audit trail, as
+tabs of one window over the Qt-free ``BackOffice``. Esc closes it; F5 refreshes the tab."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pos_app.station.back_office import BackOffice
+from pos_app.station.counter import Counter
+from pos_app.ui.attention_view import AttentionPanel
+from pos_app.ui.audit_view import AuditPanel
+from pos_app.ui.payments_view import PaymentsPanel
+from pos_app.ui.qt import QDialog, QKeySequence, QShortcut, QTabWidget, QVBoxLayout, QWidget, asyncSlot
+
+
+class BackOfficeDialog(QDialog):
+    def __init__(self, counter: Counter, money: Callable[[int], str], receipts: Any,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Back office — payments, needs attention, audit trail")
+        self.office = BackOffice(counter)
+        self.tabs = QTabWidget()
+        self.payments = PaymentsPanel(self.office, money, receipts, self)
+        self.attention = AttentionPanel(self.office, money, self)
+        self.audit = AuditPanel(self.office, money, self)
+        self.tabs.addTab(self.payments, "Payments")
+        self.tabs.addTab(self.attention, "Needs attention")
+        self.tabs.addTab(self.audit, "Audit trail")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs)
+        self.resize(1100, 640)
+        self.attention.show_payment.connect(self._show_payment)
+        self.attention.changed.connect(lambda: self.payments.refresh())
+        self.payments.changed.connect(lambda: self.attention.refresh())
+        QShortcut(QKeySequence("F5"), self, activated=self._refresh)
+        self.payments.refresh()
+        self.attention.refresh()
+
+    @asyncSlot()
+    async def _refresh(self) -> None:
+        current = self.tabs.currentWidget()
+        if current is self.payments:
+            self.payments.refresh()
+        elif current is self.attention:
+            self.attention.refresh()
+        else:
+            await self.audit.refresh()
+
+    def _show_payment(self, attempt_id: str) -> None:
+        self.tabs.setCurrentWidget(self.payments)
+        if not self.payments.select(attempt_id):
+            self.payments.message.setText("That payment is not in today's list (it may be from another day).")

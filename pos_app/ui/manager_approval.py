@@ -1,0 +1,110 @@
+"""A manager's approval of one action (void, refund, audit export): PIN, reason and, for a
+refund, the amount. The PIN is checked here (wrong PINs count toward the lockout); the
+action itself runs after the dialog closes, so it is never sent twice by a double Enter."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from pos_app.staff import LockedOut, NotAManager, StaffError, StaffMember, WrongPin
+from pos_app.station.back_office import check_reason
+from pos_app.station.payments import parse_amount
+from pos_app.ui.qt import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+    asyncSlot,
+)
+
+
+class ManagerApproval(QDialog):
+    """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents)."""
+
+    def __init__(self, title: str, summary: str, verify: Callable[[str], Awaitable[StaffMember]], *,
+                 money: Callable[[int], str], max_amount: int | None = None, ask_reason: bool = True,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.verify = verify
+        self.money = money
+        self.max_amount = max_amount
+        self.ask_reason = ask_reason
+        self.manager: StaffMember | None = None
+        self.reason_text = ""
+        self.amount_cents: int | None = None
+        self.setWindowTitle(title)
+        self.pin = QLineEdit()
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin.setAccessibleName("Manager PIN")
+        self.pin.setPlaceholderText("Manager PIN")
+        self.reason = QLineEdit()
+        self.reason.setAccessibleName("Reason")
+        self.reason.setPlaceholderText("Why (recorded in the audit trail)")
+        self.amount = QLineEdit()
+        self.amount.setAccessibleName("Amount")
+        self.message = QLabel(summary)
+        self.message.setWordWrap(True)
+        self.ok = QPushButton(f"{title}  (Enter)")
+        self.ok.setDefault(True)
+        cancel = QPushButton("Cancel  (Esc)")
+        cancel.setAutoDefault(False)
+        form = QFormLayout()
+        if max_amount is not None:
+            self.amount.setText(_dollars(max_amount))
+            form.addRow("Amount", self.amount)
+        form.addRow("Manager PIN", self.pin)
+        if ask_reason:
+            form.addRow("Reason", self.reason)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.ok)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        self.resize(460, 0)
+        self.ok.clicked.connect(self._approve)
+        cancel.clicked.connect(self.reject)
+        (self.amount if max_amount is not None else self.pin).setFocus()
+
+    @asyncSlot()
+    async def _approve(self) -> None:
+        try:
+            amount = self._amount()
+            reason = check_reason(self.reason.text()) if self.ask_reason else ""
+        except ValueError as error:
+            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
+        self.ok.setEnabled(False)
+        try:
+            manager = await self.verify(self.pin.text())
+        except NotAManager:
+            self.message.setText("That is not a manager's PIN.")
+            return
+        except WrongPin as error:
+            self.message.setText(f"Wrong PIN ({error.tries_left} tries left before sign-in locks).")
+            return
+        except (LockedOut, StaffError) as error:
+            self.message.setText(f"PIN refused: {error}")
+            return
+        finally:
+            self.ok.setEnabled(True)
+            self.pin.clear()
+        self.manager, self.reason_text, self.amount_cents = manager, reason, amount
+        self.accept()
+
+    def _amount(self) -> int | None:
+        if self.max_amount is None:
+            return None
+        cents = parse_amount(self.amount.text())
+        if cents is None or not 0 < cents <= self.max_amount:
+            raise ValueError(f"the amount is between {self.money(1)} and {self.money(self.max_amount)}")
+        return cents
+
+
+def _dollars(cents: int) -> str:
+    return f"{cents // 100}.{cents % 100:02d}"

@@ -1,0 +1,316 @@
+"""The payments tab of the back office (F9): today's payments, filters, and for the
+selected one void, refund, refund all and either receipt. The list and every action come
+from ``BackOffice`` (Qt-free); this module only shows them and asks the manager."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pos_app.journal import Outcome
+from pos_app.station.back_office import BackOffice, History
+from pos_app.station.payments import PaymentFilter, PaymentRow, PaymentStatus, filtered, parse_amount
+from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.dialogs import shown
+from pos_app.ui.manager_approval import ManagerApproval
+from pos_app.ui.qt import (
+    QAbstractItemView,
+    QAbstractTableModel,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QModelIndex,
+    QObject,
+    QPushButton,
+    Qt,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+    asyncSlot,
+)
+from pos_app.ui.sentences import explain, headline
+
+HEADERS = ("Time", "Terminal", "Cashier", "Amount", "Surcharge", "Card", "Status", "Settled")
+ALL = "All"
+
+
+class PaymentsModel(QAbstractTableModel):
+    def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.money = money
+        self.rows: list[PaymentRow] = []
+
+    def show(self, rows: list[PaymentRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not 0 <= index.row() < len(self.rows):
+            return None
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cells(row)[index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (3, 4):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and row.conflict:
+            return "Marked not paid, but the service charged the card: give the money back or keep the sale."
+        return None
+
+    def cells(self, row: PaymentRow) -> tuple[str, ...]:
+        status = row.status.value + (" ⚠ charged after 'not paid'" if row.conflict else "")
+        settled = {True: "yes", False: "no", None: "?"}[row.settled]
+        return (row.at.astimezone().strftime("%H:%M:%S") if row.at else "?", row.terminal_id or "?",
+                row.cashier or "—", self.money(row.total), self.money(row.surcharge) if row.surcharge else "",
+                row.card or "—", status, settled)
+
+
+class PaymentsPanel(QWidget):
+    """Filters above the table, the selected payment's actions below it."""
+
+    changed = Signal()
+    """A void or refund went through: other tabs (needs attention) may refresh."""
+
+    def __init__(self, office: BackOffice, money: Callable[[int], str], receipts: Any,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.office = office
+        self.money = money
+        self.receipts = receipts
+        self.history = History((), True)
+        self.terminal = QComboBox()
+        self.terminal.setAccessibleName("Terminal filter")
+        self.status = QComboBox()
+        self.status.setAccessibleName("Status filter")
+        self.status.addItems([ALL, *(s.value for s in PaymentStatus)])
+        self.min_total = QLineEdit()
+        self.min_total.setPlaceholderText("from $")
+        self.min_total.setAccessibleName("Smallest amount")
+        self.max_total = QLineEdit()
+        self.max_total.setPlaceholderText("to $")
+        self.max_total.setAccessibleName("Largest amount")
+        self.text = QLineEdit()
+        self.text.setPlaceholderText("Search: card last 4, cashier, payment id…")
+        self.text.setAccessibleName("Search payments")
+        self.model = PaymentsModel(money, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Payments")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().hide()
+        self.detail = QLabel("")
+        self.detail.setWordWrap(True)
+        self.detail.setMinimumHeight(self.detail.fontMetrics().lineSpacing() * 2 + 6)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # ids for support
+        self.message = QLabel("Loading today's payments…")
+        self.message.setWordWrap(True)
+        self.message.setAccessibleName("Payments status")
+        self.refresh_button = QPushButton("Refresh  (F5)")
+        self.void_button = QPushButton("Void…")
+        self.refund_button = QPushButton("Refund…")
+        self.refund_all_button = QPushButton("Refund all…")
+        self.slip_button = QPushButton("Customer receipt")
+        self.merchant_button = QPushButton("Merchant copy")
+        filters = QHBoxLayout()
+        for label, widget in (("Terminal", self.terminal), ("Status", self.status)):
+            filters.addWidget(QLabel(label))
+            filters.addWidget(widget)
+        filters.addWidget(QLabel("Amount"))
+        filters.addWidget(self.min_total)
+        filters.addWidget(self.max_total)
+        filters.addWidget(self.text, 1)
+        filters.addWidget(self.refresh_button)
+        actions = QHBoxLayout()
+        for button in (self.void_button, self.refund_button, self.refund_all_button, self.slip_button,
+                       self.merchant_button):
+            button.setAutoDefault(False)
+            actions.addWidget(button)
+        actions.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.detail)
+        layout.addLayout(actions)
+        layout.addWidget(self.message)
+        for box in (self.terminal, self.status):
+            box.currentIndexChanged.connect(self.apply_filter)
+        for field in (self.min_total, self.max_total, self.text):
+            field.textChanged.connect(self.apply_filter)
+        self.table.selectionModel().currentRowChanged.connect(self._selected)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.void_button.clicked.connect(self._void)
+        self.refund_button.clicked.connect(lambda: self._refund(everything=False))
+        self.refund_all_button.clicked.connect(lambda: self._refund(everything=True))
+        self.slip_button.clicked.connect(lambda: self._slip(for_merchant=False))
+        self.merchant_button.clicked.connect(lambda: self._slip(for_merchant=True))
+        self._selected()
+
+    # the list ---------------------------------------------------------------------------
+
+    @asyncSlot()
+    async def refresh(self, said: str = "") -> None:
+        """Read today's payments again (``said``: the last action's result, kept shown)."""
+        self.refresh_button.setEnabled(False)
+        try:
+            self.history = await self.office.payments(datetime.now().date())
+        finally:
+            self.refresh_button.setEnabled(True)
+        terminals = sorted({row.terminal_id for row in self.history.rows if row.terminal_id})
+        current = self.terminal.currentText()
+        self.terminal.blockSignals(True)
+        self.terminal.clear()
+        self.terminal.addItems([ALL, *terminals])
+        self.terminal.setCurrentText(current if current in terminals else ALL)
+        self.terminal.blockSignals(False)
+        self.apply_filter()
+        note = self.history.problem or ("" if self.history.complete else
+                                        "The service's list was not read to the end: some payments may be missing.")
+        count = len(self.history.rows)
+        self.message.setText(" ".join(part for part in (said, note) if part) or
+                             f"{count} payment{'' if count == 1 else 's'} today.")
+
+    def current_filter(self) -> PaymentFilter:
+        """The filter the fields describe; an amount that does not parse is ignored (and said)."""
+        bounds: list[int | None] = []
+        for field in (self.min_total, self.max_total):
+            try:
+                bounds.append(parse_amount(field.text()))
+                field.setStyleSheet("")
+            except ValueError:
+                bounds.append(None)
+                field.setStyleSheet("border: 2px solid #c0392b;")
+        terminal = self.terminal.currentText()
+        status = self.status.currentText()
+        return PaymentFilter(terminal_id=None if terminal in ("", ALL) else terminal,
+                             status=None if status == ALL else PaymentStatus(status),
+                             min_total=bounds[0], max_total=bounds[1], text=self.text.text())
+
+    def apply_filter(self) -> None:
+        chosen = self.selected()
+        rows = filtered(self.history.rows, self.current_filter())
+        self.model.show(rows)
+        if chosen is not None:
+            self.select(chosen.key)
+        self._selected()
+
+    def selected(self) -> PaymentRow | None:
+        index = self.table.currentIndex()
+        return self.model.rows[index.row()] if index.isValid() and index.row() < len(self.model.rows) else None
+
+    def select(self, key: str) -> bool:
+        for number, row in enumerate(self.model.rows):
+            if row.key == key or row.attempt_id == key:
+                self.table.selectRow(number)
+                return True
+        return False
+
+    def _selected(self, *_: object) -> None:
+        row = self.selected()
+        self.void_button.setEnabled(row is not None and row.voidable)
+        self.refund_button.setEnabled(row is not None and row.refundable > 0)
+        self.refund_all_button.setEnabled(row is not None and row.refundable > 0)
+        self.slip_button.setEnabled(row is not None and row.payment_id is not None)
+        self.merchant_button.setEnabled(row is not None and row.payment_id is not None)
+        self.detail.setText(self._describe(row) if row is not None else "Pick a payment to void, refund or reprint.")
+
+    def _describe(self, row: PaymentRow) -> str:
+        parts = [f"{row.operation} of {self.money(row.total)}"]
+        if row.surcharge:
+            parts.append(f"({self.money(row.base or 0)} + {self.money(row.surcharge)} surcharge)")
+        if row.refunded:
+            parts.append(f"— {self.money(row.refunded)} refunded")
+        if row.voidable:
+            parts.append("— not settled yet: a void returns everything")
+        elif row.refundable:
+            parts.append(f"— settled: up to {self.money(row.refundable)} can be refunded")
+        ids = ", ".join(v for v in (row.payment_id, row.transaction_id, row.attempt_id) if v)
+        return " ".join(parts) + (f"\nIds: {ids}" if ids else "")
+
+    # actions ----------------------------------------------------------------------------
+
+    @asyncSlot()
+    async def _void(self) -> None:
+        row = self.selected()
+        if row is None or not row.voidable:
+            return
+        approval = ManagerApproval("Void", f"Void {row.card or 'the payment'} of {self.money(row.total)}: the "
+                                   "customer gets everything back, surcharge included.",
+                                   self.office.verify_manager, money=self.money, parent=self)
+        if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
+            return
+        await self._done(await self._guarded(lambda: self.office.void(row, manager=approval.manager,  # type: ignore[arg-type]
+                                                                       reason=approval.reason_text)))
+
+    @asyncSlot()
+    async def _refund(self, everything: bool) -> None:
+        row = self.selected()
+        if row is None or row.refundable <= 0:
+            return
+        if everything:
+            summary = (f"Refund all that is left, {self.money(row.refundable)}, to {row.card or 'the card'}. "
+                       + self._surcharge_note(row))
+        else:
+            summary = f"Refund part of {self.money(row.total)} to {row.card or 'the card'}."
+        approval = ManagerApproval("Refund", summary, self.office.verify_manager, money=self.money,
+                                   max_amount=row.refundable, parent=self)
+        if everything:
+            approval.amount.setReadOnly(True)
+        if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
+            return
+        amount = row.refundable if everything else approval.amount_cents
+        assert amount is not None
+        result = await self._guarded(lambda: self.office.refund(row, amount, manager=approval.manager,  # type: ignore[arg-type]
+                                                               reason=approval.reason_text))
+        extra = self._surcharge_note(row) if everything and result and result.outcome is Outcome.APPROVED else ""
+        await self._done(result, extra)
+
+    def _surcharge_note(self, row: PaymentRow) -> str:
+        kept = row.surcharge - row.surcharge_returned
+        if kept <= 0:
+            return ""
+        return (f"The terminal refund returns the amount of the sale; the {self.money(kept)} card surcharge is "
+                "returned only if the service reverses it (the list shows it after the refund). If it does not, "
+                "give it back by store policy.")
+
+    async def _guarded(self, action: Callable[[], Any]) -> OperationResult | None:
+        self.message.setText("Sending to the terminal…")
+        try:
+            result: OperationResult = await action()
+        except ValueError as error:
+            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return None
+        return result
+
+    async def _done(self, result: OperationResult | None, extra: str = "") -> None:
+        if result is None:
+            return
+        said = f"{headline(result)}: {explain(result)} {extra}".strip()
+        if result.outcome is Outcome.APPROVED:
+            self.changed.emit()
+        self.refresh(said)
+
+    @asyncSlot()
+    async def _slip(self, for_merchant: bool) -> None:
+        row = self.selected()
+        if row is None or row.payment_id is None:
+            return
+        self.message.setText(await self.receipts.card_slip(row.payment_id, for_merchant=for_merchant))
