@@ -2,7 +2,15 @@
 
 import json
 
-from tests.bench import bench_catalog, bench_chaos, bench_client, bench_journal, bench_polling, bench_startup
+from tests.bench import (
+    bench_catalog,
+    bench_chaos,
+    bench_client,
+    bench_journal,
+    bench_polling,
+    bench_shift,
+    bench_startup,
+)
 
 results = {}
 BENCHES = (
@@ -12,6 +20,7 @@ BENCHES = (
     ("chaos", bench_chaos),
     ("catalog", bench_catalog),
     ("startup", bench_startup),
+    ("shift", bench_shift),
 )
 for name, bench in BENCHES:
     results[name] = bench.main()
