@@ -62,7 +62,8 @@ async def test_report_numbers_per_cashier_and_brand_then_close_type_b(sandbox, t
     assert (cells[Category.VOIDED].count, cells[Category.VOIDED].amount) == (1, 3000)
     assert (cells[Category.REFUNDED].count, cells[Category.REFUNDED].amount) == (1, 500)
     cashiers = {group.name: group for group in report.by_cashier()}
-    assert (cashiers["Dana"].taken.count, cashiers["Dana"].taken.amount, cashiers["Dana"].declined.count) == (2, 3250, 1)
+    dana = cashiers["Dana"]
+    assert (dana.taken.count, dana.taken.amount, dana.declined.count) == (2, 3250, 1)
     assert (cashiers["Eli"].taken.amount, cashiers["Eli"].voided.amount, cashiers["Eli"].refunded.amount) == (
         3000, 3000, 500)
     brands = {group.name: group.taken for group in report.by_brand()}

@@ -14,7 +14,7 @@ from tests.terminal.cli_runner import cli_env, run_cli
 def test_unattended_close_writes_the_report_of_the_shift(sandbox, tmp_path):
     data = tmp_path / "data-b"
     env = cli_env(sandbox, "B", data, POS_CASHIER="Dana")
-    sales = [run_cli(env, "terminal", "sale", "--terminal", "tb-2001", "--amount", amount) for amount in ("1250", "2000")]
+    sales = [run_cli(env, "terminal", "sale", "--terminal", "tb-2001", "--amount", cents) for cents in ("1250", "2000")]
     declined = run_cli(env, "terminal", "sale", "--terminal", "tb-2001", "--amount", "99")
     assert [s.code for s in sales] == [0, 0] and declined.code == 2
 
