@@ -102,8 +102,17 @@ def dump_json(value: dict[str, Any], *, what: str) -> str:
         raise ValueError(f"{what} must be JSON-able (str, int, bool, None, list, dict): {exc}") from None
 
 
+_DECODER = json.JSONDecoder()
+
+
 def load_json(text: str | None) -> dict[str, Any]:
-    if not text:
+    """A stored JSON object (the journal writes them compact, without outer whitespace)."""
+    if not text or text == "{}":
         return {}
-    value = json.loads(text)
+    try:
+        value, end = _DECODER.raw_decode(text)  # json.loads without its whitespace scans
+    except json.JSONDecodeError:
+        value, end = json.loads(text), len(text)  # outer whitespace: a row written by hand
+    if end != len(text):
+        value = json.loads(text)  # trailing text: json.loads raises the error it deserves
     return value if isinstance(value, dict) else {"value": value}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from itertools import groupby
-from typing import Any
+from typing import Any, NamedTuple
 
 from pos_app.journal.codec import load_json, parse_time
 
@@ -127,7 +127,14 @@ def make_event(row: Row) -> Event:
     return Event(seq=seq, attempt_id=attempt_id, kind=kind, at=parse_time(at), data=load_json(data))
 
 
-def fold(row: Row, events: Iterable[Event], *, keep_events: bool) -> Attempt:
+class _Folded(NamedTuple):
+    """What ``fold`` reads of an event when the events are not kept (no time to parse)."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+def fold(row: Row, events: Iterable[Event] | Iterable[_Folded], *, keep_events: bool) -> Attempt:
     """The current view of one attempt: its row plus its events in ``seq`` order."""
     attempt_id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier = row
     sent = False
@@ -141,7 +148,7 @@ def fold(row: Row, events: Iterable[Event], *, keep_events: bool) -> Attempt:
     attention: list[str] = []
     kept: list[Event] = []
     for event in events:
-        if keep_events:
+        if keep_events and isinstance(event, Event):
             kept.append(event)
         data = event.data
         if event.kind == SENT:
@@ -201,9 +208,12 @@ def _contradicts(late: dict[str, Any] | None, outcome: Outcome | None) -> bool:
 
 def fold_many(rows: list[Row], events: list[Row], *, keep_events: bool) -> list[Attempt]:
     """Attempt rows and the events of all of them (in ``seq`` order) as current views."""
-    by_attempt: dict[str, list[Event]] = {}
+    by_attempt: dict[str, list[Event] | list[_Folded]] = {}
     for attempt_id, group in groupby(sorted(events, key=lambda e: (e[1], e[0])), key=lambda e: e[1]):
-        by_attempt[attempt_id] = [make_event(e) for e in group]
+        if keep_events:
+            by_attempt[attempt_id] = [make_event(e) for e in group]
+        else:
+            by_attempt[attempt_id] = [_Folded(e[2], load_json(e[5])) for e in group]
     return [fold(row, by_attempt.get(row[0], ()), keep_events=keep_events) for row in rows]
 
 

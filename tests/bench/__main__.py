@@ -6,6 +6,7 @@ from tests.bench import (
     bench_catalog,
     bench_chaos,
     bench_client,
+    bench_history,
     bench_journal,
     bench_polling,
     bench_shift,
@@ -21,6 +22,7 @@ BENCHES = (
     ("catalog", bench_catalog),
     ("startup", bench_startup),
     ("shift", bench_shift),
+    ("history", bench_history),
 )
 for name, bench in BENCHES:
     results[name] = bench.main()
