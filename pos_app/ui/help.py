@@ -12,6 +12,8 @@ KEYS = (
     ("+ / −", "One more / one less of the selected line"),
     ("Delete", "Remove the selected line"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
+    ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
+    ("F5", "Refresh the back office tab"),
     ("Ctrl+P", "Reprint the last receipt"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),
