@@ -66,6 +66,7 @@ from pos_app.config import (
 from pos_app.staff import (
     PIN_MAX_DIGITS,
     PIN_MIN_DIGITS,
+    AuditAction,
     InvalidName,
     InvalidPin,
     Role,
@@ -74,6 +75,7 @@ from pos_app.staff import (
     check_pin,
     staff_path,
 )
+from pos_app.staff.cli import os_operator
 from pos_app.staff.store import check_name
 
 __all__ = [
@@ -370,13 +372,21 @@ def _no_keyring(why: str) -> str:
             "unlock a keyring (GNOME Keyring, KWallet, the macOS or Windows keychain).")
 
 
-def provision(directory: Path, setup: StationSetup, key: str) -> ProvisionResult:
-    """The key-hash into the keyring, then ``store.toml``; nothing is written when the key is refused."""
+def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setup") -> ProvisionResult:
+    """The key-hash into the keyring, then ``store.toml``; nothing is written when the key is
+    refused. The change is written to the audit trail (``by``; the settings, never the key)."""
     key = check_key(key)
     refuse_key_in(setup, key)
     config_from_values(setup.entries(), directory)  # before the keyring: a bad profile stores nothing
     backend = store_key(setup.base_url, setup.store_id, key)
     written = write_profile(directory, setup, key=key)
+    settings = ", ".join(f"{name} {value}" for name, value in sorted(setup.entries().items()))
+    try:
+        with Staff.open(staff_path(directory)) as staff:
+            staff.record(by, AuditAction.SETTINGS_CHANGED,
+                         f"{written.profile}: {settings}; key-hash in the keyring ({backend or 'none'})")
+    except StaffError as error:
+        raise SetupError(f"The store is set up, but the audit trail could not record it ({error}).") from None
     return ProvisionResult(written.profile, written.keyring_user, backend, written.kept, written.previous_saved_as)
 
 
@@ -500,7 +510,7 @@ def run_setup_command(args: argparse.Namespace) -> int:
                             store_name=args.store_name, terminal_id=args.terminal, printer=args.printer,
                             gateway=args.gateway)
         key = _read_key()
-        result = provision(data_dir(), setup, key)
+        result = provision(data_dir(), setup, key, by=os_operator())
         payload: dict[str, Any] = {"outcome": "ok", **result.to_json(), "profile": setup.entries()}
         code = EXIT_OK
     except ConfigError as error:

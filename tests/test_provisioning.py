@@ -204,6 +204,15 @@ def test_provision_station_adds_the_first_manager(tmp_path, memory_keyring):
     provision_station(tmp_path, SETUP, "sandbox-key-type-b", None)  # run again, staff kept
 
 
+def test_every_setup_is_in_the_audit_trail_without_the_key(tmp_path, memory_keyring):
+    provision(tmp_path, SETUP, "sandbox-key-type-b", by="os:ann")
+    with Staff.open(staff_path(tmp_path)) as staff:
+        [entry] = staff.audit()
+    assert (entry.actor, entry.action) == ("os:ann", "settings_changed")
+    assert SETUP.base_url in entry.detail and f"station_id {SETUP.station_id}" in entry.detail
+    assert "sandbox-key-type-b" not in entry.detail
+
+
 # -- asking the service --------------------------------------------------------------------
 
 

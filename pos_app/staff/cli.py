@@ -79,7 +79,7 @@ def run_staff_command(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
     pin = read_pin() if args.staff_command == "add" else None  # read before the slow work, fail early
-    by = _operator()
+    by = os_operator()
     with Staff.open(staff_path(directory)) as staff:
         if args.staff_command == "add":
             assert pin is not None
@@ -119,7 +119,7 @@ class _Written(Exception):
     """The CSV went to stdout: no JSON line after it."""
 
 
-def _operator() -> str:
+def os_operator() -> str:
     """Who ran the command, for the audit: the OS user."""
     try:
         return f"os:{getpass.getuser()}"
