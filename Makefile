@@ -11,7 +11,7 @@ PYTHON ?= $(shell for p in python3.12 python3.13; do command -v $$p >/dev/null 2
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench sandbox clean system-deps
+.PHONY: install run test lint bench sandbox clean system-deps package package-check
 
 install: $(STAMP)
 
@@ -56,6 +56,23 @@ system-deps:
 	else echo "system-deps: not root and no sudo; as root run: apt-get install" $$missing; exit 1; fi; \
 	$$sudo apt-get update -qq && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
+
+# A store's installer folder: `make package STORE=<id>` builds dist/<id>/ (dist/<id>/pos-app)
+# from packaging/stores/<id>.toml, and on Linux dist/<id>-<version>-linux-<arch>.tar.gz;
+# the demo store (training on the built-in sandbox) without STORE. `make package-check`
+# also runs the bundle's self-test and fails over the size budgets (packaging/README.md).
+STORE ?= demo
+PACKAGE_STAMP := $(VENV)/.installed-package
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(VENV)/bin/python -m pip install --quiet -c constraints.txt -e '.[test,package]'
+	@touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	$(VENV)/bin/python packaging/build.py --store $(STORE)
+
+package-check: $(PACKAGE_STAMP)
+	$(VENV)/bin/python packaging/build.py --store $(STORE) --check
 
 bench: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m tests.bench
