@@ -18,6 +18,7 @@ list and pairs that disagree are the differences a manager sees before closing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, time
@@ -337,15 +338,18 @@ async def check_shift(
     except PaymentsError as error:
         return check((line_of(a, None, originals) for a in shift),
                      error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
-    in_shift = {a.id for a in shift}
-    entries = [entry.model_dump(by_alias=True, exclude_none=True) for entry in window.entries
-               if _belongs(entry, terminal_id, station, begun, known, in_shift)]
-    reconciled = reconcile(entries, shift, known.get)
-    own: dict[str, dict[str, Any]] = {}
-    for match in reconciled.matched:
-        own.setdefault(match.attempt.id, match.entry)
-    lines = (line_of(a, own.get(a.id), originals) for a in shift)
-    return check(lines, differences(reconciled), window.complete)
+
+    def reconciled() -> ShiftCheck:  # plain CPU work: off the event loop (the screen) for a long shift
+        in_shift = {a.id for a in shift}
+        entries = [entry.model_dump(by_alias=True, exclude_none=True) for entry in window.entries
+                   if _belongs(entry, terminal_id, station, begun, known, in_shift)]
+        paired = reconcile(entries, shift, known.get)
+        own: dict[str, dict[str, Any]] = {}
+        for match in paired.matched:
+            own.setdefault(match.attempt.id, match.entry)
+        return check((line_of(a, own.get(a.id), originals) for a in shift), differences(paired), window.complete)
+
+    return await asyncio.to_thread(reconciled)
 
 
 def _belongs(entry: TransactionEntry, terminal_id: str, station: Identity, start: datetime,

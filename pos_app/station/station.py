@@ -214,7 +214,7 @@ class Station:
         config = self.config
         report = ShiftReport(config.store_name or config.store_id, config.store_id, config.station_id,
                              config.currency, self.training, check, close, by, now)
-        pdf = await asyncio.to_thread(render_tables, shift_document(report))
+        pdf = await asyncio.to_thread(lambda: render_tables(shift_document(report)))
         try:
             path = await asyncio.to_thread(save_pdf, pdf, config.data_dir / "reports", report_stem(terminal, now))
         except OSError as error:
