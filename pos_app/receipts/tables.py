@@ -121,13 +121,18 @@ def _table(doc: _Pdf, table: Table, inner: float, size: float) -> None:
     height = row_height(header[0])
     for row in header:
         doc.row(row, inner)
-    for cells in table.rows:
-        if doc.pdf.will_page_break(height):
+
+    def room_for(lines: int) -> None:
+        if doc.pdf.will_page_break(lines * height):
             doc.pdf.add_page()
             for row in header:
                 doc.row(row, inner)
+
+    for cells in table.rows:
+        room_for(1)
         doc.row(_Row(table.line(cells), size=size), inner)
     if table.total is not None:
+        room_for(2)
         doc.row(_Row("-" * table.width, size=size), inner)
         doc.row(_Row(table.line(table.total), bold=True, size=size), inner)
 
