@@ -77,8 +77,8 @@ class AuditPanel(QWidget):
         self.table.verticalHeader().hide()
         self.message = QLabel("The audit trail is shown to a manager.")
         self.message.setWordWrap(True)
-        self.show_button = QPushButton("Show (manager PIN)…")
-        self.export_button = QPushButton("Export CSV…")
+        self.show_button = QPushButton("&Show (manager PIN)…")
+        self.export_button = QPushButton("&Export CSV…")
         self.export_button.setEnabled(False)
         buttons = QHBoxLayout()
         for button in (self.show_button, self.export_button):

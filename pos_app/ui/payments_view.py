@@ -125,11 +125,11 @@ class PaymentsPanel(QWidget):
         self.message.setWordWrap(True)
         self.message.setAccessibleName("Payments status")
         self.refresh_button = QPushButton("Refresh  (F5)")
-        self.void_button = QPushButton("Void…")
-        self.refund_button = QPushButton("Refund…")
-        self.refund_all_button = QPushButton("Refund all…")
-        self.slip_button = QPushButton("Customer receipt")
-        self.merchant_button = QPushButton("Merchant copy")
+        self.void_button = QPushButton("&Void…")
+        self.refund_button = QPushButton("&Refund…")
+        self.refund_all_button = QPushButton("Refund &all…")
+        self.slip_button = QPushButton("&Customer receipt")
+        self.merchant_button = QPushButton("&Merchant copy")
         filters = QHBoxLayout()
         for label, widget in (("Terminal", self.terminal), ("Status", self.status)):
             filters.addWidget(QLabel(label))
@@ -186,7 +186,10 @@ class PaymentsPanel(QWidget):
                                         "The service's list was not read to the end: some payments may be missing.")
         count = len(self.history.rows)
         self.message.setText(" ".join(part for part in (said, note) if part) or
-                             f"{count} payment{'' if count == 1 else 's'} today.")
+                             f"{count} payment{'' if count == 1 else 's'} today. Type to search; Tab to the list; "
+                             "Alt+V void, Alt+R refund, Alt+A refund all.")
+        if not said:
+            self.text.setFocus()
 
     def current_filter(self) -> PaymentFilter:
         """The filter the fields describe; an amount that does not parse is ignored (and said)."""
