@@ -80,7 +80,9 @@ class Attempt:
     order_key: str | None
     ref: str | None
     created_at: datetime
-    request: dict[str, Any]
+    request_text: str
+    """The request as journaled (JSON); ``request`` decodes it when asked, so that listing
+    thousands of attempts never pays for it."""
     sent: bool
     msg_identifier: str | None
     last_status: str | None
@@ -100,6 +102,10 @@ class Attempt:
     """The latest late answer whose outcome contradicts the final one: a problem to act on."""
     attention: tuple[str, ...] = ()
     """Notes for a manager (possible match, several service entries, a forced decision)."""
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return load_json(self.request_text)
 
     @property
     def in_flight(self) -> bool:
@@ -182,7 +188,7 @@ def fold(row: Row, events: Iterable[Event] | Iterable[_Folded], *, keep_events: 
         order_key=order_key,
         ref=ref,
         created_at=parse_time(created_at),
-        request=load_json(request),
+        request_text=request,
         sent=sent,
         msg_identifier=msg_identifier,
         last_status=last_status,

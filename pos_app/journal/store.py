@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pos_app.journal import owners, queries, reports
-from pos_app.journal.codec import day_bounds, dump_json, load_json, parse_time, resolve_tz, time_text, utc_now
+from pos_app.journal.codec import day_bounds, dump_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
     AttemptNotFound,
     InvalidResolution,
@@ -236,7 +236,7 @@ class Journal:
         return Attempt(
             id=attempt_id, operation=operation, terminal_id=terminal_id, gateway=gateway,
             amount=amount, order_key=order_key, ref=ref, created_at=parse_time(time_text(created)),
-            request=load_json(request_text), sent=False, msg_identifier=None, last_status=None,
+            request_text=request_text, sent=False, msg_identifier=None, last_status=None,
             outcome=None, result={}, resolved_by=None, owner=self.owner, cashier=cashier,
         )
 

@@ -9,6 +9,7 @@ why. Reads of the journal and the staff file run on the counter's disk thread.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
@@ -70,9 +71,11 @@ class BackOffice:
         try:
             window = await read_window(self.station.client, start - CLOCK_SLACK)
         except PaymentsError as error:
-            return History(tuple(merge_history(attempts, [])), False, f"the service's list could not be read: {error}")
+            rows = await asyncio.to_thread(merge_history, attempts, [])
+            return History(tuple(rows), False, f"the service's list could not be read: {error}")
         entries = [e for e in window.entries if on_day(entry_time(e), day)]
-        return History(tuple(merge_history(attempts, entries)), window.complete)
+        rows = await asyncio.to_thread(merge_history, attempts, entries)  # CPU work, off the event loop
+        return History(tuple(rows), window.complete)
 
     async def void(self, row: PaymentRow, *, manager: StaffMember, reason: str) -> OperationResult:
         """Void an unsettled payment (or open pre-auth) on the terminal that took it."""
