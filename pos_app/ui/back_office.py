@@ -49,5 +49,5 @@ class BackOfficeDialog(QDialog):
 
     def _show_payment(self, attempt_id: str) -> None:
         self.tabs.setCurrentWidget(self.payments)
-        if not self.payments.select(attempt_id):
-            self.payments.message.setText("That payment is not in today's list (it may be from another day).")
+        self.payments.show_when_listed(attempt_id)
+        self.payments.refresh()  # the charge may be newer than the list on screen

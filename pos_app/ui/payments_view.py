@@ -94,6 +94,7 @@ class PaymentsPanel(QWidget):
         self.money = money
         self.receipts = receipts
         self.history = History((), True)
+        self.pending: str | None = None
         self.terminal = QComboBox()
         self.terminal.setAccessibleName("Terminal filter")
         self.status = QComboBox()
@@ -182,6 +183,10 @@ class PaymentsPanel(QWidget):
         self.terminal.setCurrentText(current if current in terminals else ALL)
         self.terminal.blockSignals(False)
         self.apply_filter()
+        if self.pending is not None:
+            if not self.select(self.pending):
+                said = "That payment is not in today's list (it may be from another day). " + said
+            self.pending = None
         note = self.history.problem or ("" if self.history.complete else
                                         "The service's list was not read to the end: some payments may be missing.")
         count = len(self.history.rows)
@@ -220,11 +225,18 @@ class PaymentsPanel(QWidget):
         return self.model.rows[index.row()] if index.isValid() and index.row() < len(self.model.rows) else None
 
     def select(self, key: str) -> bool:
+        """Make the row of ``key`` (a payment key or an attempt id) current; False if not listed."""
         for number, row in enumerate(self.model.rows):
             if row.key == key or row.attempt_id == key:
+                self.table.setCurrentIndex(self.model.index(number, 0))
                 self.table.selectRow(number)
                 return True
         return False
+
+    def show_when_listed(self, key: str) -> None:
+        """Select ``key`` now, or once the list (still loading) has it."""
+        if not self.select(key):
+            self.pending = key
 
     def _selected(self, *_: object) -> None:
         row = self.selected()
