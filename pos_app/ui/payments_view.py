@@ -284,7 +284,8 @@ class PaymentsPanel(QWidget):
             summary = (f"Refund all that is left, {self.money(row.refundable)}, to {row.card or 'the card'}. "
                        + self._surcharge_note(row))
         else:
-            summary = f"Refund part of {self.money(row.total)} to {row.card or 'the card'}."
+            summary = (f"Refund up to {self.money(row.refundable)} of this {self.money(row.total)} payment to "
+                       f"{row.card or 'the card'}.")
         approval = ManagerApproval("Refund", summary, self.office.verify_manager, money=self.money,
                                    max_amount=row.refundable, parent=self)
         if everything:
