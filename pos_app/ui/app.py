@@ -6,35 +6,59 @@ folder so training never mixes with a store's journal. Otherwise the app reads t
 settings as the command line (``store.toml``, keyring, ``POS_*``); when they are missing or
 cannot be used, the setup screen (``pos_app.ui.setup``) asks for them, or starts training.
 
-The one ``httpx.AsyncClient`` and the journal thread are closed when the window closes,
-while the event loop still runs; then the loop ends and Qt quits.
+The window comes first: its sign-in screen is painted and takes the PIN while, off the Qt
+thread, the settings are checked (keyring), the station's modules are imported (the
+client, pydantic, SQLite stores: most of a start's time) and the journal, catalog and
+staff file open; a PIN entered meanwhile waits for them. Recovery and the catalog sync
+follow in the background. The one ``httpx.AsyncClient`` and the journal thread are closed
+when the window closes, while the event loop still runs; then the loop ends and Qt quits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
+import os
 import sys
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
-from pos_app.journal import JournalError
-from pos_app.station.counter import Counter
-from pos_app.station.station import Station
+from pos_app.config import (
+    THEMES,
+    ConfigError,
+    StoreConfig,
+    data_dir,
+    key_hash,
+    load_config,
+    profile_path,
+    read_profile,
+    setup_logging,
+)
 from pos_app.ui.dialogs import shown
-from pos_app.ui.main_window import MainWindow
+from pos_app.ui.main_window import SIDE_MODULES, MainWindow
 from pos_app.ui.qt import QApplication, QMessageBox, qasync
 from pos_app.ui.theme import apply_theme
 
 if TYPE_CHECKING:
+    from pos_app.sandbox.server import SandboxServer
+    from pos_app.station.counter import Counter
+    from pos_app.station.station import Station
     from pos_app.ui.setup import SetupOutcome
 
 log = logging.getLogger(__name__)
 
 TRAINING_TERMINAL = "ts-1001"
+FIRST_PAINT_WAIT_S = 0.5
+STATION_MODULES = ("pos_app.station.counter", "pos_app.station.station", "pos_app.journal", *SIDE_MODULES)
+
+
+class StartProblem(Exception):
+    """The station cannot open; the message says why and what to do."""
 
 
 def main(*, sandbox: bool = False) -> int:
@@ -50,27 +74,80 @@ def main(*, sandbox: bool = False) -> int:
 async def run(*, sandbox: bool) -> int:
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    window = MainWindow(asyncio.Event(), training=sandbox)
     if sandbox:
-        return await run_training()
+        show(window, "light")
+        await on_screen(window)
+        return await run_training(window)
+    theme = await asyncio.to_thread(profile_theme)
+    if theme is not None:  # settings to start with: the sign-in screen now, the checks meanwhile
+        show(window, theme)
+        await on_screen(window)
     try:
-        config = load_config()
-        secret = key_hash(config)
+        config, secret = await asyncio.to_thread(settings)
     except ConfigError as error:
+        window.hide()
         outcome = await first_run(error)
         if outcome is None:
             return 1
         if outcome.sandbox:
-            return await run_training()
+            window.banner.show()
+            return await run_training(window)
         assert outcome.config is not None and outcome.secret is not None
         config, secret = outcome.config, outcome.secret
-    return await run_station(config, secret)
+    return await run_station(window, config, secret)
+
+
+def settings() -> tuple[StoreConfig, str]:
+    """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread."""
+    config = load_config()
+    return config, key_hash(config)
+
+
+def profile_theme(env: Mapping[str, str] = os.environ) -> str | None:
+    """The theme ``store.toml`` names, read before the settings are checked so that the
+    first screen is painted in it; None when there are no settings to start with (the
+    setup screen comes first)."""
+    path = profile_path(data_dir(env))
+    try:
+        values = read_profile(path) if path.exists() else {}
+    except ConfigError:
+        return None
+    if "base_url" not in values and not env.get("POS_BASE_URL"):
+        return None
+    theme = values.get("theme")
+    return theme if theme in THEMES else "light"
+
+
+def show(window: MainWindow, theme: str) -> None:
+    """Show ``window`` in ``theme`` (the style sheet is applied only when it changes)."""
+    use_theme(theme)
+    window.show()
+
+
+async def on_screen(window: MainWindow) -> None:
+    """Until the sign-in screen has been painted, so that the start's heavy work (imports
+    on a worker thread still take turns with the Qt thread) does not delay it; at most
+    ``FIRST_PAINT_WAIT_S`` (a window that is not exposed is not painted)."""
+    painted = asyncio.Event()
+    window.sign_in.painted.connect(painted.set)
+    if not window.sign_in.was_painted:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_S)
+
+
+def use_theme(name: str) -> None:
+    app = QApplication.instance()
+    if app.property("posTheme") != name:
+        apply_theme(app, name)  # type: ignore[arg-type]
+        app.setProperty("posTheme", name)
 
 
 async def first_run(problem: ConfigError) -> SetupOutcome | None:
     """The setup screen, for settings that are missing or cannot be used; None if closed."""
     from pos_app.ui.setup import SetupDialog  # only on a first run: not part of every start-up
 
-    apply_theme(QApplication.instance(), "light")  # type: ignore[arg-type]
+    use_theme("light")
     dialog = SetupDialog(data_dir(), str(problem))
     await shown(dialog)
     outcome = dialog.outcome
@@ -78,46 +155,76 @@ async def first_run(problem: ConfigError) -> SetupOutcome | None:
     return outcome
 
 
-async def run_training() -> int:
+async def run_training(window: MainWindow) -> int:
     """Training mode: the built-in sandbox served in this process, demo staff, its own data folder."""
-    from pos_app.sandbox.server import SandboxConfig, SandboxServer
-
-    server = SandboxServer(SandboxConfig())
     try:
-        server.start()
+        server = await asyncio.to_thread(start_sandbox)
     except OSError as error:
-        QMessageBox.critical(None, "pos-app cannot start", _start_problem(error))
+        QMessageBox.critical(window, "pos-app cannot start", _start_problem(error))
         return 1
     try:
-        return await run_station(training_config(server.base_url), server.keys["S"], training=True)
+        return await run_station(window, training_config(server.base_url), server.keys["S"], training=True)
     finally:
         server.stop()
 
 
-async def run_station(config: StoreConfig, secret: str, *, training: bool = False) -> int:
-    """Open the station and its window; returns when the window has closed and all is shut."""
+def start_sandbox() -> SandboxServer:
+    from pos_app.sandbox.server import SandboxConfig, SandboxServer
+
+    server = SandboxServer(SandboxConfig())
+    server.start()
+    return server
+
+
+async def run_station(window: MainWindow, config: StoreConfig, secret: str, *, training: bool = False) -> int:
+    """Open the station and attach it to the window (shown now if it was not yet: after the
+    setup screen); returns when the window has closed and all is shut."""
     try:
-        setup_logging(config, secret)
-        station = await Station.open(config, secret, training=training)
-    except (ConfigError, JournalError, OSError) as error:
-        QMessageBox.critical(None, "pos-app cannot start", _start_problem(error))
+        station, counter = await open_station(config, secret, training=training)
+    except StartProblem as problem:
+        QMessageBox.critical(window, "pos-app cannot start", str(problem))
         return 1
-    try:
-        counter = await Counter.open(station)
-    except BaseException:
-        await station.aclose()
-        raise
-    apply_theme(QApplication.instance(), station.config.theme)  # type: ignore[arg-type]
-    closed = asyncio.Event()
-    window = MainWindow(station, counter, closed)
-    window.show()
-    startup = asyncio.ensure_future(start_up(station, counter))
-    await closed.wait()
-    startup.cancel()
-    await asyncio.gather(startup, return_exceptions=True)
+    if not window.closed.is_set():  # not closed while the station opened
+        window.attach(station, counter)
+        show(window, config.theme)
+        startup = asyncio.ensure_future(start_up(station, counter))
+        await window.closed.wait()
+        startup.cancel()
+        await asyncio.gather(startup, return_exceptions=True)
     await counter.aclose()
     await station.aclose()
     return 0
+
+
+async def open_station(config: StoreConfig, secret: str, *, training: bool) -> tuple[Station, Counter]:
+    """The station and its counter (journal, catalog, staff file, saved cart). Their
+    modules are imported on a worker thread first: the Qt thread keeps painting and
+    taking keys meanwhile. ``StartProblem`` when they cannot open."""
+    await asyncio.to_thread(import_modules, STATION_MODULES)
+    from pos_app.catalog import CatalogError
+    from pos_app.journal import JournalError
+    from pos_app.staff import StaffError
+    from pos_app.station.counter import Counter
+    from pos_app.station.station import Station
+
+    try:
+        await asyncio.to_thread(setup_logging, config, secret)
+        station = await Station.open(config, secret, training=training)
+    except (ConfigError, JournalError, OSError) as error:
+        raise StartProblem(_start_problem(error)) from None
+    try:
+        return station, await Counter.open(station)
+    except (CatalogError, StaffError, OSError) as error:
+        await station.aclose()
+        raise StartProblem(_start_problem(error)) from None
+    except BaseException:
+        await station.aclose()
+        raise
+
+
+def import_modules(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)
 
 
 async def start_up(station: Station, counter: Counter) -> None:

@@ -3,22 +3,22 @@
 F12 pays by card, F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the
 keys, Esc goes back (clears the search), Ctrl+L signs out. In training mode a permanent
 banner says that no real money moves.
+
+The window opens before the station: the sign-in screen takes the PIN while the journal,
+catalog and staff file open, then ``attach`` brings the station and its counter (the sale
+screen, receipts, payments and the keys). The modules of that side are imported there;
+``pos_app.ui.app`` has already imported them off the Qt thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from pos_app.api.errors import PaymentsError
-from pos_app.station.counter import Counter
-from pos_app.station.station import Station
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
-from pos_app.ui.bridge import StationBridge
 from pos_app.ui.dialogs import shown
 from pos_app.ui.help import HelpDialog
-from pos_app.ui.payment_dialog import PaymentDialog
-from pos_app.ui.preauths import PreauthsDialog
 from pos_app.ui.qt import (
     QCloseEvent,
     QDialog,
@@ -33,42 +33,53 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
-from pos_app.ui.receipt_view import ReceiptDesk
-from pos_app.ui.sale_screen import SaleScreen
 from pos_app.ui.sign_in import SignInScreen
 from pos_app.ui.theme import icon
 
+if TYPE_CHECKING:
+    from pos_app.station.counter import Counter
+    from pos_app.station.station import Station
+    from pos_app.ui.bridge import StationBridge
+    from pos_app.ui.payment_dialog import PaymentDialog
+    from pos_app.ui.receipt_view import ReceiptDesk
+    from pos_app.ui.sale_screen import SaleScreen
+
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
+SIDE_MODULES = ("pos_app.ui.bridge", "pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
+                "pos_app.ui.sale_screen", "pos_app.api.errors")
+"""What ``attach`` and the payment keys import: the station's side of the window."""
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, station: Station, counter: Counter, closed: asyncio.Event) -> None:
+    # set by attach(): the window is shown (sign-in) before the station has opened
+    station: Station
+    counter: Counter
+    bridge: StationBridge
+    receipts: ReceiptDesk
+    sale: SaleScreen
+
+    def __init__(self, closed: asyncio.Event, *, training: bool = False) -> None:
         super().__init__()
-        self.station = station
-        self.counter = counter
         self.closed = closed
-        self.bridge = StationBridge(station.events, self)
-        self.receipts = ReceiptDesk(counter, self)
+        self.attached = False
         self.payment: PaymentDialog | None = None
-        config = station.config
-        self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
+        self.setWindowTitle("pos-app — starting")
         self.setWindowIcon(icon("app"))
         self.banner = QLabel(TRAINING_BANNER)
         self.banner.setObjectName("trainingBanner")
-        self.banner.setVisible(station.training)
+        self.banner.setVisible(training)
+        self.store = QLabel("")
         self.who = QLabel("Not signed in")
-        self.sync_age = QLabel("Catalog: not synced yet")
+        self.sync_age = QLabel("Catalog: opening…")
         self.sync_age.setObjectName("syncAge")
         self.status = QLabel("")
         self.status.setObjectName("statusLine")
         self.status.setAccessibleName("Status")
-        self.sign_in = SignInScreen(counter)
-        self.sale = SaleScreen(counter, self.bridge)
+        self.sign_in = SignInScreen()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.sign_in)
-        self.stack.addWidget(self.sale)
         header = QHBoxLayout()
-        header.addWidget(QLabel(config.store_name or config.store_id))
+        header.addWidget(self.store)
         header.addStretch(1)
         header.addWidget(self.sync_age)
         header.addWidget(self.who)
@@ -82,6 +93,24 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.resize(1100, 720)
         self.sign_in.signed_in.connect(self._signed_in)
+
+    def attach(self, station: Station, counter: Counter) -> None:
+        """The station is open: the sale screen, receipts, payments and the keys join the
+        window, and a PIN already entered is checked."""
+        from pos_app.ui.bridge import StationBridge
+        from pos_app.ui.receipt_view import ReceiptDesk
+        from pos_app.ui.sale_screen import SaleScreen
+
+        self.station = station
+        self.counter = counter
+        self.bridge = StationBridge(station.events, self)
+        self.receipts = ReceiptDesk(counter, self)
+        config = station.config
+        self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
+        self.store.setText(config.store_name or config.store_id)
+        self.banner.setVisible(station.training)
+        self.sale = SaleScreen(counter, self.bridge)
+        self.stack.addWidget(self.sale)
         self.sale.pay_requested.connect(self._pay)
         self.sale.message.connect(self.status.setText)
         self.sale.preauths_button.clicked.connect(self._preauths)
@@ -93,13 +122,16 @@ class MainWindow(QMainWindow):
             f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
-                            ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths)):
+                            ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
+                            ("F9", self._back_office)):
             QShortcut(QKeySequence(key), self, activated=action)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
         self._age_timer.timeout.connect(self._show_sync_age)
         self._age_timer.start()
         self._show_sync_age()
+        self.attached = True
+        self.sign_in.attach(counter)
 
     # screens -------------------------------------------------------------------------
 
@@ -127,8 +159,17 @@ class MainWindow(QMainWindow):
         HelpDialog(self).open()
 
     def _preauths(self) -> None:
+        from pos_app.ui.preauths import PreauthsDialog
+
         if self.stack.currentWidget() is self.sale and self.payment is None:
             PreauthsDialog(self.counter, self.sale.money, self).open()
+
+    def _back_office(self) -> None:
+        """F9: today's payments (void, refund, receipts), what needs attention, the audit trail."""
+        from pos_app.ui.back_office import BackOfficeDialog
+
+        if self.stack.currentWidget() is self.sale and self.payment is None:
+            BackOfficeDialog(self.counter, self.sale.money, self.receipts, self).open()
 
     def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
         self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
@@ -146,6 +187,9 @@ class MainWindow(QMainWindow):
 
     @asyncSlot()
     async def _pay(self, preauth: bool) -> None:
+        from pos_app.api.errors import PaymentsError
+        from pos_app.ui.payment_dialog import PaymentDialog
+
         if self.stack.currentWidget() is not self.sale or self.payment is not None:
             return  # not signed in, or a payment dialog is already open (a double F12)
         totals = self.counter.totals()
@@ -191,10 +235,11 @@ class MainWindow(QMainWindow):
     # closing -------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.station.paying:
+        if self.attached and self.station.paying:
             self.status.setText("A card payment is in progress: stop waiting first (it is then recorded).")
             event.ignore()
             return
-        self.bridge.detach()
+        if self.attached:
+            self.bridge.detach()
         self.closed.set()
         event.accept()

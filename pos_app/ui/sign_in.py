@@ -1,18 +1,29 @@
-"""The sign-in screen: the PIN field has focus; typing a PIN and Enter signs in."""
+"""The sign-in screen: the PIN field has focus; typing a PIN and Enter signs in.
+
+The screen is shown before the station has opened (the window comes first, the journal,
+catalog and staff file open meanwhile): a PIN entered before the counter is there waits
+for it ("Starting…") and is checked the moment it arrives, so nothing typed is lost.
+"""
 
 from __future__ import annotations
 
-from pos_app.staff import InvalidPin, LockedOut, StaffError, WrongPin
-from pos_app.station.counter import Counter
-from pos_app.ui.qt import QLabel, QLineEdit, Qt, QVBoxLayout, QWidget, Signal, asyncSlot
+from typing import TYPE_CHECKING
+
+from pos_app.ui.qt import QEvent, QLabel, QLineEdit, QObject, Qt, QVBoxLayout, QWidget, Signal, asyncSlot
+
+if TYPE_CHECKING:
+    from pos_app.station.counter import Counter
 
 
 class SignInScreen(QWidget):
     signed_in = Signal(object)  # StaffMember
+    painted = Signal()  # the PIN field is on the screen (once)
 
-    def __init__(self, counter: Counter, parent: QWidget | None = None) -> None:
+    def __init__(self, counter: Counter | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.counter = counter
+        self._waiting = False  # a PIN was entered before the counter arrived
+        self.was_painted = False
         self.setObjectName("signIn")
         title = QLabel("Sign in")
         title.setObjectName("screenTitle")
@@ -35,10 +46,25 @@ class SignInScreen(QWidget):
             layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(2)
         self.pin.returnPressed.connect(self._submit)
+        self.pin.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.pin and event.type() == QEvent.Type.Paint:
+            self.pin.removeEventFilter(self)
+            self.was_painted = True
+            self.painted.emit()
+        return False
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
         self.pin.setFocus()
+
+    def attach(self, counter: Counter) -> None:
+        """The counter is open: a PIN waiting for it is checked now."""
+        self.counter = counter
+        if self._waiting:
+            self._waiting = False
+            self._submit()
 
     def reset(self) -> None:
         self.pin.clear()
@@ -47,8 +73,14 @@ class SignInScreen(QWidget):
 
     @asyncSlot()
     async def _submit(self) -> None:
-        pin = self.pin.text()
         self.pin.setEnabled(False)
+        if self.counter is None:
+            self._waiting = True
+            self.message.setText("Starting… your PIN is checked in a moment.")
+            return
+        from pos_app.staff import InvalidPin, LockedOut, StaffError, WrongPin  # imported with the counter
+
+        pin = self.pin.text()
         self.message.setText("Checking…")
         try:
             member = await self.counter.sign_in(pin)

@@ -14,21 +14,30 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
 - Baseline (``bare``): a child that imports ``PySide6.QtWidgets``, creates a ``QApplication``
   and a ``QMainWindow`` (1100 × 720, the app's size) holding a ``QLabel``, shows it and runs
   ``app.exec()`` until the label's first ``Paint`` event: the window is on screen.
-- The app (``app``): a child that runs the real ``pos-app --sandbox`` entry
-  (``pos_app.cli.main(["--sandbox"])``: the sandbox served in-process, training mode, the
-  window on qasync). The child only creates the ``QApplication`` first (the app's
-  ``main()`` takes the existing one: the same work, done a few lines earlier) to install an
-  application event filter (the baseline runs under a like one). Milestones:
+- The app, two ways: ``training`` runs the real ``pos-app --sandbox`` entry
+  (``pos_app.cli.main(["--sandbox"])``: the sandbox served in-process, training mode);
+  ``store`` runs plain ``pos-app`` (``pos_app.cli.main([])``) as a store does, on settings
+  from the environment (``POS_BASE_URL`` of a sandbox in its own process, as the real
+  service would be, ``POS_KEY_HASH``, ``POS_TERMINAL``) with one cashier in its staff file.
+  The child only creates the ``QApplication`` first (the app's ``main()`` takes the
+  existing one: the same work, done a few lines earlier) to install an application event
+  filter (the baseline runs under a like one). Milestones:
   ``sign_in_screen`` is the first ``Paint`` of the PIN field while it has the keyboard focus;
-  then the child types ``1111`` and Enter as key events to the focus widget (it checks that
-  this is the PIN field); ``sale_screen`` is the first ``Paint`` of the scan field while it
-  has the focus: the cashier can scan. The window is then closed and the app must exit 0.
-  No app code is changed or patched for these runs. The background catalog sync of the
-  sandbox's 300 items runs meanwhile, as it does at every start.
-- ``sign_in_check`` (Enter to sale screen) is mostly the deliberately slow scrypt check of
-  the PIN; a cashier's own typing time is not in any figure (keys are sent at once). The
-  target is judged on ``sale_screen_over_bare`` (ratio of medians, PIN check included);
-  the ratios of the sign-in screen and of the sale screen less the PIN check are shown too.
+  right then the child *posts* ``1111`` and Enter as key events to the focus widget (it
+  checks that this is the PIN field): posted keys are handled only when the app's event
+  loop runs, as a keyboard's are. ``pin_typed`` is when the field holds the four digits:
+  the screen is interactive (a screen painted but busy would show it here).
+  ``sale_screen`` is the first ``Paint`` of the scan field while it has the focus: the
+  cashier can scan. The window is then closed and the app must exit 0. No app code is
+  changed or patched for these runs. The background catalog sync runs meanwhile, as it
+  does at every start. ``longest_stall_s``: the longest gap of a 5 ms timer on the Qt
+  thread between the two paints (a frozen screen would show here).
+- Keys typed at once mean that Enter waits for the station to open: ``sale_screen`` is
+  then mostly imports (client, pydantic, SQLite stores, in training the sandbox too) and
+  the deliberately slow scrypt check of the PIN. ``store_pin_typed_at_a_cashiers_pace``
+  types one key every ``PACE_S`` s instead: ``enter_to_sale_screen_s`` is then what a
+  cashier waits after Enter. The targets are judged on ``pin_typed`` (interactive, the
+  worse of training and store) and on the store's ``sale_screen`` (ratio of medians).
 - The data folder (``POS_DATA_DIR``) and the bytecode cache (``PYTHONPYCACHEPREFIX``, so
   that ``PYTHONDONTWRITEBYTECODE=1`` in a shell does not make every start compile pos_app
   from source: an installed app has its ``.pyc`` files) are fresh temporary folders; one
@@ -42,7 +51,7 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   items do not replace the 100,000. After sign-in the child types searches into the scan
   field and waits for results, then reads VmRSS (``rss_after_searches_mb``); VmHWM is the
   child's peak over its whole life, ``wait4`` gives ``ru_maxrss`` of that child alone.
-- ``--profile`` (also done when the time target is missed): one app start under
+- ``--profile`` (also done when the interactive target is missed): one app start under
   ``python -X importtime``: own import time per top-level package, and the chain of imports
   that first brought each costly third-party package in.
 """
@@ -63,6 +72,10 @@ TARGET_RATIO = 1.5
 TARGET_RSS_MB = 250.0
 SEARCHES = ("harbor organic app", "crème", "golden gate peanut", "eggs (doz", "old town iced")
 CHILD_TIMEOUT_S = 60.0
+PACE_S = 0.15
+"""Seconds between the keys of a PIN typed at a (quick) cashier's pace."""
+SANDBOX_KEY = "sandbox-key-type-s"
+STORE_TERMINAL = "ts-1001"
 MARK = "BENCH-STARTUP "
 SHARED_OR_OURS = ("pos_app", "tests", "PySide6", "shiboken6", "shibokensupport")  # no import chain shown
 
@@ -128,40 +141,74 @@ def child_bare() -> None:
     _report(marks)
 
 
-def child_app(*, offline_catalog: bool = False) -> None:
-    """The real ``pos-app --sandbox``, driven through its widgets to the sale screen."""
+def child_app(*, offline_catalog: bool = False, store: bool = False, pace: float = 0.0) -> None:
+    """The real ``pos-app --sandbox`` (``store``: plain ``pos-app`` on the settings of the
+    environment), driven through its widgets to the sale screen."""
     marks: dict[str, Any] = {"python_ready": _now()}
     from PySide6.QtCore import QEvent, QObject, Qt, QTimer
     from PySide6.QtGui import QKeyEvent
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
     app = QApplication(sys.argv[:1])  # pos_app.ui.app.main() takes this one (QApplication.instance())
     keep: list[Any] = []
+    gaps = {"last": 0.0, "worst": 0.0}
+
+    def strokes(text: str = "", key: Qt.Key | None = None) -> list[tuple[Qt.Key, str]]:
+        keyed = [(Qt.Key(ord(c.upper())) if c.isascii() and c.isprintable() else Qt.Key.Key_unknown, c) for c in text]
+        if key is not None:
+            keyed.append((key, "\r" if key == Qt.Key.Key_Return else ""))
+        return keyed
+
+    def press(widget: QWidget, stroke: tuple[Qt.Key, str], post: bool = False) -> None:
+        """Key press and release, as a keyboard sends them: ``post`` queues them for the event
+        loop (they are handled only when the app's loop runs), else they are delivered now."""
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            event = QKeyEvent(kind, stroke[0], Qt.KeyboardModifier.NoModifier, stroke[1])
+            if post:
+                QApplication.postEvent(widget, event)
+            else:
+                QApplication.sendEvent(widget, event)
 
     def keys(widget: QWidget, text: str = "", key: Qt.Key | None = None) -> None:
-        """Key press and release for each character (or one special key), as a keyboard sends them."""
-        strokes = [(Qt.Key(ord(c.upper())) if c.isascii() and c.isprintable() else Qt.Key.Key_unknown, c)
-                   for c in text]
-        if key is not None:
-            strokes.append((key, "\r" if key == Qt.Key.Key_Return else ""))
-        for code, char in strokes:
-            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
-                QApplication.sendEvent(widget, QKeyEvent(kind, code, Qt.KeyboardModifier.NoModifier, char))
+        for stroke in strokes(text, key):
+            press(widget, stroke)
 
     def type_pin() -> None:
+        """The PIN and Enter through the event loop, at once or one key every ``pace`` s."""
         field = QApplication.focusWidget()
-        if field is None or field.objectName() != "pinField":
+        if not isinstance(field, QLineEdit) or field.objectName() != "pinField":
             marks["error"] = f"focus on {field and field.objectName()!r} at the sign-in screen, not the PIN field"
             give_up()
             return
-        keys(field, PIN, Qt.Key.Key_Return)
-        marks["pin_entered"] = _now()
+        field.textChanged.connect(lambda text: len(text) == len(PIN) and marks.setdefault("pin_typed", _now()))
+        for index, stroke in enumerate(strokes(PIN, Qt.Key.Key_Return)):
+            last = index == len(PIN)
+
+            def send(stroke: tuple[Qt.Key, str] = stroke, last: bool = last) -> None:
+                press(field, stroke, post=True)
+                if last:
+                    marks["pin_entered"] = _now()
+
+            if pace:
+                QTimer.singleShot(round(index * pace * 1000), send)
+            else:
+                send()
         QTimer.singleShot(20_000, lambda: "sale_screen" in marks or give_up("no sale screen 20 s after the PIN"))
 
     def give_up(error: str = "") -> None:
         marks.setdefault("error", error)
         for widget in QApplication.topLevelWidgets():
             widget.close()
+
+    def tick() -> None:
+        now = time.monotonic()
+        if gaps["last"]:
+            gaps["worst"] = max(gaps["worst"], now - gaps["last"])
+        gaps["last"] = now
+
+    probe = QTimer()
+    probe.setInterval(5)
+    probe.timeout.connect(tick)
 
     def searches(window: QWidget) -> None:
         sale = window.sale  # type: ignore[attr-defined]
@@ -200,10 +247,13 @@ def child_app(*, offline_catalog: bool = False) -> None:
             if name == "pinField" and "sign_in_screen" not in marks and watched.hasFocus():  # type: ignore[attr-defined]
                 marks["sign_in_screen"] = _now()
                 marks["at_sign_in_screen"] = _rss_mb()
+                probe.start()
                 QTimer.singleShot(0, type_pin)
             elif name == "scanField" and "sale_screen" not in marks and watched.hasFocus():  # type: ignore[attr-defined]
                 marks["sale_screen"] = _now()
                 marks["at_sale_screen"] = _rss_mb()
+                probe.stop()
+                marks["longest_stall_s"] = round(gaps["worst"], 4)
                 window = watched.window()  # type: ignore[attr-defined]
                 keep.append(window)
                 QTimer.singleShot(0, (lambda: searches(window)) if offline_catalog else window.close)
@@ -220,7 +270,7 @@ def child_app(*, offline_catalog: bool = False) -> None:
         counter_module.sync_catalog = unreachable  # type: ignore[assignment]
     from pos_app.cli import main as pos_app_main
 
-    marks["exit_code"] = pos_app_main(["--sandbox"])
+    marks["exit_code"] = pos_app_main([] if store else ["--sandbox"])
     marks["exited"] = _now()
     marks["at_end"] = _rss_mb()
     _report(marks)
@@ -243,8 +293,9 @@ def child_fill(path: str) -> None:
 
 
 def _child_env(data_dir: Path, bytecode: Path) -> dict[str, str]:
-    """The child's environment: offscreen Qt, its own data folder and bytecode cache."""
-    env = dict(os.environ)
+    """The child's environment: offscreen Qt, its own data folder and bytecode cache, no
+    settings but those a store run is given (``STORE_ENV``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POS_")}
     env.update(QT_QPA_PLATFORM="offscreen", POS_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1",
                PYTHONPYCACHEPREFIX=str(bytecode))
     for name in ("PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"):
@@ -252,15 +303,15 @@ def _child_env(data_dir: Path, bytecode: Path) -> dict[str, str]:
     return env
 
 
-def _spawn(mode: str, data_dir: Path, *args: str, bytecode: Path,
-           python_flags: tuple[str, ...] = ()) -> dict[str, Any]:
+def _spawn(mode: str, data_dir: Path, *args: str, bytecode: Path, python_flags: tuple[str, ...] = (),
+           env_extra: dict[str, str] | None = None) -> dict[str, Any]:
     """Run a child: its milestones (seconds since it was started) and ``wait4``'s ru_maxrss
     of that child alone."""
     import subprocess
     import tempfile
     import threading
 
-    env = _child_env(data_dir, bytecode)
+    env = _child_env(data_dir, bytecode) | (env_extra or {})
     code = f"from tests.bench.bench_startup import _child; _child({[mode, *args]!r})"
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
@@ -299,13 +350,15 @@ def _median(runs: list[dict[str, Any]], key: str, sub: str | None = None) -> flo
 
 def _app_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for run in runs:
-        run["sign_in_check_s"] = run["sale_screen"] - run["pin_entered"]
+        run["enter_to_sale_screen_s"] = run["sale_screen"] - run["pin_entered"]
     return {
         "runs": len(runs),
         "python_ready_s": _median(runs, "python_ready"),
         "sign_in_screen_s": _median(runs, "sign_in_screen"),
+        "pin_typed_s": _median(runs, "pin_typed"),
         "sale_screen_s": _median(runs, "sale_screen"),
-        "sign_in_check_s": _median(runs, "sign_in_check_s"),
+        "enter_to_sale_screen_s": _median(runs, "enter_to_sale_screen_s"),
+        "longest_stall_s": max(run["longest_stall_s"] for run in runs),
         "sale_screen_all_s": sorted(round(run["sale_screen"], 3) for run in runs),
         "rss_at_sign_in_screen_mb": _median(runs, "at_sign_in_screen", "rss_mb"),
         "rss_at_sale_screen_mb": _median(runs, "at_sale_screen", "rss_mb"),
@@ -313,6 +366,15 @@ def _app_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "ru_maxrss_mb": _median(runs, "ru_maxrss_mb"),
         "process_s": _median(runs, "process_s"),
     }
+
+
+def _store_data(data_dir: Path) -> None:
+    """A store's data folder: one cashier (PIN ``PIN``); the settings come in ``STORE_ENV``."""
+    from pos_app.staff import Role, Staff, staff_path
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with Staff.open(staff_path(data_dir)) as staff:
+        staff.add("Bench Cashier", Role.CASHIER, PIN)
 
 
 def import_profile(data_dir: Path, bytecode: Path, top: int = 10) -> dict[str, Any]:
@@ -351,25 +413,45 @@ def import_profile(data_dir: Path, bytecode: Path, top: int = 10) -> dict[str, A
     }
 
 
+def _ratios(app: dict[str, Any], base: float) -> dict[str, float]:
+    return {
+        "sign_in_screen_over_bare": round(app["sign_in_screen_s"] / base, 2),
+        "pin_typed_over_bare": round(app["pin_typed_s"] / base, 2),
+        "sale_screen_over_bare": round(app["sale_screen_s"] / base, 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     import argparse
     import statistics
     import tempfile
+
+    from tests.bench.sandbox_process import sandbox_process
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=RUNS, help=f"starts of each kind (default {RUNS})")
     parser.add_argument("--profile", action="store_true", help="profile the imports of one app start in any case")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
-        data_dir, pyc = Path(tmp) / "data", Path(tmp) / "pyc"
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp, sandbox_process() as base_url:
+        data_dir, store_dir, pyc = Path(tmp) / "data", Path(tmp) / "store", Path(tmp) / "pyc"
+        _store_data(store_dir)
+        store_env = {"POS_BASE_URL": base_url, "POS_KEY_HASH": SANDBOX_KEY, "POS_TERMINAL": STORE_TERMINAL}
+
+        def store(*flags: str) -> dict[str, Any]:
+            return _spawn("app", store_dir, "store", *flags, bytecode=pyc, env_extra=store_env)
+
         # not counted: creates the training data (demo staff, journal, catalog) and the bytecode
         first = _spawn("app", data_dir, bytecode=pyc)
         _spawn("bare", data_dir, bytecode=pyc)
-        bare_runs, app_runs = [], []
-        for _ in range(args.runs):  # alternating: drift and neighbours' load hit both alike
+        store()
+        bare_runs, app_runs, store_runs, paced_runs = [], [], [], []
+        for index in range(args.runs):  # alternating: drift and neighbours' load hit all alike
             bare_runs.append(_spawn("bare", data_dir, bytecode=pyc))
             app_runs.append(_spawn("app", data_dir, bytecode=pyc))
+            store_runs.append(store())
+            if index % 2 == 0:
+                paced_runs.append(store(f"pace={PACE_S}"))
         bare = {
             "runs": len(bare_runs),
             "python_ready_s": _median(bare_runs, "python_ready"),
@@ -378,18 +460,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "rss_at_shown_mb": _median(bare_runs, "at_shown", "rss_mb"),
             "peak_rss_mb": _median(bare_runs, "at_end", "peak_mb"),
         }
-        app = _app_summary(app_runs)
+        app, in_store, paced = _app_summary(app_runs), _app_summary(store_runs), _app_summary(paced_runs)
         base = bare["window_shown_s"]
-        pair_ratios = [a["sale_screen"] / b["window_shown"] for a, b in zip(app_runs, bare_runs, strict=True)]
+        pair_ratios = [a["sale_screen"] / b["window_shown"] for a, b in zip(store_runs, bare_runs, strict=True)]
         ratios = {
-            "sale_screen_over_bare": round(app["sale_screen_s"] / base, 2),
-            "sale_screen_over_bare_median_of_pairs": round(statistics.median(pair_ratios), 2),
-            "sign_in_screen_over_bare": round(app["sign_in_screen_s"] / base, 2),
-            "sale_screen_less_pin_check_over_bare": round((app["sale_screen_s"] - app["sign_in_check_s"]) / base, 2),
+            "training": _ratios(app, base),
+            "store": _ratios(in_store, base) | {
+                "sale_screen_over_bare_median_of_pairs": round(statistics.median(pair_ratios), 2)},
+            "store_pin_typed_at_a_cashiers_pace": {"sale_screen_over_bare": round(paced["sale_screen_s"] / base, 2),
+                                                   "enter_to_sale_screen_s": paced["enter_to_sale_screen_s"]},
             "target_max": TARGET_RATIO,
         }
+        interactive = max(ratios["training"]["pin_typed_over_bare"], ratios["store"]["pin_typed_over_bare"])
         profile = None
-        if args.profile or ratios["sale_screen_over_bare"] > TARGET_RATIO:
+        if args.profile or interactive > TARGET_RATIO:
             profile = import_profile(data_dir, pyc)
         fill = _spawn("fill", data_dir, str(data_dir / "training" / "catalog.sqlite3"), bytecode=pyc)
         big_runs = [_spawn("app", data_dir, "offline", bytecode=pyc) for _ in range(2)]
@@ -401,6 +485,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {
         "bare_pyside6_window": bare,
         "app_sandbox_training": app,
+        "app_store": in_store,
+        "app_store_pin_at_a_cashiers_pace": paced,
         "ratios": ratios,
         "first_start_fresh_data_and_bytecode": {k: round(first[k], 3) for k in ("sign_in_screen", "sale_screen")},
         "catalog_100k_offline_start": big,
@@ -413,7 +499,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "target_max_mb": TARGET_RSS_MB,
         },
         "targets_met": {
-            "sale_screen_le_1_5x_bare": ratios["sale_screen_over_bare"] <= TARGET_RATIO,
+            "sign_in_interactive_le_1_5x_bare": interactive <= TARGET_RATIO,
+            "sale_screen_le_1_5x_bare": ratios["store"]["sale_screen_over_bare"] <= TARGET_RATIO,
             "rss_with_100k_catalog_le_250mb": big["peak_rss_mb"] <= TARGET_RSS_MB,
         },
     }
@@ -429,7 +516,8 @@ def _child(argv: list[str]) -> None:
     if mode == "bare":
         child_bare()
     elif mode == "app":
-        child_app(offline_catalog=rest == ["offline"])
+        paces = [float(flag.removeprefix("pace=")) for flag in rest if flag.startswith("pace=")]
+        child_app(offline_catalog="offline" in rest, store="store" in rest, pace=paces[0] if paces else 0.0)
     elif mode == "fill":
         child_fill(rest[0])
     else:

@@ -84,15 +84,21 @@ def open_app(run, qtbot, sandbox):
 
     opened: list[App] = []
 
-    def start(config: StoreConfig, merchant: str = "S", *, sync: bool = True) -> App:
+    def start(config: StoreConfig, merchant: str = "S", *, sync: bool = True,
+              before_open: Callable[[Any], None] | None = None) -> App:
+        """As the app starts: the window (sign-in) first, then the station attached to it;
+        ``before_open(window)`` acts on the window before the station is there."""
+        window = MainWindow(asyncio.Event(), training=True)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        if before_open is not None:
+            before_open(window)
         station = run(Station.open(config, sandbox.keys[merchant], training=True))
         counter = run(Counter.open(station))
         if sync:
             assert run(counter.sync_catalog()) is not None
-        window = MainWindow(station, counter, asyncio.Event())
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitExposed(window)
+        window.attach(station, counter)
         app = App(window, station, counter, config)
         opened.append(app)
         return app
