@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pos_app.staff import AuditEntry, audit_csv
 from pos_app.station.back_office import BackOffice
@@ -13,52 +12,26 @@ from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
     QAbstractItemView,
-    QAbstractTableModel,
     QDialog,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QModelIndex,
-    QObject,
     QPushButton,
-    Qt,
     QTableView,
     QVBoxLayout,
     QWidget,
     asyncSlot,
 )
+from pos_app.ui.table_model import RowsModel
 
-HEADERS = ("When", "Who", "Action", "What", "Why")
 
+class AuditModel(RowsModel[AuditEntry]):
+    HEADERS = ("When", "Who", "Action", "What", "Why")
 
-class AuditModel(QAbstractTableModel):
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.entries: list[AuditEntry] = []
-
-    def show(self, entries: list[AuditEntry]) -> None:
-        self.beginResetModel()
-        self.entries = entries
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.entries)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or not 0 <= index.row() < len(self.entries):
-            return None
-        entry = self.entries[index.row()]
+    def cells(self, entry: AuditEntry) -> tuple[str, ...]:
         return (entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), entry.actor, entry.action.replace("_", " "),
-                entry.detail, entry.reason)[index.column()]
+                entry.detail, entry.reason)
 
 
 class AuditPanel(QWidget):

@@ -4,7 +4,7 @@ service refuses is shown, and "decide anyway" is recorded as forced."""
 
 from __future__ import annotations
 
-from pos_app.staff import AuditAction, LockedOut, NotAManager, StaffError, WrongPin
+from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Refusal
 from pos_app.ui.qt import (
@@ -17,7 +17,7 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
-from pos_app.ui.sentences import REFUSALS
+from pos_app.ui.sentences import REFUSALS, pin_refused
 
 FORCEABLE = frozenset({Refusal.TOO_EARLY, Refusal.SERVICE_UNREACHABLE, Refusal.POSSIBLE_MATCH})
 
@@ -67,11 +67,8 @@ class ManagerDialog(QDialog):
             manager = await self.counter.check_manager(
                 self.pin.text(), action=AuditAction.RESOLVE, reason=reason,
                 detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
-        except NotAManager:
-            self.message.setText("That is not a manager's PIN.")
-            return
-        except (WrongPin, LockedOut, StaffError) as error:
-            self.message.setText(f"PIN refused: {error}")
+        except StaffError as error:  # not a manager's, wrong, locked out, file trouble
+            self.message.setText(pin_refused(error))
             return
         result = await self.counter.resolve(self.attempt_id, paid=paid, reason=reason, by=manager.name,
                                             force=self._force)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pos_app.staff import LockedOut, NotAManager, StaffError, StaffMember, WrongPin
+from pos_app.staff import StaffError, StaffMember
 from pos_app.station.back_office import check_reason
 from pos_app.station.payments import parse_amount
 from pos_app.ui.qt import (
@@ -20,6 +20,7 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
+from pos_app.ui.sentences import pin_refused
 
 
 class ManagerApproval(QDialog):
@@ -87,14 +88,8 @@ class ManagerApproval(QDialog):
         self.ok.setEnabled(False)
         try:
             manager = await self.verify(self.pin.text())
-        except NotAManager:
-            self.message.setText("That is not a manager's PIN.")
-            return
-        except WrongPin as error:
-            self.message.setText(f"Wrong PIN ({error.tries_left} tries left before sign-in locks).")
-            return
-        except (LockedOut, StaffError) as error:
-            self.message.setText(f"PIN refused: {error}")
+        except StaffError as error:  # not a manager's, wrong, locked out, file trouble
+            self.message.setText(pin_refused(error))
             return
         finally:
             self.ok.setEnabled(True)

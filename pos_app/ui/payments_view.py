@@ -16,14 +16,12 @@ from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
     QAbstractItemView,
-    QAbstractTableModel,
     QComboBox,
     QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QModelIndex,
     QObject,
     QPushButton,
     Qt,
@@ -34,41 +32,20 @@ from pos_app.ui.qt import (
     asyncSlot,
 )
 from pos_app.ui.sentences import explain, headline
+from pos_app.ui.table_model import RowsModel
 
-HEADERS = ("Time", "Terminal", "Cashier", "Amount", "Surcharge", "Card", "Status", "Settled")
 ALL = "All"
 
 
-class PaymentsModel(QAbstractTableModel):
+class PaymentsModel(RowsModel[PaymentRow]):
+    HEADERS = ("Time", "Terminal", "Cashier", "Amount", "Surcharge", "Card", "Status", "Settled")
+    RIGHT_ALIGNED = frozenset({3, 4})
+
     def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.money = money
-        self.rows: list[PaymentRow] = []
 
-    def show(self, rows: list[PaymentRow]) -> None:
-        self.beginResetModel()
-        self.rows = rows
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return HEADERS[section]
-        return None
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not 0 <= index.row() < len(self.rows):
-            return None
-        row = self.rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cells(row)[index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (3, 4):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    def extra(self, row: PaymentRow, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ToolTipRole and row.conflict:
             return "Marked not paid, but the service charged the card: give the money back or keep the sale."
         return None
@@ -214,15 +191,14 @@ class PaymentsPanel(QWidget):
 
     def apply_filter(self) -> None:
         chosen = self.selected()
-        rows = filtered(self.history.rows, self.current_filter())
-        self.model.show(rows)
+        self.model.show(filtered(self.history.rows, self.current_filter()))
         if chosen is not None:
             self.select(chosen.key)
         self._selected()
 
     def selected(self) -> PaymentRow | None:
         index = self.table.currentIndex()
-        return self.model.rows[index.row()] if index.isValid() and index.row() < len(self.model.rows) else None
+        return self.model.row_at(index.row()) if index.isValid() else None
 
     def select(self, key: str) -> bool:
         """Make the row of ``key`` (a payment key or an attempt id) current; False if not listed."""

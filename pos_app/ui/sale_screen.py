@@ -144,7 +144,7 @@ class SaleScreen(QWidget):
     def refresh(self) -> None:
         cart = self.counter.cart
         selected = self._selected_line_id()
-        self.cart_model.show(cart)
+        self.cart_model.show(cart.lines)
         totals = self.counter.totals()
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))

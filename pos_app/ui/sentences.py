@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pos_app.journal import Operation, Outcome
+from pos_app.staff import NotAManager, StaffError, WrongPin
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 
 PHASES = {
@@ -75,3 +76,12 @@ def explain(result: OperationResult) -> str:
         return "Nothing was charged. You can try again."
     return ("The customer may have been charged. Do not take the card again: keep waiting, "
             "check again, or ask a manager to decide.")
+
+
+def pin_refused(error: StaffError) -> str:
+    """Why a manager's PIN was not taken, as the dialog says it."""
+    if isinstance(error, NotAManager):
+        return "That is not a manager's PIN."
+    if isinstance(error, WrongPin):
+        return f"Wrong PIN ({error.tries_left} tries left before sign-in locks)."
+    return f"PIN refused: {error}"
