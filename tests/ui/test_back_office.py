@@ -1,0 +1,189 @@
+"""The back office (F9) as a manager uses it, offscreen, against the sandbox: void and
+refund with a manager's PIN and a reason (audit rows checked), an unknown payment
+resolved from the needs-attention tab, the audit trail exported as CSV."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import replace
+
+import pytest
+
+from pos_app.journal import Outcome
+from pos_app.sandbox.faults import DROP_ANSWER
+from pos_app.staff import DEMO_MANAGER_PIN
+from pos_app.station.payments import PaymentStatus
+from pos_app.ui.qt import QDialog, Qt
+from tests.ui.helpers import modal, sign_in
+from tests.ui.test_screens import save
+
+
+@pytest.fixture
+def b_config(ui_config):
+    return replace(ui_config, terminal_id="tb-2001")
+
+
+def open_back_office(qtbot, window):
+    from pos_app.ui.back_office import BackOfficeDialog
+
+    qtbot.keyClick(window, Qt.Key.Key_F9)
+    office = modal(qtbot, BackOfficeDialog)
+    qtbot.waitUntil(lambda: office.payments.model.rowCount() > 0 or "today" in office.payments.message.text(),
+                    timeout=10_000)
+    return office
+
+
+def pick(qtbot, office, attempt_id):
+    qtbot.waitUntil(lambda: office.payments.select(attempt_id), timeout=10_000)
+    return office.payments.selected()
+
+
+def approve(qtbot, pin: str, reason: str | None, amount: str | None = None):
+    from pos_app.ui.manager_approval import ManagerApproval
+
+    dialog = modal(qtbot, ManagerApproval)
+    if amount is not None:
+        dialog.amount.setText(amount)
+    qtbot.keyClicks(dialog.pin, pin)
+    if reason is not None:
+        qtbot.keyClicks(dialog.reason, reason)
+    qtbot.keyClick(dialog.reason if reason is not None else dialog.pin, Qt.Key.Key_Return)
+    return dialog
+
+
+def audit(run, app):
+    return run(app.counter.disk(app.counter.staff.audit, 5))
+
+
+def test_void_needs_a_manager_pin_and_a_reason_and_is_audited(qtbot, run, open_app, b_config, sandbox):
+    app = open_app(b_config, "B")
+    sign_in(qtbot, app.window)
+    sale = run(app.station.service.sale("tb-2001", 2500))
+    office = open_back_office(qtbot, app.window)
+    row = pick(qtbot, office, sale.attempt_id)
+    assert row.voidable and office.payments.void_button.isEnabled() and not office.payments.refund_button.isEnabled()
+    save(office, "light-back-office-payments")
+
+    qtbot.mouseClick(office.payments.void_button, Qt.MouseButton.LeftButton)
+    cashier_pin = approve(qtbot, "1111", "wrong item")  # a cashier's PIN does not void
+    qtbot.waitUntil(lambda: "not a manager" in cashier_pin.message.text())
+    assert cashier_pin.isVisible() and len(sandbox.stats()["payments"]) == 1
+    qtbot.keyClicks(cashier_pin.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClick(cashier_pin.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Voided"), timeout=10_000)
+    qtbot.waitUntil(lambda: office.payments.selected() is not None
+                    and office.payments.selected().status is PaymentStatus.VOIDED, timeout=10_000)
+    [entry, *_] = audit(run, app)
+    assert (entry.actor, entry.action, entry.reason) == ("Demo Manager", "void", "wrong item")
+    assert sale.transaction_id in entry.detail and "on Demo Cashier's screen" in entry.detail
+
+
+def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, sandbox):
+    app = open_app(b_config, "B")
+    sign_in(qtbot, app.window)
+    sale = run(app.station.service.sale("tb-2001", 4000))
+    sandbox.settle()
+    office = open_back_office(qtbot, app.window)
+    row = pick(qtbot, office, sale.attempt_id)
+    assert row.refundable == 4000 and not office.payments.void_button.isEnabled()
+
+    qtbot.mouseClick(office.payments.refund_button, Qt.MouseButton.LeftButton)
+    too_much = approve(qtbot, DEMO_MANAGER_PIN, "one item back", amount="40.01")
+    qtbot.waitUntil(lambda: "between" in too_much.message.text())
+    save(too_much, "light-refund-approval")
+    too_much.amount.setText("15.00")  # the PIN and reason typed stay: only the amount is fixed
+    qtbot.keyClick(too_much.amount, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    qtbot.waitUntil(lambda: office.payments.selected().refunded == 1500, timeout=10_000)
+    assert office.payments.selected().status is PaymentStatus.PARTLY_REFUNDED
+
+    office.payments.message.setText("")
+    qtbot.mouseClick(office.payments.refund_all_button, Qt.MouseButton.LeftButton)
+    rest = approve(qtbot, DEMO_MANAGER_PIN, "the rest back")
+    assert rest.amount.isReadOnly()
+    qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    qtbot.waitUntil(lambda: office.payments.selected().status is PaymentStatus.REFUNDED, timeout=10_000)
+    assert not office.payments.refund_button.isEnabled() and not office.payments.refund_all_button.isEnabled()
+    refunds = [e for e in audit(run, app) if e.action == "refund"]
+    assert [e.reason for e in refunds] == ["the rest back", "one item back"]
+    assert "$25.00" in refunds[0].detail and "$15.00" in refunds[1].detail
+
+
+def test_an_unknown_payment_is_checked_again_from_needs_attention(qtbot, run, open_app, b_config, sandbox):
+    app = open_app(b_config, "B")
+    sign_in(qtbot, app.window)
+    lost = run(app.station.pay(DROP_ANSWER, order_key="cart-lost"))
+    assert lost.outcome is Outcome.UNKNOWN
+    [held] = run(app.station.journal.in_flight())  # it holds the terminal for the next sale
+    assert held.id == lost.attempt_id
+    office = open_back_office(qtbot, app.window)
+    office.tabs.setCurrentWidget(office.attention)
+    qtbot.waitUntil(lambda: office.attention.items.count() == 1, timeout=10_000)
+    assert "Result not known" in office.attention.items.item(0).text()
+    save(office, "light-back-office-attention")
+    qtbot.mouseClick(office.attention.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Nothing needs attention" in office.attention.message.text(), timeout=10_000)
+    assert office.attention.message.text().startswith("Approved")
+    office.done(QDialog.DialogCode.Rejected)
+    after = run(app.station.pay(300, order_key="cart-next"))  # the terminal takes the next sale
+    assert after.outcome is Outcome.APPROVED and after.recovered == ()
+
+
+def test_the_audit_trail_is_shown_to_a_manager_and_exported(qtbot, run, open_app, b_config, tmp_path):
+    from pos_app.staff import AuditAction
+
+    app = open_app(b_config, "B")
+    sign_in(qtbot, app.window)
+    run(app.counter.disk(app.counter.staff.record, "Demo Manager", AuditAction.SETTINGS_CHANGED, "theme: dark",
+                         "night shift"))
+    office = open_back_office(qtbot, app.window)
+    office.tabs.setCurrentWidget(office.audit)
+    assert office.audit.model.rowCount() == 0 and not office.audit.export_button.isEnabled()
+    qtbot.mouseClick(office.audit.show_button, Qt.MouseButton.LeftButton)
+    approve(qtbot, DEMO_MANAGER_PIN, None)
+    qtbot.waitUntil(lambda: office.audit.model.rowCount() >= 1, timeout=10_000)
+    save(office, "light-back-office-audit")
+    target = tmp_path / "audit.csv"
+    said = run(office.audit.export_to(target))
+    assert "saved" in said
+    rows = list(csv.reader(target.open(newline="", encoding="utf-8")))
+    assert rows[0] == ["seq", "at", "actor", "action", "detail", "reason"]
+    assert ["Demo Manager", "settings_changed", "theme: dark", "night shift"] in [r[2:] for r in rows[1:]]
+
+
+def test_a_conflict_is_shown_and_its_charge_given_back(qtbot, run, open_app, ui_config, sandbox):
+    import asyncio
+
+    from pos_app.station import EventKind
+    from pos_app.terminal.outcomes import Phase
+
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    sandbox.set_faults(s_delay_min=1.5, s_delay_max=1.5)
+    phases = []
+    app.station.events.subscribe(lambda e: phases.append(e.data.phase) if e.kind is EventKind.PROGRESS else None)
+    sale = asyncio.ensure_future(app.station.pay(3300, order_key="cart-conflict"))
+    qtbot.waitUntil(lambda: Phase.RECEIVED in phases, timeout=10_000)
+    [attempt] = run(app.station.journal.in_flight())
+    decided = run(app.station.resolve(attempt.id, paid=False, reason="customer left", by="Demo Manager", force=True))
+    assert decided.outcome is Outcome.FAILED
+    qtbot.waitUntil(sale.done, timeout=10_000)  # the terminal's late answer: approved
+
+    office = open_back_office(qtbot, app.window)
+    office.tabs.setCurrentWidget(office.attention)
+    qtbot.waitUntil(lambda: any("Conflict" in office.attention.items.item(i).text()
+                                for i in range(office.attention.items.count())), timeout=10_000)
+    for number in range(office.attention.items.count()):
+        if "Conflict" in office.attention.items.item(number).text():
+            office.attention.items.setCurrentRow(number)
+    assert office.attention.payment_button.isEnabled()
+    qtbot.mouseClick(office.attention.payment_button, Qt.MouseButton.LeftButton)
+    assert office.tabs.currentWidget() is office.payments
+    qtbot.waitUntil(lambda: office.payments.selected() is not None and office.payments.pending is None, timeout=10_000)
+    row = office.payments.selected()
+    assert row.attempt_id == attempt.id and row.conflict and row.voidable
+    assert "charged after" in office.payments.model.cells(row)[6]
+    qtbot.mouseClick(office.payments.void_button, Qt.MouseButton.LeftButton)
+    approve(qtbot, DEMO_MANAGER_PIN, "paid in cash instead")
+    qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Voided"), timeout=10_000)
+    assert [e.action for e in audit(run, app)][0] == "void"
