@@ -1,8 +1,9 @@
 """The merchant's surcharge acknowledgment, shown to the customer before a card payment.
 
 Nothing is sent to the terminal before it is accepted: Accept is the default button
-(Enter), Esc cancels. With a second screen attached, the customer display mirrors the
-text and the running total while the dialog waits.
+(Enter), Esc cancels. With a second screen attached (the customer's), a window filling
+it shows the customer the total and the text while the cashier's dialog waits; with one
+screen the dialog alone is shown (turned to the customer).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 from pos_app.ui.qt import (
     QDialog,
     QDialogButtonBox,
+    QFont,
     QGuiApplication,
     QLabel,
+    Qt,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -41,7 +44,7 @@ class AcknowledgmentDialog(QDialog):
         layout.addWidget(text, 1)
         layout.addWidget(buttons)
         self.resize(640, 420)
-        self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total)
+        self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total, parent)
         self.finished.connect(self._close_display)
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -54,28 +57,61 @@ class AcknowledgmentDialog(QDialog):
 
 
 class CustomerDisplay(QWidget):
-    """A window on the customer's screen: the running total and the text to accept."""
+    """A window filling the customer's screen: the total to pay and the text to accept.
+
+    It never takes the keyboard focus (the cashier's dialog keeps Enter and Esc) and has
+    no frame; it closes with the dialog."""
 
     def __init__(self, paragraphs: list[str], total: str) -> None:
         super().__init__()
+        self.setObjectName("customerDisplay")
         self.setWindowTitle("Customer display")
-        amount = QLabel(total)
-        amount.setObjectName("grandTotal")
-        text = QLabel("\n\n".join(paragraphs))
-        text.setWordWrap(True)
+        self.setWindowFlags(Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowDoesNotAcceptFocus)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        caption = QLabel("Total to pay by card")
+        caption.setObjectName("customerCaption")
+        self.total = QLabel(total)
+        self.total.setObjectName("customerTotal")
+        self.total.setAccessibleName("Total to pay")
+        self.text = QLabel("\n\n".join(paragraphs))
+        self.text.setObjectName("customerText")
+        self.text.setWordWrap(True)
+        prompt = QLabel("Please tell the cashier if you accept.")
+        prompt.setObjectName("customerPrompt")
+        for label, pixels, bold in ((caption, 28, False), (self.total, 72, True), (self.text, 24, False),
+                                    (prompt, 28, True)):
+            font = QFont(label.font())
+            font.setPixelSize(pixels)
+            font.setBold(bold)
+            label.setFont(font)
         layout = QVBoxLayout(self)
-        layout.addWidget(amount)
-        layout.addWidget(text, 1)
+        layout.setContentsMargins(48, 40, 48, 40)
+        layout.addWidget(caption)
+        layout.addWidget(self.total)
+        layout.addSpacing(24)
+        layout.addWidget(self.text, 1, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(prompt)
 
     @classmethod
-    def on_second_screen(cls, paragraphs: list[str], total: str) -> CustomerDisplay | None:
-        screens = QGuiApplication.screens()
-        if len(screens) < 2:
+    def on_second_screen(cls, paragraphs: list[str], total: str,
+                         cashier: QWidget | None = None) -> CustomerDisplay | None:
+        """Shown on a screen other than the cashier's (``cashier``'s window, else the
+        primary one), filling it; None with one screen."""
+        screen = customer_screen(cashier)
+        if screen is None:
             return None
         display = cls(paragraphs, total)
-        display.setGeometry(screens[1].availableGeometry())
+        display.setScreen(screen)
+        display.setGeometry(screen.availableGeometry())
         display.show()
         return display
+
+
+def customer_screen(cashier: QWidget | None = None):  # a QScreen or None
+    """The first screen (``QScreen``) that is not the cashier's; None when there is only one."""
+    own = cashier.window().screen() if cashier is not None else QGuiApplication.primaryScreen()
+    others = [screen for screen in QGuiApplication.screens() if screen is not own]
+    return others[0] if others else None
 
 
 def _escape(text: str) -> str:

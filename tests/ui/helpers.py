@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pos_app.ui.qt import QApplication, Qt
@@ -36,3 +40,32 @@ def scan(qtbot: Any, window: Any, code: str) -> None:
     qtbot.keyClicks(field, code)
     qtbot.keyClick(field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: window.counter.cart.units > before, timeout=10_000)
+
+
+@contextmanager
+def x_server(*screens: str) -> Iterator[dict[str, str]]:
+    """A real X server (Xvfb, one X screen per ``WxHxD`` of ``screens``) with openbox on its
+    first screen; yields the environment of a Qt app on it (xcb, no ``POS_*`` settings).
+    Skips without Xvfb or openbox (fails under CI=true)."""
+    from tests.system import require_tool
+
+    require_tool("Xvfb", "xvfb")
+    require_tool("openbox", "openbox")
+    layout = [arg for number, size in enumerate(screens or ("1280x800x24",)) for arg in ("-screen", str(number), size)]
+    server = subprocess.Popen(["Xvfb", "-displayfd", "1", *layout, "-nolisten", "tcp"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    processes = [server]
+    try:
+        assert server.stdout is not None
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("POS_", "QT_QPA"))}
+        env.update(DISPLAY=":" + server.stdout.readline().strip(), QT_QPA_PLATFORM="xcb")
+        processes.append(subprocess.Popen(["openbox"], env=env, stderr=subprocess.DEVNULL))
+        yield env
+    finally:
+        for process in reversed(processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
