@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pos_app.staff import AuditEntry, audit_csv
 from pos_app.station.back_office import BackOffice
@@ -18,6 +19,7 @@ from pos_app.ui.qt import (
     QHeaderView,
     QLabel,
     QPushButton,
+    Qt,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -33,6 +35,11 @@ class AuditModel(RowsModel[AuditEntry]):
         return (entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), entry.actor, entry.action.replace("_", " "),
                 entry.detail, entry.reason)
 
+    def extra(self, entry: AuditEntry, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and column in (3, 4):  # the whole text of a cut cell
+            return entry.detail if column == 3 else entry.reason
+        return None
+
 
 class AuditPanel(QWidget):
     def __init__(self, office: BackOffice, money: Callable[[int], str], parent: QWidget | None = None) -> None:
@@ -45,8 +52,10 @@ class AuditPanel(QWidget):
         self.table.setModel(self.model)
         self.table.setAccessibleName("Audit trail")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # what: cut to fit, whole in its tooltip
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
         self.message = QLabel("The audit trail is shown to a manager.")
         self.message.setWordWrap(True)

@@ -24,9 +24,9 @@ class BackOfficeDialog(QDialog):
         self.payments = PaymentsPanel(self.office, money, receipts, self)
         self.attention = AttentionPanel(self.office, money, self)
         self.audit = AuditPanel(self.office, money, self)
-        self.tabs.addTab(self.payments, "Payments")
-        self.tabs.addTab(self.attention, "Needs attention")
-        self.tabs.addTab(self.audit, "Audit trail")
+        self.tabs.addTab(self.payments, "&Payments")  # Alt+P, Alt+N, Alt+T; Ctrl+Tab cycles
+        self.tabs.addTab(self.attention, "&Needs attention")
+        self.tabs.addTab(self.audit, "Audit &trail")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         self.resize(1100, 640)
@@ -34,6 +34,8 @@ class BackOfficeDialog(QDialog):
         self.attention.changed.connect(lambda: self.payments.refresh())
         self.payments.changed.connect(lambda: self.attention.refresh())
         QShortcut(QKeySequence("F5"), self, activated=self._refresh)
+        QShortcut(QKeySequence("Ctrl+Tab"), self, activated=lambda: self._turn(1))
+        QShortcut(QKeySequence("Ctrl+Shift+Tab"), self, activated=lambda: self._turn(-1))
         self.payments.refresh()
         self.attention.refresh()
 
@@ -46,6 +48,9 @@ class BackOfficeDialog(QDialog):
             self.attention.refresh()
         else:
             await self.audit.refresh()
+
+    def _turn(self, step: int) -> None:
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
 
     def _show_payment(self, attempt_id: str) -> None:
         self.tabs.setCurrentWidget(self.payments)

@@ -13,7 +13,7 @@ KEYS = (
     ("Delete", "Remove the selected line"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
-    ("F5", "Refresh the back office tab"),
+    ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
     ("Ctrl+P", "Reprint the last receipt"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),

@@ -108,6 +108,9 @@ class PaymentsPanel(QWidget):
         self.refund_all_button = QPushButton("Refund &all…")
         self.slip_button = QPushButton("&Customer receipt")
         self.merchant_button = QPushButton("&Merchant copy")
+        search = QHBoxLayout()
+        search.addWidget(self.text, 1)
+        search.addWidget(self.refresh_button)
         filters = QHBoxLayout()
         for label, widget in (("Terminal", self.terminal), ("Status", self.status)):
             filters.addWidget(QLabel(label))
@@ -115,8 +118,7 @@ class PaymentsPanel(QWidget):
         filters.addWidget(QLabel("Amount"))
         filters.addWidget(self.min_total)
         filters.addWidget(self.max_total)
-        filters.addWidget(self.text, 1)
-        filters.addWidget(self.refresh_button)
+        filters.addStretch(1)
         actions = QHBoxLayout()
         for button in (self.void_button, self.refund_button, self.refund_all_button, self.slip_button,
                        self.merchant_button):
@@ -124,6 +126,7 @@ class PaymentsPanel(QWidget):
             actions.addWidget(button)
         actions.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.addLayout(search)
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
@@ -134,6 +137,8 @@ class PaymentsPanel(QWidget):
         for field in (self.min_total, self.max_total, self.text):
             field.textChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._selected)
+        QWidget.setTabOrder(self.text, self.table)  # search, then the list, then the actions
+        QWidget.setTabOrder(self.table, self.void_button)
         self.refresh_button.clicked.connect(self.refresh)
         self.void_button.clicked.connect(self._void)
         self.refund_button.clicked.connect(lambda: self._refund(everything=False))
@@ -192,8 +197,9 @@ class PaymentsPanel(QWidget):
     def apply_filter(self) -> None:
         chosen = self.selected()
         self.model.show(filtered(self.history.rows, self.current_filter()))
-        if chosen is not None:
-            self.select(chosen.key)
+        if (chosen is None or not self.select(chosen.key)) and self.model.rows:
+            self.table.setCurrentIndex(self.model.index(0, 0))  # the newest: Alt+V/Alt+R act at once
+            self.table.selectRow(0)
         self._selected()
 
     def selected(self) -> PaymentRow | None:

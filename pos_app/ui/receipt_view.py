@@ -16,6 +16,7 @@ from pos_app.station.counter import Counter, PaidCart
 from pos_app.station.receipt import receipt_of
 from pos_app.ui.dialogs import shown
 from pos_app.ui.qt import (
+    QApplication,
     QBuffer,
     QByteArray,
     QColor,
@@ -67,7 +68,7 @@ class ReceiptDesk:
             except PrintError as error:
                 return f"The receipt did not print: {error}"
             return f"Receipt sent to {printer} ({job.job_id})."
-        await shown(ReceiptPreview(pdf, self.parent))
+        await self.preview(pdf)
         return "Receipt shown."
 
     async def reprint(self) -> str:
@@ -84,8 +85,18 @@ class ReceiptDesk:
             pdf = await self.counter.station.client.receipt_pdf(payment_id, for_merchant=for_merchant)
         except PaymentsError as error:
             return f"The {copy} could not be fetched: {error}"
-        await shown(ReceiptPreview(pdf, self.parent))
+        await self.preview(pdf)
         return f"The {copy} is shown."
+
+
+    async def preview(self, pdf: bytes) -> None:
+        """Show ``pdf``; when it closes, the window that had the keys (the payment dialog, the
+        back office) has them again, so Enter and Esc keep working without the mouse."""
+        before = QApplication.activeWindow()
+        await shown(ReceiptPreview(pdf, self.parent))
+        if before is not None and before.isVisible():
+            before.raise_()
+            before.activateWindow()
 
 
 class ReceiptPreview(QDialog):
