@@ -14,6 +14,7 @@ KEYS = (
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
+    ("F10", "End of shift: a manager closes the batch; the end-of-shift report"),
     ("Ctrl+P", "Reprint the last receipt"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),

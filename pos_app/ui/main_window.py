@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
-                            ("F9", self._back_office)):
+                            ("F9", self._back_office), ("F10", self._shift_end)):
             QShortcut(QKeySequence(key), self, activated=action)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
@@ -170,6 +170,13 @@ class MainWindow(QMainWindow):
 
         if self.stack.currentWidget() is self.sale and self.payment is None:
             BackOfficeDialog(self.counter, self.sale.money, self.receipts, self).open()
+
+    def _shift_end(self) -> None:
+        """F10: a manager closes a terminal's batch and gets the end-of-shift report."""
+        from pos_app.ui.shift_end import ShiftEndDialog
+
+        if self.payment is None:
+            ShiftEndDialog(self.counter, self).open()
 
     def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
         self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")

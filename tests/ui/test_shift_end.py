@@ -1,0 +1,108 @@
+"""F10, end of shift, offscreen against the sandbox: the manager's PIN (recorded in the
+audit trail), a sale the journal does not know shown as a difference before the close,
+the close batch on type S, a failed close on type B (a 2xx that is not success) shown
+as failed, the report previewed and printed on the configured printer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.identity import Identity
+from pos_app.api.models import PayRequest
+from pos_app.journal import Outcome
+from pos_app.ui.qt import QApplication, Qt
+from pos_app.ui.receipt_view import ReceiptPreview
+from pos_app.ui.shift_end import ShiftEndDialog
+from pos_app.ui.theme import apply_theme
+from tests.receipts.conftest import pdf_text
+from tests.ui.helpers import modal, sign_in
+from tests.ui.test_screens import save
+
+
+def drawn(widget) -> bool:
+    image = widget.grab().toImage()
+    return any(image.pixelColor(x, y).value() < 100 for x in range(40, image.width() - 40, 5)
+               for y in range(40, 400, 5))
+
+
+def open_shift_end(qtbot, window, pin: str = "9999") -> ShiftEndDialog:
+    qtbot.keyClick(window, Qt.Key.Key_F10)
+    dialog = modal(qtbot, ShiftEndDialog)
+    qtbot.keyClicks(dialog.pin, pin)
+    qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
+    return dialog
+
+
+def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtbot, run, open_app, ui_config,
+                                                                             sandbox):
+    apply_theme(QApplication.instance(), "light")  # the screenshots as the app shows them
+    app = open_app(ui_config, "S")
+    window = app.window
+    sign_in(qtbot, window)
+    sale = run(app.station.pay(1234, order_key="cart-shift"))
+    assert sale.outcome is Outcome.APPROVED
+
+    async def stranger_sale() -> None:  # the lane's key used by something that does not write this journal
+        client = PaymentsClient(sandbox.base_url, sandbox.keys["S"], identity=Identity("demo", "lane-1", "x"))
+        try:
+            await client.pay(PayRequest(terminalId="ts-1001", amount=4321), attempt_id="a-unknown-here")
+        finally:
+            await client.aclose()
+
+    run(stranger_sale())
+    qtbot.waitUntil(lambda: any(p["amount"] == 4321 for p in sandbox.stats()["payments"]), timeout=5000)
+
+    dialog = open_shift_end(qtbot, window, pin="1111")
+    qtbot.waitUntil(lambda: "not a manager" in dialog.summary.text(), timeout=5000)
+    assert dialog.check is None and not dialog.close_button.isEnabled()
+    dialog.pin.clear()
+    qtbot.keyClicks(dialog.pin, "9999")
+    qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
+    assert dialog.differences.count() == 1
+    assert "$43.21" in dialog.differences.item(0).text() and "does not have" in dialog.differences.item(0).text()
+    assert dialog.close_button.text() == "Close batch anyway" and dialog.close_button.isEnabled()
+    save(dialog, "light-shift-end-differences")
+
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
+    assert dialog.headline.text() == "Batch closed" and "The batch is closed" in dialog.sentence.text()
+    assert dialog.end.path is not None and str(dialog.end.path) in dialog.sentence.text()
+    text = pdf_text(dialog.end.path)
+    assert "BATCH CLOSED" in text and sale.attempt_id in text and "$12.34" in text and "$43.21" in text
+    save(dialog, "light-shift-end-closed")
+    audit = run(app.counter.disk(app.counter.staff.audit))
+    assert any(e.action == "close_batch" and e.actor == "Demo Manager" and "ts-1001" in e.detail for e in audit)
+
+    qtbot.mouseClick(dialog.show_button, Qt.MouseButton.LeftButton)
+    preview = modal(qtbot, ReceiptPreview)
+    qtbot.waitUntil(lambda: preview.document.pageCount() > 0)
+    qtbot.waitUntil(lambda: drawn(preview), timeout=5000)  # QPdfView renders the page after it shows
+    save(preview, "light-shift-report")
+    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+
+
+def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, run, open_app, ui_config, sandbox,
+                                                                       cups_pdf):
+    app = open_app(replace(ui_config, terminal_id="tb-2001", printer=cups_pdf.printer), "B")
+    window = app.window
+    sign_in(qtbot, window)
+    assert run(app.station.pay(1500, order_key="cart-b")).outcome is Outcome.APPROVED
+    sandbox.set_faults(close_batch_decline_next=1)
+
+    dialog = open_shift_end(qtbot, window)
+    qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
+    assert dialog.check.clean and not dialog.differences.isVisible()
+    assert dialog.close_button.text() == "Close batch"
+    qtbot.keyClick(dialog.close_button, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
+    assert dialog.headline.text() == "Batch NOT closed"
+    assert "NOT closed" in dialog.sentence.text() and "BATCH CLOSE FAILED" in dialog.sentence.text()
+    save(dialog, "light-shift-end-failed")
+
+    qtbot.mouseClick(dialog.print_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.printed is not None, timeout=20_000)
+    assert f"Report sent to {cups_pdf.printer}" in dialog.sentence.text()
+    printed = pdf_text(cups_pdf.wait_for(dialog.printed))
+    assert "BATCH NOT CLOSED" in printed
