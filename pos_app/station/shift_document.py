@@ -119,8 +119,8 @@ def _reconciliation(report: ShiftReport, money: Money) -> tuple[str, ...]:
     if check.list_error is not None:
         return (f"Not reconciled: {check.list_error}.",)
     listed = sum(1 for line in check.lines if line.listed)
-    said = [f"{len(check.lines)} attempts in the journal for this shift, {listed} of them found in the service's "
-            "transaction list."]
+    said = [f"Attempts in the journal for this shift: {len(check.lines)}; found in the service's transaction "
+            f"list: {listed}."]
     if not check.list_complete:
         said.append("The service's list could not be read to the end: differences may be missing.")
     if not check.differences:
