@@ -3,6 +3,7 @@
 import json
 
 from tests.bench import (
+    bench_bundle,
     bench_catalog,
     bench_chaos,
     bench_client,
@@ -23,6 +24,7 @@ BENCHES = (
     ("startup", bench_startup),
     ("shift", bench_shift),
     ("history", bench_history),
+    ("bundle", bench_bundle),
 )
 for name, bench in BENCHES:
     results[name] = bench.main()

@@ -1,0 +1,123 @@
+"""``pos-app --self-test``: proof that an installed pos-app works, without a store's data.
+
+An installer is only as good as the bundle it ships: a Qt plugin, a data file or a hidden
+import left out shows only when the app runs. The self-test runs the real parts on
+throw-away state: the built-in sandbox over loopback HTTP, a temporary data folder (a
+store's journal, cart and staff are never touched, the keyring is never read), the
+sale screen offscreen (``QT_QPA_PLATFORM=offscreen``, set here), one sale through the
+terminal layer, and its receipt rendered by the receipt renderer and read back.
+
+It prints one line per step as it happens (``self-test: <step> (<seconds> s) <detail>``)
+and then one JSON object; exit 0 when every step passed, 1 with the failed step and a
+sentence otherwise. The Qt half lives in ``pos_app.ui.self_test``; this half is Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SANDBOX_S_DELAY = (0.2, 0.4)  # the type S terminal answers in well under a second
+DEADLINE_S = 90.0
+
+
+class SelfTestFailed(Exception):
+    """A step did not do what it must; the message says which and what was seen."""
+
+
+class Report:
+    """The steps as they pass: a line each on stdout at once, then the JSON summary."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.steps: dict[str, float] = {}
+        self.facts: dict[str, Any] = {}
+        self.current = "start"
+
+    def begin(self, step: str) -> None:
+        self.current = step
+
+    def passed(self, step: str, detail: str = "") -> None:
+        elapsed = round(time.monotonic() - self.started, 3)
+        self.steps[step] = elapsed
+        sys.stdout.write(f"self-test: {step} ({elapsed:.2f} s){' ' + detail if detail else ''}\n")
+        sys.stdout.flush()
+
+    def summary(self, error: str | None = None) -> dict[str, Any]:
+        from pos_app import __version__
+
+        result: dict[str, Any] = {"outcome": "failed" if error else "ok", "version": __version__,
+                                  "bundled": bool(getattr(sys, "frozen", False)), "steps": self.steps, **self.facts}
+        if error:
+            result.update(failed_step=self.current, error=error)
+        return result
+
+
+def check_pdf(pdf: bytes) -> int:
+    """The PDF's page count after the checks any PDF reader makes first (header, trailer);
+    ``SelfTestFailed`` when the bytes are not a whole PDF."""
+    if not pdf.startswith(b"%PDF-"):
+        raise SelfTestFailed(f"the receipt is not a PDF (it starts with {pdf[:8]!r})")
+    if b"%%EOF" not in pdf[-64:]:
+        raise SelfTestFailed("the receipt PDF is cut short (no %%EOF at its end)")
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+    if pages < 1:
+        raise SelfTestFailed("the receipt PDF has no page")
+    return pages
+
+
+def check_profile(report: Report) -> None:
+    """The store profile this installation would start with, checked as the app loads it."""
+    from pos_app.config import ConfigError, baked_profile, check_store_profile
+
+    report.begin("profile")
+    try:
+        path = baked_profile(os.environ)
+        if path is None:
+            report.passed("profile", "no store profile in this installation (running from source)")
+            return
+        config = check_store_profile(path)
+    except ConfigError as error:
+        raise SelfTestFailed(f"the store profile cannot be used: {error}") from None
+    report.facts["profile"] = {"file": str(path), "store_id": config.store_id, "mode": config.mode.value}
+    report.passed("profile", f"{path.name}: store {config.store_id} ({config.mode.value})")
+
+
+def run_self_test() -> int:
+    """Every step, on a fresh temporary data folder; returns the exit code."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before Qt loads: no display needed, none used
+    report = Report()
+    try:
+        check_profile(report)
+        with tempfile.TemporaryDirectory(prefix="pos-app-self-test-") as directory:
+            _run_on(Path(directory), report)
+    except SelfTestFailed as error:
+        return _finish(report, str(error))
+    except Exception as error:  # noqa: BLE001 - any failure is reported as the step's, never a traceback
+        return _finish(report, f"{type(error).__name__}: {error}")
+    return _finish(report, None)
+
+
+def _run_on(directory: Path, report: Report) -> None:
+    from pos_app.sandbox.server import SandboxConfig, SandboxServer
+
+    report.begin("sandbox")
+    with SandboxServer(SandboxConfig(s_delay=SANDBOX_S_DELAY, seed=1)) as sandbox:
+        report.passed("sandbox", sandbox.base_url)
+        from pos_app.ui.self_test import run_sale  # Qt from here on
+
+        run_sale(report, sandbox.base_url, sandbox.keys["S"], directory, deadline_s=DEADLINE_S)
+
+
+def _finish(report: Report, error: str | None) -> int:
+    if error:
+        sys.stdout.write(f"self-test FAILED at {report.current}: {error}\n")
+    sys.stdout.write(json.dumps(report.summary(error)) + "\n")
+    sys.stdout.flush()
+    return 1 if error else 0

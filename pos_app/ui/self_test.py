@@ -1,0 +1,149 @@
+"""The Qt half of ``pos-app --self-test`` (see ``pos_app.self_test``): the real window.
+
+On the sandbox given, with the data folder given: the station and counter opened as the
+app opens them (``open_station``: training mode, demo staff), the catalog synced, the
+main window shown offscreen with the station attached, the demo cashier's PIN typed into
+the sign-in screen, an item scanned into the sale screen, the cart paid through the
+terminal layer (a type S terminal: pay, then polls until approved), the receipt rendered
+with fpdf2 and read back with QtPdf (its total, TRAINING and the payment id must be in
+its text), then the window closed and everything shut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from pos_app.journal import Outcome
+from pos_app.receipts import format_money, render_receipt
+from pos_app.self_test import Report, SelfTestFailed, check_pdf
+from pos_app.station.counter import Counter
+from pos_app.station.receipt import receipt_of
+from pos_app.station.station import Station
+from pos_app.ui.app import StartProblem, open_station, show, training_config
+from pos_app.ui.main_window import MainWindow
+from pos_app.ui.qt import QApplication, QBuffer, QByteArray, QIODevice, QPdfDocument, qasync
+
+DEMO_CASHIER_PIN = "1111"
+STEP_TIMEOUT_S = 20.0
+
+
+def run_sale(report: Report, base_url: str, key: str, directory: Path, *, deadline_s: float) -> None:
+    """Every Qt step; raises ``SelfTestFailed`` (or the error met) on the first failure."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("pos-app")
+    app.setQuitOnLastWindowClosed(False)
+    report.passed("qt", f"{QApplication.platformName()} platform")
+
+    async def bounded() -> None:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+        try:
+            await asyncio.wait_for(_sale(report, base_url, key, directory), deadline_s)
+        except TimeoutError:
+            raise SelfTestFailed(f"the self-test took longer than {deadline_s:.0f} s") from None
+
+    qasync.run(bounded())
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT_S) -> None:
+    """Wait (Qt events keep flowing) until ``condition`` holds; ``SelfTestFailed`` naming
+    ``what`` after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise SelfTestFailed(f"{what} did not happen within {timeout:.0f} s")
+        await asyncio.sleep(0.02)
+
+
+async def _sale(report: Report, base_url: str, key: str, directory: Path) -> None:
+    config = replace(training_config(base_url), data_dir=directory)
+    report.begin("station")
+    try:
+        station, counter = await open_station(config, key, training=True)
+    except StartProblem as problem:
+        raise SelfTestFailed(str(problem)) from None
+    try:
+        await _on_screen(report, station, counter)
+    finally:
+        await counter.aclose()
+        await station.aclose()
+    report.passed("closed", "window closed, journal and client shut")
+
+
+async def _on_screen(report: Report, station: Station, counter: Counter) -> None:
+    synced = await counter.sync_catalog()
+    if synced is None:
+        raise SelfTestFailed("the catalog could not be synced from the sandbox")
+    report.passed("station", f"journal open, catalog synced from {station.config.base_url}")
+
+    report.begin("sale screen")
+    window = MainWindow(asyncio.Event(), training=True)
+    window.attach(station, counter)
+    show(window, station.config.theme)
+    closed = window.closed
+    try:
+        await until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(),
+                    "the main window showing")
+        window.sign_in.pin.setText(DEMO_CASHIER_PIN)
+        window.sign_in.pin.returnPressed.emit()
+        await until(lambda: window.stack.currentWidget() is window.sale, "sign-in with the demo cashier's PIN")
+        report.passed("sale screen shown", f"signed in as {counter.cashier.name if counter.cashier else '?'}")
+
+        report.begin("scan")
+        items = [item for item in await counter.search("a", 40) if item.sku and item.price_cents >= 100]
+        if not items:
+            raise SelfTestFailed("the synced catalog has no item to sell")
+        window.sale.scan.setText(items[0].sku)
+        window.sale.scan.returnPressed.emit()
+        await until(lambda: counter.cart.units == 1, f"scanning {items[0].sku} into the cart")
+        total = counter.totals().total
+        money = format_money(total, station.config.currency)
+        await until(lambda: money in window.sale.total.text(), f"the sale screen showing the total {money}")
+        report.passed("scan", f"{items[0].name}: total {money}")
+
+        await _pay_and_print(report, station, counter)
+    finally:
+        window.close()
+    await until(closed.is_set, "the window closing")
+
+
+async def _pay_and_print(report: Report, station: Station, counter: Counter) -> None:
+    report.begin("sale")
+    result = await counter.pay()
+    if result.outcome is not Outcome.APPROVED:
+        raise SelfTestFailed(f"the sandbox sale was not approved ({result.outcome.value}: {result.message})")
+    paid = counter.last_paid
+    if paid is None or paid.result is not result:
+        raise SelfTestFailed("the approved sale did not settle the cart")
+    report.facts["sale"] = {"attempt_id": result.attempt_id, "amount": result.amount,
+                            "card": f"{result.card_brand} {result.card_last4}"}
+    report.passed("sale", f"approved on {result.terminal_id}: {result.card_brand} {result.card_last4}")
+
+    report.begin("receipt")
+    data = await receipt_of(paid, station.config, station.client, training=True)
+    pdf = await asyncio.to_thread(render_receipt, data)
+    pages = check_pdf(pdf)
+    text = pdf_text(pdf)
+    total = data.money(data.total_cents)
+    for expected in (total, "TRAINING", data.payment_id):
+        if expected not in text:
+            raise SelfTestFailed(f"the receipt's text lacks {expected!r}")
+    report.facts["receipt"] = {"bytes": len(pdf), "pages": pages, "total": total}
+    report.passed("receipt", f"{len(pdf)} bytes, {pages} page, total {total} read back")
+
+
+def pdf_text(pdf: bytes) -> str:
+    """The text of every page, as QtPdf (the preview's reader) extracts it."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(pdf))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    document = QPdfDocument()
+    document.load(buffer)
+    if document.status() is not QPdfDocument.Status.Ready:
+        raise SelfTestFailed(f"QtPdf cannot read the receipt ({document.error().name})")
+    return "\n".join(document.getAllText(page).text() for page in range(document.pageCount()))
