@@ -26,6 +26,8 @@ from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
 from pos_app.journal import JournalError, Outcome
+from pos_app.staff import AuditAction, Staff, StaffError
+from pos_app.staff.cli import os_operator
 from pos_app.station.events import EventKind, StationEvent
 from pos_app.station.station import Station
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal
@@ -76,6 +78,8 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type
                                                  "(found in the journal when this station made the sale)")
         if amount:
             parser.add_argument("--amount", required=True, help=f"integer cents, at most {TERMINAL_AMOUNT_MAX}")
+        if name != "capture":
+            parser.add_argument("--reason", default="", help="why (recorded in the audit trail)")
     parser = op("close-batch", "close the open batch (manager) and write the end-of-shift report PDF")
     parser.add_argument("--terminal", required=True)
     parser.add_argument("--by-serial", action="store_true", help="--terminal is the serial number (type S)")
@@ -177,13 +181,42 @@ async def _terminal_command(station: Station, args: argparse.Namespace) -> Paylo
     printer = ProgressPrinter()
     station.events.subscribe(printer)
     try:
-        return await _dispatch(station, args)
+        payload, code = await _dispatch(station, args)
+        if args.operation in AUDITED and (payload.get("attempt_id") or args.operation == "resolve"):
+            await _audit(station, args, payload)  # what was journaled (or decided), not what was refused
+        return payload, code
     except asyncio.CancelledError:  # Ctrl-C: the service journaled what was out as unknown
         if printer.sent is None:
             return {"outcome": "failed", "error": "interrupted before anything was sent"}, EXIT[Outcome.FAILED]
         return {"outcome": "unknown", "attempt_id": printer.sent,
                 "error": "interrupted while the request was out: the customer may be charged; "
                          "`pos-app terminal resume` finds out (never charge again)"}, EXIT[Outcome.UNKNOWN]
+
+
+AUDITED = {"void": AuditAction.VOID, "refund": AuditAction.REFUND, "resolve": AuditAction.RESOLVE,
+           "close-batch": AuditAction.CLOSE_BATCH}
+"""Manager actions: written to the staff file's audit trail with who ran them and the outcome."""
+
+
+async def _audit(station: Station, args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    """The audit row of a manager action run from the command line (``audit_error`` in the
+    JSON when the staff file cannot take it: the action itself stands, journaled)."""
+    actor = getattr(args, "by", None) or os_operator()
+    target = " ".join(f"{name} {value}" for name, value in (
+        ("terminal", getattr(args, "terminal", None)), ("ref", getattr(args, "ref", None)),
+        ("attempt", getattr(args, "attempt", None)), ("amount", getattr(args, "amount", None))) if value)
+    detail = f"pos-app terminal {args.operation} {target}: {payload.get('outcome')}"
+    if payload.get("attempt_id"):
+        detail += f" (attempt {payload['attempt_id']})"
+
+    def write() -> None:
+        with Staff.open(station.config.staff_path) as staff:
+            staff.record(actor, AUDITED[args.operation], detail, getattr(args, "reason", None) or "")
+
+    try:
+        await asyncio.to_thread(write)
+    except (StaffError, OSError, ValueError) as error:
+        payload["audit_error"] = f"the audit trail could not record this action: {error}"
 
 
 async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:

@@ -49,10 +49,20 @@ def test_list_sale_refund_flow_and_exit_codes(env_b, sandbox):
     inactive = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2003", "--amount", "1000")
     assert inactive.code == 4 and inactive.payload["refusal"] == "service_refused"
     ref = sale.payload["transaction_id"]
-    void = run_cli(env_b, "terminal", "void", "--terminal", terminal, "--ref", ref)
+    void = run_cli(env_b, "terminal", "void", "--terminal", terminal, "--ref", ref, "--reason", "duplicate order")
     assert void.code == 0, void.payload
     close = run_cli(env_b, "terminal", "close-batch", "--terminal", terminal)
     assert close.code == 0 and close.payload["operation"] == "close_batch"
+    from pos_app.staff import Staff  # every manager action of the command line is in the audit trail
+
+    with Staff.open(f"{env_b['POS_DATA_DIR']}/staff.sqlite3") as staff:
+        trail = [(e.actor, e.action, e.reason) for e in reversed(staff.audit())]
+        details = [e.detail for e in reversed(staff.audit())]
+    assert [(actor, action) for actor, action, _ in trail][:1] == [("mgr-ann", "resolve")]
+    assert [action for _, action, _ in trail] == ["resolve", "void", "close_batch"]
+    assert trail[0][2] == "no charge on the terminal" and trail[1][2] == "duplicate order"
+    assert trail[1][0].startswith("os:") and f"ref {ref}" in details[1] and details[1].endswith(
+        f"approved (attempt {void.payload['attempt_id']})")
 
 
 def test_type_s_sale_and_preauth_capture(env_s):
