@@ -6,6 +6,9 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
+# money is written as the OS's locale writes it: the suite runs as CI does (en_US figures);
+# tests of other locales name theirs
+os.environ["LC_ALL"] = "C.UTF-8"
 
 import pytest
 
