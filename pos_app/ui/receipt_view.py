@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from pos_app.receipts import PrintError, print_pdf, render_receipt
 from pos_app.station.counter import Counter, PaidCart
@@ -25,6 +26,7 @@ from pos_app.ui.qt import (
     QHBoxLayout,
     QImage,
     QIODevice,
+    QMessageBox,
     QPainter,
     QPdfDocument,
     QPdfView,
@@ -100,9 +102,11 @@ class ReceiptDesk:
 
 
 class ReceiptPreview(QDialog):
-    def __init__(self, pdf: bytes, parent: QWidget | None = None) -> None:
+    def __init__(self, pdf: bytes, parent: QWidget | None = None, *, title: str = "Receipt",
+                 file_name: str = "receipt.pdf") -> None:
         super().__init__(parent)
-        self.setWindowTitle("Receipt")
+        self.setWindowTitle(title)
+        self.file_name = file_name
         self.setObjectName("receiptPreview")
         self.pdf = pdf
         self.document = QPdfDocument(self)
@@ -136,10 +140,18 @@ class ReceiptPreview(QDialog):
         paint_pdf(self.document, printer)
 
     def _save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save the receipt", "receipt.pdf", "PDF (*.pdf)")
-        if path:
-            with open(path, "wb") as handle:
-                handle.write(self.pdf)
+        path, _ = QFileDialog.getSaveFileName(self, f"Save the {self.windowTitle().lower()}", self.file_name,
+                                              "PDF (*.pdf)")
+        if not path:
+            return
+        target = Path(path)
+        partial = target.with_name(target.name + ".partial")
+        try:  # a small file: written whole, then renamed, never half-written
+            partial.write_bytes(self.pdf)
+            partial.replace(target)
+        except OSError as error:
+            QMessageBox.warning(self, "Not saved", f"The PDF could not be saved to {target}: "
+                                f"{error.strerror or error}. Pick another folder.")
 
 
 def paint_pdf(document: QPdfDocument, printer: QPrinter) -> None:

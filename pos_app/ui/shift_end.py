@@ -14,7 +14,7 @@ import asyncio
 from pos_app.api.errors import PaymentsError
 from pos_app.journal import JournalError
 from pos_app.receipts import PrintError, PrintJob, format_money, print_pdf
-from pos_app.staff import AuditAction, LockedOut, NotAManager, StaffError, WrongPin
+from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
 from pos_app.ui.dialogs import shown
@@ -32,6 +32,7 @@ from pos_app.ui.qt import (
     asyncSlot,
 )
 from pos_app.ui.receipt_view import ReceiptPreview
+from pos_app.ui.sentences import pin_refused
 
 HEADLINES = {
     CloseState.CLOSED: ("Batch closed", "approved"),
@@ -148,11 +149,8 @@ class ShiftEndDialog(QDialog):
             try:
                 member = await self.counter.check_manager(self.pin.text(), action=AuditAction.CLOSE_BATCH,
                                                           detail=f"end of shift on terminal {terminal}")
-            except NotAManager:
-                self.summary.setText("That is not a manager's PIN.")
-                return
-            except (WrongPin, LockedOut, StaffError) as error:
-                self.summary.setText(f"PIN refused: {error}")
+            except StaffError as error:  # not a manager's, wrong, locked out, file trouble
+                self.summary.setText(pin_refused(error))
                 return
             self.manager = member.name
             self.pin.clear()
@@ -229,8 +227,8 @@ class ShiftEndDialog(QDialog):
     @asyncSlot()
     async def _show_report(self) -> None:
         if self.end is not None:
-            preview = ReceiptPreview(self.end.pdf, self)
-            preview.setWindowTitle("End-of-shift report")
+            name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
+            preview = ReceiptPreview(self.end.pdf, self, title="End-of-shift report", file_name=name)
             preview.resize(760, 900)
             await shown(preview)
 
