@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -25,6 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
     parser.add_argument("--sandbox", action="store_true",
                         help="open the app on its built-in sandbox, in training mode (no real money)")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="the store profile to start from (as POS_PROFILE; an installer's is store-profile.toml "
+                             "next to the executable)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this installation on the built-in sandbox and a temporary data folder (a sale, "
+                             "its receipt); exit 0 when it works")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
@@ -40,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if set(argv) <= {"--sandbox"}:  # the app: no command's parser is built (their imports take ~0.5 s)
+        return run_app(sandbox=bool(argv))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -49,14 +58,25 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stderr.write(f"{error}\n")
         return 1
-    if args.command is None:
-        from pos_app.ui.app import main as run_app  # Qt is loaded only for the app itself
+    if args.profile:
+        os.environ["POS_PROFILE"] = args.profile
+    if args.self_test:
+        from pos_app.self_test import run_self_test
 
+        return run_self_test()
+    if args.command is None:
         return run_app(sandbox=args.sandbox)
     try:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def run_app(*, sandbox: bool) -> int:
+    from pos_app.config import Mode, profile_mode
+    from pos_app.ui.app import main as app_main  # Qt is loaded only for the app itself
+
+    return app_main(sandbox=sandbox or profile_mode() is Mode.TRAINING)  # the demo store's installer trains
 
 
 if __name__ == "__main__":

@@ -203,10 +203,12 @@ async def open_station(config: StoreConfig, secret: str, *, training: bool) -> t
     await asyncio.to_thread(import_modules, STATION_MODULES)
     from pos_app.catalog import CatalogError
     from pos_app.journal import JournalError
+    from pos_app.receipts.money import set_default_locale
     from pos_app.staff import StaffError
     from pos_app.station.counter import Counter
     from pos_app.station.station import Station
 
+    set_default_locale(config.locale)  # the screens and the receipts write money the store's way
     try:
         await asyncio.to_thread(setup_logging, config, secret)
         station = await Station.open(config, secret, training=training)

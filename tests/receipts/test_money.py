@@ -95,6 +95,22 @@ def test_refuses_what_is_not_cents_a_currency_or_a_locale():
     assert check_currency("eur") == "EUR" and check_locale("pt-br") == "pt_BR" and check_locale("de") == "de"
 
 
+def test_the_store_sets_its_currency_and_locale_in_store_toml(tmp_path):
+    from pos_app.config import ConfigError, load_config
+
+    env = {"POS_DATA_DIR": str(tmp_path), "POS_BASE_URL": "https://payments.example.com"}
+    (tmp_path / "store.toml").write_text('currency = "cad"\nlocale = "fr-ca"\n')
+    config = load_config(env)
+    assert (config.currency, config.locale) == ("CAD", "fr_CA")
+    assert format_money(123450, config.currency, config.locale) == f"1{NBSP}234,50{NBSP}$"
+    (tmp_path / "store.toml").write_text("")
+    assert (load_config(env).currency, load_config(env).locale) == ("USD", None)  # None: the OS's
+    for line, sentence in (('currency = "US$"', "three-letter ISO code"), ('locale = "French"', "like en_US")):
+        (tmp_path / "store.toml").write_text(line + "\n")
+        with pytest.raises(ConfigError, match=sentence):
+            load_config(env)
+
+
 @pytest.mark.parametrize("currency, locale, total", [("EUR", "de_DE", "17,68 €"), ("CAD", "fr_CA", "17,68 $"),
                                                      ("USD", "en_US", "$17.68")])
 def test_a_receipt_writes_money_in_its_locale(currency, locale, total):
