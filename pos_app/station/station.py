@@ -10,6 +10,7 @@ journals the attempt ``unknown`` (never resent) before the task ends.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from dataclasses import replace
@@ -77,9 +78,10 @@ class Station:
             journal = await AsyncJournal.open(config.journal_path)
         else:
             journal = AsyncJournal(Journal.open(config.journal_path))
-        try:
-            client = PaymentsClient(config.base_url, secret, identity=identity, routes=config.route_table(),
-                                    connect_timeout=config.connect_timeout, read_timeout=config.read_timeout)
+        try:  # built on a worker thread: its TLS context loads the CA store (tens of ms), not the screen's time
+            client = await asyncio.to_thread(functools.partial(
+                PaymentsClient, config.base_url, secret, identity=identity, routes=config.route_table(),
+                connect_timeout=config.connect_timeout, read_timeout=config.read_timeout))
         except BaseException:
             await journal.close()
             raise
