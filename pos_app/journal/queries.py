@@ -93,6 +93,17 @@ def list_sql(*, day: bool, terminal: bool) -> tuple[str, str]:
     return rows, events
 
 
+CHANGED_WHERE = ("WHERE a.created_at >= ? AND a.created_at < ? AND a.rowid <= ? "
+                 "AND (a.rowid > ? OR a.id IN (SELECT attempt_id FROM events WHERE seq > ? AND seq <= ?))")
+CHANGED_ROWS_SQL = f"SELECT {_A_COLUMNS} FROM attempts a {CHANGED_WHERE} ORDER BY a.rowid"
+CHANGED_EVENTS_SQL = (f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id "
+                      f"{CHANGED_WHERE} AND e.seq <= ? ORDER BY e.seq")
+"""Attempts of a day begun, or given an event, after a mark (last rowid, last seq), and all
+their events up to the new mark. Parameters: start, end, new rowid, old rowid, old seq, new
+seq (and new seq again for the events)."""
+MARK_SQL = "SELECT (SELECT coalesce(max(rowid), 0) FROM attempts), (SELECT coalesce(max(seq), 0) FROM events)"
+
+
 class State(NamedTuple):
     """What the write guards need to know of one attempt, read inside their transaction."""
 

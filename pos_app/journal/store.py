@@ -418,6 +418,20 @@ class Journal:
             events = conn.execute(events_sql, params).fetchall()
         return fold_many(rows, events, keep_events=keep_events)
 
+    def attempts_changed(
+        self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None
+    ) -> tuple[list[Attempt], tuple[int, int]]:
+        """The attempts of ``day`` begun or changed (a new event) since ``mark``, folded as
+        ``attempts`` folds them, and the new mark. ``mark`` (0, 0) gives them all; a caller
+        that keeps the day's attempts by id refreshes them by passing the mark it got."""
+        start, end = day_bounds(day, resolve_tz(tz))
+        with self._read("listing changed attempts") as conn:
+            new_rowid, new_seq = conn.execute(queries.MARK_SQL).fetchone()
+            params = (start, end, new_rowid, mark[0], mark[1], new_seq)
+            rows = conn.execute(queries.CHANGED_ROWS_SQL, params).fetchall()
+            events = conn.execute(queries.CHANGED_EVENTS_SQL, (*params, new_seq)).fetchall() if rows else []
+        return fold_many(rows, events, keep_events=False), (new_rowid, new_seq)
+
     def summary(self, day: date, tz: tzinfo | str | None = None) -> reports.Summary:
         """Counts and cents per terminal, operation and outcome for attempts created on ``day``."""
         zone = resolve_tz(tz)

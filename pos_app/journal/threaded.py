@@ -112,6 +112,11 @@ class AsyncJournal:
     ) -> list[Attempt]:
         return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz)
 
+    async def attempts_changed(
+        self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None
+    ) -> tuple[list[Attempt], tuple[int, int]]:
+        return await self._call(self.journal.attempts_changed, day, mark, tz)
+
     async def summary(self, day: date, tz: tzinfo | str | None = None) -> Summary:
         return await self._call(self.journal.summary, day, tz)
 

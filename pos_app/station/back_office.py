@@ -19,7 +19,7 @@ from pos_app.receipts import format_money
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.station.counter import Counter
 from pos_app.station.events import EventKind
-from pos_app.station.payments import PaymentRow, PaymentStatus, merge_history
+from pos_app.station.payments import Drafts, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult
@@ -54,9 +54,33 @@ class AttentionItem:
 
 
 class BackOffice:
+    """One per station window: it keeps the day's attempts (refreshed by what changed since
+    the last read) and their drafted rows, so that opening the payments list again, or on a
+    busy day once ``warm`` has run, reads and drafts only what is new."""
+
     def __init__(self, counter: Counter) -> None:
         self.counter = counter
         self.station = counter.station
+        self._day: date | None = None
+        self._mark = (0, 0)
+        self._attempts: dict[str, Attempt] = {}
+        self._drafts: Drafts = {}
+        self._reading = asyncio.Lock()
+
+    async def day_attempts(self, day: date) -> list[Attempt]:
+        """The journal's attempts of ``day`` in the order they were begun, kept up to date."""
+        async with self._reading:  # one refresh at a time: the mark only moves forward
+            if day != self._day:
+                self._day, self._mark, self._attempts, self._drafts = day, (0, 0), {}, {}
+            changed, self._mark = await self.station.journal.attempts_changed(day, self._mark)
+            for attempt in changed:
+                self._attempts[attempt.id] = attempt  # a changed one keeps its place
+            return list(self._attempts.values())
+
+    async def warm(self, day: date) -> None:
+        """Read the day's payments (journal and list) and build their rows ahead of the first
+        F9, in the background: F9 then reads and rebuilds only what changed since."""
+        await self.payments(day)
 
     # payments ---------------------------------------------------------------------------
 
@@ -66,15 +90,15 @@ class BackOffice:
         When the list cannot be read, the journal's rows come back alone with the reason."""
         from pos_app.api.errors import PaymentsError
 
-        attempts = await self.station.journal.attempts(day=day)
+        attempts = await self.day_attempts(day)
         start = datetime.combine(day, datetime.min.time()).astimezone()
         try:
             window = await read_window(self.station.client, start - CLOCK_SLACK)
         except PaymentsError as error:
-            rows = await asyncio.to_thread(merge_history, attempts, [])
+            rows = await asyncio.to_thread(merge_history, attempts, [], drafts=self._drafts)
             return History(tuple(rows), False, f"the service's list could not be read: {error}")
         entries = [e for e in window.entries if on_day(entry_time(e), day)]
-        rows = await asyncio.to_thread(merge_history, attempts, entries)  # CPU work, off the event loop
+        rows = await asyncio.to_thread(merge_history, attempts, entries, drafts=self._drafts)  # off the loop
         return History(tuple(rows), window.complete)
 
     async def void(self, row: PaymentRow, *, manager: StaffMember, reason: str) -> OperationResult:

@@ -178,14 +178,33 @@ class _Group:
     follow_ups: list[TransactionEntry] = field(default_factory=list)
 
 
-def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntry]) -> list[PaymentRow]:
+@dataclass
+class _Kept:
+    """What ``merge_history`` keeps of one row between calls: the attempt it was drafted
+    from, the journal's part of its draft, and the last whole draft with its row."""
+
+    attempt: Attempt | None
+    journal_part: dict[str, Any]
+    draft: dict[str, Any] | None = None
+    row: PaymentRow | None = None
+
+
+Drafts = dict[str, _Kept]
+"""Kept rows by attempt id (or list key for a row only the service has); see ``merge_history``."""
+
+
+def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntry], *,
+                  drafts: Drafts | None = None) -> list[PaymentRow]:
     """Rows for the journal's sales and pre-auths and the list's payments, newest first.
 
     ``attempts`` may hold every operation of the period (follow-ups are folded into the
     payments they name); ``entries`` are the list entries of the same period. Each row is
-    drafted as a dict and built once (10,000 rows open in well under 200 ms)."""
+    drafted as a dict and built once. ``drafts``, kept by the caller between calls, spares
+    redrafting an attempt that has not changed (the same ``Attempt`` object) and rebuilding
+    a row whose draft came out the same as last time (the same ``PaymentRow`` comes back)."""
     groups = _group(entries)
     attempts = list(attempts)
+    kept_rows: Drafts = drafts if drafts is not None else {}
     follow_ups: dict[str, list[Attempt]] = {}
     for attempt in attempts:
         if attempt.operation in (Operation.CAPTURE, Operation.VOID, Operation.REFUND) and attempt.ref:
@@ -204,7 +223,10 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
     for attempt in attempts:
         if attempt.operation not in (Operation.SALE, Operation.PREAUTH):
             continue
-        draft = _journal_draft(attempt)
+        kept = kept_rows.get(attempt.id)
+        if kept is None or kept.attempt is not attempt:
+            kept = kept_rows[attempt.id] = _Kept(attempt, _journal_draft(attempt))
+        draft = dict(kept.journal_part)
         transaction = draft["transaction_id"]
         found = (by_attempt.get(attempt.id) or (by_transaction.get(transaction) if transaction else None)
                  or (draft["payment_id"] if draft["payment_id"] in groups else None))
@@ -212,13 +234,20 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
             used.add(found)
             _add_service(draft, groups[found])
         _add_journal_follow_ups(draft, follow_ups.get(draft["transaction_id"] or "", []))
-        rows.append(PaymentRow(**draft))
+        rows.append(_row(kept, draft))
     for key, group in groups.items():
         if key not in used and group.payment is not None:
             draft = _service_draft(key, group.payment)
             _add_service(draft, group)
-            rows.append(PaymentRow(**draft))
+            rows.append(_row(kept_rows.setdefault(f"service {key}", _Kept(None, {})), draft))
     return sorted(rows, key=lambda r: r.at.timestamp() if r.at else 0.0, reverse=True)
+
+
+def _row(kept: _Kept, draft: dict[str, Any]) -> PaymentRow:
+    """The row of ``draft``: the one built last time when the draft is the same."""
+    if kept.row is None or kept.draft != draft:
+        kept.draft, kept.row = draft, PaymentRow(**draft)
+    return kept.row
 
 
 def _group(entries: Iterable[TransactionEntry]) -> dict[str, _Group]:

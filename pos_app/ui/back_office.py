@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from pos_app.station.back_office import BackOffice
-from pos_app.station.counter import Counter
 from pos_app.ui.attention_view import AttentionPanel
 from pos_app.ui.audit_view import AuditPanel
 from pos_app.ui.payments_view import PaymentsPanel
@@ -15,11 +14,11 @@ from pos_app.ui.qt import QDialog, QKeySequence, QShortcut, QTabWidget, QVBoxLay
 
 
 class BackOfficeDialog(QDialog):
-    def __init__(self, counter: Counter, money: Callable[[int], str], receipts: Any,
+    def __init__(self, office: BackOffice, money: Callable[[int], str], receipts: Any,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Back office — payments, needs attention, audit trail")
-        self.office = BackOffice(counter)
+        self.office = office
         self.tabs = QTabWidget()
         self.payments = PaymentsPanel(self.office, money, receipts, self)
         self.attention = AttentionPanel(self.office, money, self)

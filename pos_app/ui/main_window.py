@@ -13,6 +13,7 @@ screen, receipts, payments and the keys). The modules of that side are imported 
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ from pos_app.ui.sign_in import SignInScreen
 from pos_app.ui.theme import icon
 
 if TYPE_CHECKING:
+    from pos_app.station.back_office import BackOffice
     from pos_app.station.counter import Counter
     from pos_app.station.station import Station
     from pos_app.ui.bridge import StationBridge
@@ -44,6 +46,10 @@ if TYPE_CHECKING:
     from pos_app.ui.receipt_view import ReceiptDesk
     from pos_app.ui.sale_screen import SaleScreen
 
+log = logging.getLogger(__name__)
+
+WARM_BACK_OFFICE_MS = 15_000
+"""After start-up (recovery, catalog sync), the day's payments are read ahead of F9."""
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
 SIDE_MODULES = ("pos_app.ui.bridge", "pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
                 "pos_app.ui.sale_screen", "pos_app.api.errors")
@@ -54,6 +60,7 @@ class MainWindow(QMainWindow):
     # set by attach(): the window is shown (sign-in) before the station has opened
     station: Station
     counter: Counter
+    office: BackOffice
     bridge: StationBridge
     receipts: ReceiptDesk
     sale: SaleScreen
@@ -97,12 +104,14 @@ class MainWindow(QMainWindow):
     def attach(self, station: Station, counter: Counter) -> None:
         """The station is open: the sale screen, receipts, payments and the keys join the
         window, and a PIN already entered is checked."""
+        from pos_app.station.back_office import BackOffice
         from pos_app.ui.bridge import StationBridge
         from pos_app.ui.receipt_view import ReceiptDesk
         from pos_app.ui.sale_screen import SaleScreen
 
         self.station = station
         self.counter = counter
+        self.office = BackOffice(counter)
         self.bridge = StationBridge(station.events, self)
         self.receipts = ReceiptDesk(counter, self)
         config = station.config
@@ -130,6 +139,11 @@ class MainWindow(QMainWindow):
         self._age_timer.timeout.connect(self._show_sync_age)
         self._age_timer.start()
         self._show_sync_age()
+        self._warm_timer = QTimer(self)  # the day's payments read ahead of the first F9, once start-up is done
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(WARM_BACK_OFFICE_MS)
+        self._warm_timer.timeout.connect(self._warm_back_office)
+        self._warm_timer.start()
         self.attached = True
         self.sign_in.attach(counter)
 
@@ -169,7 +183,16 @@ class MainWindow(QMainWindow):
         from pos_app.ui.back_office import BackOfficeDialog
 
         if self.stack.currentWidget() is self.sale and self.payment is None:
-            BackOfficeDialog(self.counter, self.sale.money, self.receipts, self).open()
+            BackOfficeDialog(self.office, self.sale.money, self.receipts, self).open()
+
+    @asyncSlot()
+    async def _warm_back_office(self) -> None:
+        from pos_app.journal import JournalError
+
+        try:
+            await self.office.warm(datetime.now().date())
+        except JournalError as error:  # F9 reads it again, and says so if it still cannot
+            log.warning("the day's payments could not be read ahead: %s", error)
 
     def _shift_end(self) -> None:
         """F10: a manager closes a terminal's batch and gets the end-of-shift report."""

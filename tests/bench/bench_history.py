@@ -10,8 +10,13 @@ What is measured:
 - A real journal file with 10,000 approved sales of today (each with its outcome event),
   and 10,000 service list entries (one per sale, as ``TransactionEntry`` values already
   parsed: the paging time of the service is its own and is not counted here).
-- ``open``: ``Journal.attempts(day)`` + ``merge_history`` + ``PaymentsModel.show`` (the
-  table model the window shows), median of 5.
+- ``open_first``: a first F9 with nothing read ahead: ``Journal.attempts_changed(day)`` (every
+  attempt) + ``merge_history`` drafting every row + ``PaymentsModel.show`` (the table model
+  the window shows), median of 5.
+- ``open_read_ahead``: F9 after ``BackOffice.warm`` (run by the window 15 s after start-up:
+  it reads the day's journal and list and builds the rows): the attempts changed since (one
+  new sale) read and drafted, the 10,000 list entries merged again (unchanged rows come
+  back as they were), the table filled; median of 5.
 - ``filter``: one keystroke of the text filter over the 10,000 rows (``filtered`` + the
   model reset), median of 20, and a terminal + amount filter.
 - Baselines of the same run: a bare ``SELECT`` of the same attempts rows with
@@ -84,13 +89,36 @@ def main() -> dict[str, Any]:
         journal = Journal.open(path)
         rows: list[Any] = []
 
-        def open_history() -> None:
+        def open_history() -> None:  # a first F9 with nothing read ahead: every attempt read and drafted
             nonlocal rows
-            rows = merge_history(journal.attempts(day=today), entries)
+            rows = merge_history(journal.attempts_changed(today)[0], entries, drafts={})
             model.show(rows)
 
         opened = _median(open_history, 5)
-        read_only = _median(lambda: journal.attempts(day=today), 5)
+        read_only = _median(lambda: journal.attempts_changed(today), 5)
+        # BackOffice.warm ran after start-up: F9 reads what changed since (here one new sale) and
+        # drafts only that; the 10,000 list entries are merged again, the table filled.
+        attempts, mark = journal.attempts_changed(today)
+        kept = {attempt.id: attempt for attempt in attempts}
+        drafts: dict[str, Any] = {}
+        merge_history(kept.values(), entries, drafts=drafts)
+        journal.close()
+        with Journal.open(path) as writer:
+            newest = writer.begin_attempt(operation=Operation.SALE, terminal_id="tb-2001", gateway="B", amount=999,
+                                          order_key="o-new", request={}, cashier="Dana")
+            writer.mark_sent(newest.id)
+            writer.finish(newest.id, Outcome.APPROVED, {"transaction_id": "t-new", "payment_id": "p-new"})
+        journal = Journal.open(path)
+
+        def open_warm() -> None:
+            nonlocal rows
+            changed, _ = journal.attempts_changed(today, mark)
+            for attempt in changed:
+                kept[attempt.id] = attempt
+            rows = merge_history(kept.values(), entries, drafts=drafts)
+            model.show(rows)
+
+        warm = _median(open_warm, 5)
         journal.close()
         raw = sqlite3.connect(path)
         baseline_read = _median(lambda: raw.execute("SELECT * FROM attempts").fetchall(), 5)
@@ -104,15 +132,18 @@ def main() -> dict[str, Any]:
     figures = {
         "payments": PAYMENTS,
         "journal_built_s": round(built, 2),
-        "open_ms": round(opened * 1000, 1),
+        "open_first_ms": round(opened * 1000, 1),
+        "open_read_ahead_ms": round(warm * 1000, 1),
         "of_which_journal_read_ms": round(read_only * 1000, 1),
         "baseline_bare_select_ms": round(baseline_read * 1000, 1),
-        "open_ratio_vs_bare_select": round(opened / baseline_read, 1),
+        "open_first_ratio_vs_bare_select": round(opened / baseline_read, 1),
+        "open_read_ahead_ratio_vs_bare_select": round(warm / baseline_read, 1),
         "filter_keystroke_ms": round(keystroke * 1000, 2),
         "filter_terminal_amount_ms": round(narrowed * 1000, 2),
         "baseline_bare_filter_ms": round(baseline_filter * 1000, 2),
         "filter_ratio_vs_bare": round(keystroke / baseline_filter, 1),
-        "open_plus_filter_ms": round((opened + keystroke) * 1000, 1),
+        "open_first_plus_filter_ms": round((opened + keystroke) * 1000, 1),
+        "open_read_ahead_plus_filter_ms": round((warm + keystroke) * 1000, 1),
         "target_ms": 200,
     }
     print(json.dumps({"history": figures}, indent=2))

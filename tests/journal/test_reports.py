@@ -198,3 +198,24 @@ def test_reconcile_of_matching_lists_is_clean(journal):
     first = sale(journal, "T1", "o-1")
     journal.finish(first.id, Outcome.APPROVED, {"transactionId": "t-1"})
     assert journal.reconcile([entry(first.id, transaction="t-1")]).clean
+
+
+def test_attempts_changed_gives_the_day_then_only_what_changed(timed, clock):
+    at(clock, 2026, 3, 2, 15, 0)
+    first = sale(timed, "T1", "o-1")
+    timed.mark_sent(first.id)
+    second = sale(timed, "T2", "o-2")
+    at(clock, 2026, 3, 3, 15, 0)
+    sale(timed, "T3", "o-other-day")  # another day: never listed for the 2nd
+    day = date(2026, 3, 2)
+    every, mark = timed.attempts_changed(day, tz="UTC")
+    assert [a.id for a in every] == [first.id, second.id] == [a.id for a in timed.attempts(day=day, tz="UTC")]
+    assert every == timed.attempts(day=day, tz="UTC")  # folded exactly as attempts() folds them
+    assert timed.attempts_changed(day, mark, tz="UTC") == ([], mark)  # nothing new
+    timed.finish(first.id, Outcome.APPROVED, {"transaction_id": "t-1"})
+    [changed], later = timed.attempts_changed(day, mark, tz="UTC")
+    assert changed.id == first.id and changed.outcome is Outcome.APPROVED and later > mark
+    assert changed == next(a for a in timed.attempts(day=day, tz="UTC") if a.id == first.id)
+    at(clock, 2026, 3, 2, 16, 0)
+    third = sale(timed, "T4", "o-3")  # begun, nothing sent yet: listed by its row alone
+    assert [a.id for a in timed.attempts_changed(day, later, tz="UTC")[0]] == [third.id]

@@ -94,9 +94,11 @@ async def test_void_an_unsettled_sale_with_a_reason_and_an_audit_row(office, san
     row = row_of(await today(office), sale.attempt_id)
     with pytest.raises(ValueError, match="reason"):
         await office.void(row, manager=MANAGER, reason="  ")
+    again = await today(office)  # read again: nothing changed, the kept rows come back as they were
+    assert row_of(again, sale.attempt_id) is row
     result = await office.void(row, manager=MANAGER, reason="rang up the wrong item")
     assert result.outcome is Outcome.APPROVED
-    after = row_of(await today(office), sale.attempt_id)
+    after = row_of(await today(office), sale.attempt_id)  # the void is a change: a new row
     assert after.status is PaymentStatus.VOIDED and not after.voidable
     [entry] = await office.audit(limit=1)
     assert (entry.actor, entry.action, entry.reason) == ("Demo Manager", "void", "rang up the wrong item")
@@ -185,3 +187,13 @@ def test_amounts_typed_by_a_manager():
     for bad in ("12.345", "abc", "-1", "NaN", "1e3x"):
         with pytest.raises(ValueError, match="not an amount"):
             parse_amount(bad)
+
+
+async def test_reading_ahead_builds_the_rows_that_f9_then_shows(office, sandbox):
+    sale = await office.station.service.sale("tb-2001", 2200)
+    await office.warm(datetime.now().date())
+    [read_ahead] = [kept.row for kept in office._drafts.values() if kept.row and kept.row.attempt_id == sale.attempt_id]
+    later = await office.station.service.sale("tb-2001", 700)
+    history = await today(office)
+    assert row_of(history, sale.attempt_id) is read_ahead  # unchanged: not read, drafted or built again
+    assert row_of(history, later.attempt_id).status is PaymentStatus.APPROVED
