@@ -4,16 +4,19 @@ refund, the attempts that need a person, and the audit trail.
 Every money-moving action here needs a manager (checked by PIN by the caller through
 ``verify_manager``) and a reason, goes through the terminal service (journaled before it
 leaves, never resent) and is written to the audit trail with its outcome: who, when, what,
-why. Reads of the journal and the staff file run on the counter's disk thread.
+why. Journal reads run on the journal's thread, staff-file reads and writes on the
+counter's disk thread, and merging the day's rows on a worker thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import StrEnum
 
+from pos_app.api.errors import PaymentsError
+from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Outcome
 from pos_app.receipts import format_money
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
@@ -66,6 +69,7 @@ class BackOffice:
         self._attempts: dict[str, Attempt] = {}
         self._drafts: Drafts = {}
         self._reading = asyncio.Lock()
+        self._merging = asyncio.Lock()
 
     async def day_attempts(self, day: date) -> list[Attempt]:
         """The journal's attempts of ``day`` in the order they were begun, kept up to date."""
@@ -85,21 +89,22 @@ class BackOffice:
     # payments ---------------------------------------------------------------------------
 
     async def payments(self, day: date) -> History:
-        """The day's payments: the journal's merged with the service's list (see ``payments``).
-
-        When the list cannot be read, the journal's rows come back alone with the reason."""
-        from pos_app.api.errors import PaymentsError
-
+        """The day's payments: the journal's merged with the service's list (see
+        ``pos_app.station.payments``). When the list cannot be read, the journal's rows come
+        back alone with the reason."""
         attempts = await self.day_attempts(day)
         start = datetime.combine(day, datetime.min.time()).astimezone()
         try:
             window = await read_window(self.station.client, start - CLOCK_SLACK)
         except PaymentsError as error:
-            rows = await asyncio.to_thread(merge_history, attempts, [], drafts=self._drafts)
-            return History(tuple(rows), False, f"the service's list could not be read: {error}")
+            return History(tuple(await self._merged(attempts, [])), False,
+                           f"the service's list could not be read: {error}")
         entries = [e for e in window.entries if on_day(entry_time(e), day)]
-        rows = await asyncio.to_thread(merge_history, attempts, entries, drafts=self._drafts)  # off the loop
-        return History(tuple(rows), window.complete)
+        return History(tuple(await self._merged(attempts, entries)), window.complete)
+
+    async def _merged(self, attempts: list[Attempt], entries: list[TransactionEntry]) -> list[PaymentRow]:
+        async with self._merging:  # the kept rows are shared: one merge at a time, off the event loop
+            return await asyncio.to_thread(merge_history, attempts, entries, drafts=self._drafts)
 
     async def void(self, row: PaymentRow, *, manager: StaffMember, reason: str) -> OperationResult:
         """Void an unsettled payment (or open pre-auth) on the terminal that took it."""
@@ -134,8 +139,6 @@ class BackOffice:
     async def needs_attention(self, *, days: int = 7) -> list[AttentionItem]:
         """Every open attempt (whatever its day), and the last ``days`` days' decided
         attempts with a conflict or a note, newest first."""
-        from datetime import timedelta
-
         items = [AttentionItem(Problem.UNRESOLVED, a, _unresolved_note(a))
                  for a in await self.station.journal.in_flight()]
         today = datetime.now().date()
