@@ -144,13 +144,11 @@ class BackOffice:
         today = datetime.now().date()
         for back in range(days):
             for attempt in await self.station.journal.attempts(day=today - timedelta(days=back)):
-                if not attempt.is_final:
+                if not attempt.is_final or not (attempt.conflict or attempt.attention):
                     continue
-                full = await self.station.journal.get(attempt.id) if attempt.conflict or attempt.attention else None
-                if full is not None and full.conflict is not None:
-                    items.append(AttentionItem(Problem.CONFLICT, full, _conflict_note(full)))
-                for note in full.attention if full is not None else ():
-                    items.append(AttentionItem(Problem.ATTENTION, full, note))  # type: ignore[arg-type]
+                if attempt.conflict is not None:
+                    items.append(AttentionItem(Problem.CONFLICT, attempt, _conflict_note(attempt)))
+                items.extend(AttentionItem(Problem.ATTENTION, attempt, note) for note in attempt.attention)
         return sorted(items, key=lambda item: item.attempt.created_at, reverse=True)
 
     # audit ------------------------------------------------------------------------------
@@ -161,9 +159,6 @@ class BackOffice:
 
     async def audit(self, limit: int | None = None) -> list[AuditEntry]:
         return await self.counter.disk(self.counter.staff.audit, limit)
-
-    async def record(self, manager: StaffMember, action: AuditAction, detail: str, reason: str = "") -> AuditEntry:
-        return await self._audit(manager, action, detail, reason)
 
     async def _audit(self, manager: StaffMember, action: AuditAction, detail: str, reason: str) -> AuditEntry:
         cashier = self.counter.cashier
