@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -69,3 +70,32 @@ def x_server(*screens: str) -> Iterator[dict[str, str]]:
                     process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+
+class StallProbe:
+    """A 5 ms Qt timer that records the gaps between its ticks: the longest gap is the
+    longest time the Qt event loop (the screen) was stalled while it ran."""
+
+    def __init__(self) -> None:
+        from pos_app.ui.qt import QTimer
+
+        self.gaps: list[float] = []
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(5)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self._last)
+        self._last = now
+
+    def start(self) -> StallProbe:
+        self._last = time.perf_counter()
+        self._timer.start()
+        return self
+
+    def stop(self) -> float:
+        """Stop; the longest stall in seconds (the first gap, before the loop ran, excluded)."""
+        self._timer.stop()
+        return max(self.gaps[1:], default=0.0)

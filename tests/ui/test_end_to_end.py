@@ -5,7 +5,6 @@ notice; the receipt prints through CUPS and its text is checked with pdftotext."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ import httpx
 
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
+from tests.ui.helpers import x_server
 from tests.ui.test_screens import SCREENS
 from tests.waiting import wait_until
 
@@ -36,79 +36,67 @@ def cart_lines(data_dir: Path) -> int:
 
 
 def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_path, cups_pdf):
-    for tool, package in (("Xvfb", "xvfb"), ("openbox", "openbox"), ("xdotool", "xdotool"),
-                          ("import", "imagemagick")):
+    for tool, package in (("xdotool", "xdotool"), ("import", "imagemagick")):
         require_tool(tool, package)
-    server = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    processes = [server]
+    app: subprocess.Popen[str] | None = None
     try:
-        display = ":" + server.stdout.readline().strip()
-        data = tmp_path / "data"
-        data.mkdir()
-        (data / "store.toml").write_text('store_id = "e2e"\nstore_name = "Harbor Street Market"\n'
-                                         'station_id = "lane-7"\npoll_wait_limit = 30.0\n')
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("POS_", "QT_QPA"))}
-        env.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", POS_BASE_URL=sandbox.base_url,
-                   POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data), POS_TERMINAL="ts-1001",
-                   POS_PRINTER=cups_pdf.printer)
-        processes.append(subprocess.Popen(["openbox"], env=env, stderr=subprocess.DEVNULL))
-        added = subprocess.run(cli_command("staff", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin"),
-                               env=env, input="2468\n", capture_output=True, text=True, timeout=60)
-        assert added.returncode == 0, added.stdout + added.stderr
-        items = httpx.get(f"{sandbox.base_url}/public/item", params={"page": 1, "limit": 30},
-                          headers={"key-hash": sandbox.keys["S"]}).json()["data"]
-        codes = [item["sku"] for item in items if item.get("sku") and float(item["salesPrice"]) > 1][:2]
-        sandbox.set_faults(s_delay_min=0.5, s_delay_max=1.0)
-        started = time.time()
-        app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
-        processes.append(app)
-        main = window_named(env, "pos-app —")
-        xdotool(env, "windowactivate", "--sync", main)
-        log = data / "logs" / "pos-app.log"
-        wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
-        xdotool(env, "type", "--delay", "40", "2468")
-        xdotool(env, "key", "Return")
-        wait_until(lambda: "signed in: Eve Park" in log.read_text(), timeout=20, what="signed in")
-        for count, code in enumerate(codes, start=1):  # a keyboard-wedge scanner: the digits, then Enter
-            xdotool(env, "type", "--delay", "20", code)
+        with x_server("1280x800x24") as env:
+            data = tmp_path / "data"
+            data.mkdir()
+            (data / "store.toml").write_text('store_id = "e2e"\nstore_name = "Harbor Street Market"\n'
+                                             'station_id = "lane-7"\npoll_wait_limit = 30.0\n')
+            env.update(POS_BASE_URL=sandbox.base_url, POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data),
+                       POS_TERMINAL="ts-1001", POS_PRINTER=cups_pdf.printer)
+            added = subprocess.run(cli_command("staff", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin"),
+                                   env=env, input="2468\n", capture_output=True, text=True, timeout=60)
+            assert added.returncode == 0, added.stdout + added.stderr
+            items = httpx.get(f"{sandbox.base_url}/public/item", params={"page": 1, "limit": 30},
+                              headers={"key-hash": sandbox.keys["S"]}).json()["data"]
+            codes = [item["sku"] for item in items if item.get("sku") and float(item["salesPrice"]) > 1][:2]
+            sandbox.set_faults(s_delay_min=0.5, s_delay_max=1.0)
+            started = time.time()
+            app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
+            main = window_named(env, "pos-app —")
+            xdotool(env, "windowactivate", "--sync", main)
+            log = data / "logs" / "pos-app.log"
+            wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
+            xdotool(env, "type", "--delay", "40", "2468")
             xdotool(env, "key", "Return")
-            wait_until(lambda count=count: cart_lines(data) == count, timeout=20, what=f"{count} line(s)")
-        xdotool(env, "key", "F12")
-        notice = window_named(env, "Card surcharge")
-        xdotool(env, "windowactivate", "--sync", notice)
-        xdotool(env, "key", "Return")
+            wait_until(lambda: "signed in: Eve Park" in log.read_text(), timeout=20, what="signed in")
+            for count, code in enumerate(codes, start=1):  # a keyboard-wedge scanner: the digits, then Enter
+                xdotool(env, "type", "--delay", "20", code)
+                xdotool(env, "key", "Return")
+                wait_until(lambda count=count: cart_lines(data) == count, timeout=20, what=f"{count} line(s)")
+            xdotool(env, "key", "F12")
+            notice = window_named(env, "Card surcharge")
+            xdotool(env, "windowactivate", "--sync", notice)
+            xdotool(env, "key", "Return")
 
-        def printed() -> Path | None:
-            for folder in cups_pdf.folders:
-                for path in folder.glob("*.pdf") if folder.is_dir() else ():
-                    if path.stat().st_mtime >= started - 1:
-                        text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True,
-                                              text=True).stdout
-                        if "Harbor Street Market" in text and "Eve Park" in text:
-                            return path
-            return None
+            def printed() -> Path | None:
+                for folder in cups_pdf.folders:
+                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
+                        if path.stat().st_mtime >= started - 1:
+                            text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True,
+                                                  text=True).stdout
+                            if "Harbor Street Market" in text and "Eve Park" in text:
+                                return path
+                return None
 
-        receipt = wait_until(printed, timeout=60, interval=0.2, what="the receipt printed by CUPS")
-        text = subprocess.run(["pdftotext", "-layout", str(receipt), "-"], capture_output=True, text=True).stdout
-        assert "TOTAL" in text and "CUSTOMER COPY" in text and "APPROVED" in text and "TRAINING" not in text
-        SCREENS.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-approved.png")], env=env, timeout=30)
-        payment_window = window_named(env, "Card payment")
-        xdotool(env, "windowactivate", "--sync", payment_window)
-        xdotool(env, "key", "Return")  # Enter after the approval: a new, empty sale
-        wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new, empty sale")
-        [payment] = sandbox.stats()["payments"]
-        assert payment["paid"] and "cashier Eve_Park" in payment["userAgent"]
-        xdotool(env, "windowactivate", "--sync", main)
-        xdotool(env, "key", "alt+F4")
-        assert app.wait(timeout=30) == 0
-        assert "Traceback" not in app.stderr.read()
+            receipt = wait_until(printed, timeout=60, interval=0.2, what="the receipt printed by CUPS")
+            text = subprocess.run(["pdftotext", "-layout", str(receipt), "-"], capture_output=True, text=True).stdout
+            assert "TOTAL" in text and "CUSTOMER COPY" in text and "APPROVED" in text and "TRAINING" not in text
+            SCREENS.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-approved.png")], env=env, timeout=30)
+            payment_window = window_named(env, "Card payment")
+            xdotool(env, "windowactivate", "--sync", payment_window)
+            xdotool(env, "key", "Return")  # Enter after the approval: a new, empty sale
+            wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new, empty sale")
+            [payment] = sandbox.stats()["payments"]
+            assert payment["paid"] and "cashier Eve_Park" in payment["userAgent"]
+            xdotool(env, "windowactivate", "--sync", main)
+            xdotool(env, "key", "alt+F4")
+            assert app.wait(timeout=30) == 0
+            assert "Traceback" not in app.stderr.read()
     finally:
-        for process in reversed(processes):
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        if app is not None and app.poll() is None:  # the test failed with the app still up
+            app.kill()

@@ -5,9 +5,8 @@ lost keys, no frozen screen) and signs in as soon as they are; the real start pa
 
 from __future__ import annotations
 
-import time
-
-from pos_app.ui.qt import Qt, QTimer
+from pos_app.ui.qt import Qt
+from tests.ui.helpers import StallProbe
 from tests.ui.test_setup_screen import data, main_window, start_app  # noqa: F401 - fixtures of the real start
 
 STALL_LIMIT = 0.150
@@ -52,26 +51,14 @@ def test_the_real_start_takes_the_pin_at_once_and_the_screen_never_freezes(qtbot
     """``pos-app --sandbox``: the PIN is typed as soon as the window shows, while the
     sandbox, the station's modules and files are still being opened; the Qt loop is
     probed every 5 ms meanwhile."""
-    gaps: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    probe = QTimer()
-    probe.setInterval(5)
-    probe.timeout.connect(tick)
-    probe.start()
+    probe = StallProbe().start()
     task = start_app(sandbox=True)
     window = main_window(qtbot)
     assert window.banner.isVisible()
     type_pin(qtbot, window)
     qtbot.waitUntil(lambda: window.attached and window.stack.currentWidget() is window.sale, timeout=20_000)
-    probe.stop()
+    worst = probe.stop()
     assert window.station.training and window.who.text() == "Cashier: Demo Cashier"
-    worst = max(gaps[1:])
     assert worst < STALL_LIMIT, f"longest stall {worst * 1000:.0f} ms"
     window.close()
     qtbot.waitUntil(task.done, timeout=20_000)
