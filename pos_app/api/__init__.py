@@ -8,19 +8,21 @@ from pos_app.api.errors import *  # noqa: F403 - the error tree is part of the A
 from pos_app.api.errors import __all__ as _errors
 from pos_app.api.identity import Identity, attempt_in
 from pos_app.api.models import (
-    CaptureRequest,
-    CloseBatchRequest,
     CloseBatchResult,
-    CustomValue,
     Item,
-    ItemDraft,
     MessageStatus,
     PayAccepted,
     Payment,
-    PayRequest,
-    RefundRequest,
     TerminalResult,
     TransactionEntry,
+)
+from pos_app.api.requests import (
+    CaptureRequest,
+    CloseBatchRequest,
+    CustomValue,
+    ItemDraft,
+    PayRequest,
+    RefundRequest,
     VoidRequest,
 )
 from pos_app.api.routes import ROUTES, Route, RouteTable

@@ -12,7 +12,7 @@ Message polls are not retried either: the poll scheduler paces them itself.
 
 Errors are the tree of ``pos_app.api.errors``; answers are the models of
 ``pos_app.api.models``. Every typed method names the answer type it expects
-(``pos_app.api.models.Expect``): mypy checks it, and ``call`` verifies it at run time
+(``pos_app.api.parsing.Expect``): mypy checks it, and ``call`` verifies it at run time
 (``ProtocolError`` on a mismatch).
 
 Retry decisions are logged (logger ``pos_app.api.client``, INFO): each retry with its
@@ -43,32 +43,23 @@ from pos_app.api.errors import (
 )
 from pos_app.api.identity import Identity
 from pos_app.api.models import (
-    CaptureRequest,
     Category,
-    CloseBatchRequest,
     CloseBatchResult,
     Item,
-    ItemDraft,
     MessageStatus,
     Page,
     PayAccepted,
     Payment,
-    PayRequest,
-    RefundRequest,
     SurchargeQuote,
     Tax,
     TerminalList,
     TerminalResult,
     TransactionEntry,
-    VoidRequest,
-    either,
-    instance,
-    list_of,
-    page_of,
-    parse_answer,
 )
-from pos_app.api.models import Expect as Expect
 from pos_app.api.money import require_cents
+from pos_app.api.parsing import Expect as Expect
+from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
+from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.wire import encode_json
 

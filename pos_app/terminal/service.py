@@ -33,16 +33,8 @@ from typing import Any
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError, TransportError, Unauthorized
-from pos_app.api.models import (
-    CaptureRequest,
-    CloseBatchRequest,
-    CloseBatchResult,
-    PayAccepted,
-    PayRequest,
-    RefundRequest,
-    TerminalResult,
-    VoidRequest,
-)
+from pos_app.api.models import CloseBatchResult, PayAccepted, TerminalResult
+from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
 from pos_app.journal import (
     Attempt,
     InvalidResolution,

@@ -15,13 +15,9 @@ from pos_app.api.models import (
     Payment,
     TerminalResult,
     TransactionEntry,
-    either,
     error_flag,
-    instance,
-    list_of,
-    page_of,
-    parse_answer,
 )
+from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
 
 APPROVED = {"resultCode": "0", "resultTxt": "APPROVED"}
 DECLINED = {"resultCode": "200", "resultTxt": "DECLINED"}

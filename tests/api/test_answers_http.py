@@ -6,16 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pos_app.api import errors as e
-from pos_app.api import models
-from pos_app.api.models import (
-    CaptureRequest,
-    CloseBatchRequest,
-    PayAccepted,
-    PayRequest,
-    RefundRequest,
-    TerminalResult,
-    VoidRequest,
-)
+from pos_app.api import parsing
+from pos_app.api.models import PayAccepted, TerminalResult
+from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
 
 APPROVED = {"resultCode": "0", "resultTxt": "APPROVED"}
 PAY = "/public/terminal/pay"
@@ -117,7 +110,7 @@ async def test_transaction_list_with_odd_entries(canned, canned_client):
 
 
 async def test_a_parser_giving_the_wrong_type_is_a_protocol_error(canned, canned_client, monkeypatch):
-    monkeypatch.setitem(models.RESPONSE_PARSERS, "payment.get", lambda body: "not a payment")
+    monkeypatch.setitem(parsing.RESPONSE_PARSERS, "payment.get", lambda body: "not a payment")
     canned.answer("GET", "/public/payment/p-1", {"data": {"id": "p-1", "paid": True}})
     with pytest.raises(e.ProtocolError, match="expected Payment"):
         await canned_client.get_payment("p-1")

@@ -9,15 +9,14 @@ import pytest
 
 from pos_app.api import errors as e
 from pos_app.api.client import PaymentsClient
-from pos_app.api.models import (
+from pos_app.api.models import PayAccepted, TerminalResult
+from pos_app.api.requests import (
     CaptureRequest,
     CategoryRef,
     CloseBatchRequest,
     ItemDraft,
-    PayAccepted,
     PayRequest,
     RefundRequest,
-    TerminalResult,
     VoidRequest,
 )
 from pos_app.api.routes import ROUTES, RouteTable

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pos_app.api.errors import ApiError, ProtocolError, error_from_answer
-from pos_app.api.models import RESPONSE_PARSERS, parse_answer
+from pos_app.api.parsing import RESPONSE_PARSERS, parse_answer
 from pos_app.api.routes import ROUTES
 
 json_values = st.recursive(

@@ -10,7 +10,7 @@ import pytest
 
 from pos_app.api import errors as e
 from pos_app.api.client import PaymentsClient, RetryPolicy
-from pos_app.api.models import PayRequest, RefundRequest
+from pos_app.api.requests import PayRequest, RefundRequest
 
 
 def count(sandbox, merchant, route):

@@ -14,7 +14,7 @@ import time
 import httpx
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.models import PayRequest
+from pos_app.api.requests import PayRequest
 from pos_app.terminal.poller import PollScheduler
 from tests.bench.sandbox_process import sandbox_process
 

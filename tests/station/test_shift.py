@@ -10,7 +10,7 @@ import pytest
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
-from pos_app.api.models import PayRequest
+from pos_app.api.requests import PayRequest
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
 from pos_app.station import Station

@@ -9,7 +9,7 @@ import pytest
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import RateLimited
-from pos_app.api.models import PayRequest
+from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
 from pos_app.terminal import PollScheduler
 from pos_app.terminal.outcomes import Phase

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
-from pos_app.api.models import PayRequest
+from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview

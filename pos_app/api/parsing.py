@@ -1,0 +1,314 @@
+"""Reading the service's answers: one parser per route (``RESPONSE_PARSERS``, used by the
+fuzz tests and ``parse_answer``), the unwrapping of ``data``, and the expected answer types
+(``Expect``) that ``PaymentsClient.call`` checks at run time. The answer models are in
+``pos_app.api.models``."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal, cast, overload
+
+from pydantic import BaseModel, ValidationError
+
+from pos_app.api.errors import InvalidInput, ProtocolError
+from pos_app.api.models import (
+    Category,
+    CloseBatchResult,
+    Item,
+    MessageStatus,
+    Page,
+    PayAccepted,
+    Payment,
+    SurchargeQuote,
+    Tax,
+    TerminalList,
+    TerminalResult,
+    TransactionEntry,
+    combined_flag,
+    error_flag,
+    result_parts,
+)
+from pos_app.api.money import dollars_to_cents
+from pos_app.api.wire import decode_json
+
+
+def unwrap(body: Any) -> Any:
+    """An object that may come bare or as ``{"data": {...}}``."""
+    if isinstance(body, dict) and isinstance(body.get("data"), dict) and len(body) <= 2:
+        return body["data"]
+    return body
+
+
+def parse_pay_answer(body: Any) -> PayAccepted | TerminalResult:
+    """Pay/auth answers: ``msgIdentifier`` without any error flag means type S accepted,
+    otherwise a result (a decline when an error flag is set at any level)."""
+    if isinstance(body, dict):
+        fields, flag, _ = result_parts(body)
+        if fields.get("msgIdentifier") and flag is not True:
+            return PayAccepted.model_validate(fields)
+    return parse_terminal_result(body)
+
+
+def parse_terminal_result(body: Any) -> TerminalResult:
+    """A synchronous result, even one without ids: ``proves_approval`` tells what it proves."""
+    if not isinstance(body, dict):
+        raise ValueError("a terminal result must be an object")
+    return TerminalResult.model_validate(body)
+
+
+def parse_close_batch(body: Any) -> CloseBatchResult:
+    """Close batch: success only when each shape present says so and no level flags an error.
+
+    Type S ``data.success`` (a boolean) and type B ``status == "success"``; when both are
+    present both must say success. Neither present: ``ValueError``.
+    """
+    if not isinstance(body, dict):
+        raise ValueError("close batch answer must be an object")
+    data = body.get("data")
+    inner: dict[str, Any] = data if isinstance(data, dict) else {}
+    flag = combined_flag(error_flag(body.get("error")), error_flag(inner.get("error")))
+    verdicts: list[bool] = []
+    messages: list[str] = []
+    if inner.get("success") is not None:
+        if not isinstance(inner["success"], bool):
+            raise ValueError(f"close batch data.success {inner['success']!r} is not a boolean")
+        verdicts.append(inner["success"])
+        if isinstance(inner.get("message"), str) and inner["message"]:
+            messages.append(inner["message"])
+    if body.get("status") is not None:
+        status = body["status"]
+        if not isinstance(status, str):
+            raise ValueError(f"close batch status {status!r} is not a text")
+        verdicts.append(status == "success")
+        gw = body.get("gwResponse")
+        text = gw.get("resultTxt") if isinstance(gw, dict) else None
+        messages.append(text if isinstance(text, str) and text else status)
+    if not verdicts:
+        raise ValueError("close batch answer has neither status nor data.success")
+    return CloseBatchResult(success=all(verdicts) and flag is not True, message="; ".join(messages), error_flag=flag)
+
+
+def parse_terminals(body: Any) -> TerminalList:
+    if isinstance(body, list):
+        body = {"data": body}
+    return TerminalList.model_validate(body)
+
+
+def parse_transactions(body: Any) -> Page[TransactionEntry]:
+    """The transaction list, never rejected whole for one odd entry.
+
+    An entry that is not an object (or that fails even field by field) is skipped and
+    counted in ``skipped``; odd fields of an entry are None, kept in its ``odd_fields``.
+    """
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ValueError("transaction list must be {meta, data}")
+    entries: list[TransactionEntry] = []
+    for raw in body["data"]:
+        if not isinstance(raw, dict):
+            continue
+        try:
+            entries.append(TransactionEntry.model_validate(raw))
+        except ValidationError:
+            continue
+    skipped = len(body["data"]) - len(entries)
+    return Page[TransactionEntry].model_validate({**body, "data": entries, "skipped": skipped})
+
+
+def parse_receipt_pdf(body: Any) -> bytes:
+    data = unwrap(body)
+    if not isinstance(data, dict) or not isinstance(data.get("pdfData"), str):
+        raise ValueError("receipt answer has no pdfData")
+    if data.get("encodeType", "base64") != "base64":
+        raise ValueError(f"receipt encodeType {data.get('encodeType')!r} is not base64")
+    try:
+        pdf = base64.b64decode(data["pdfData"], validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("receipt pdfData is not valid base64") from None
+    if not pdf.startswith(b"%PDF"):
+        raise ValueError("receipt pdfData is not a PDF")
+    return pdf
+
+
+def parse_acknowledgment(body: Any) -> list[str]:
+    body = unwrap(body)
+    if isinstance(body, dict) and set(body) == {"text"} and isinstance(body["text"], str):
+        return [p for p in body["text"].split("\n\n") if p.strip()]
+    if not isinstance(body, dict) or not body or not all(isinstance(v, str) for v in body.values()):
+        raise ValueError("acknowledgment must be an object of paragraphs")
+    return list(body.values())
+
+
+def _bare_list(body: Any) -> Any:
+    """A list that may come bare or as ``{"data": [...]}``."""
+    if isinstance(body, dict) and isinstance(body.get("data"), list):
+        return body["data"]
+    return body
+
+
+def _list_of[M: BaseModel](model: type[M]) -> Callable[[Any], list[M]]:
+    def parse(body: Any) -> list[M]:
+        body = _bare_list(body)
+        if not isinstance(body, list):
+            raise ValueError(f"expected a list of {model.__name__}")
+        return [model.model_validate(entry) for entry in body]
+
+    return parse
+
+
+def parse_ids(body: Any) -> list[str]:
+    body = _bare_list(body)
+    if not isinstance(body, list) or not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in body):
+        raise ValueError("expected a list of ids")
+    return [str(i) for i in body]
+
+
+def item_parser(
+    unit: Literal["dollars", "cents"],
+) -> tuple[Callable[[Any], Item], Callable[[Any], Page[Item]]]:
+    """Items arrive with ``salesPrice`` in dollars or in cents depending on the route."""
+
+    def to_cents(entry: Any) -> Any:
+        if not isinstance(entry, dict) or "salesPrice" not in entry:
+            return entry
+        price = entry["salesPrice"]
+        if isinstance(price, bool) or not isinstance(price, (int, Decimal, str)):
+            raise ValueError(f"salesPrice {price!r} is not a number")
+        if unit == "dollars":
+            cents = dollars_to_cents(price)
+        elif isinstance(price, int):
+            cents = price
+        else:
+            raise ValueError(f"salesPrice {price!r} should be whole cents here")
+        return {**entry, "salesPrice": cents}
+
+    def parse_one(body: Any) -> Item:
+        return Item.model_validate(to_cents(unwrap(body)))
+
+    def parse_page(body: Any) -> Page[Item]:
+        if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+            raise ValueError("item list must be {meta, data}")
+        return Page[Item].model_validate({**body, "data": [to_cents(e) for e in body["data"]]})
+
+    return parse_one, parse_page
+
+
+parse_item_dollars, parse_item_page = item_parser("dollars")
+parse_item_cents, _ = item_parser("cents")
+
+
+def _model[M: BaseModel](model: type[M]) -> Callable[[Any], M]:
+    def parse(body: Any) -> M:
+        return model.model_validate(unwrap(body))
+
+    return parse
+
+
+def _success(body: Any) -> bool:
+    if not isinstance(body, dict) or not isinstance(body.get("success"), bool):
+        raise ValueError("expected {success: bool}")
+    return bool(body["success"])
+
+
+RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
+    "terminal.pay": parse_pay_answer,
+    "terminal.auth": parse_pay_answer,
+    "terminal.capture": parse_terminal_result,
+    "terminal.void": parse_terminal_result,
+    "terminal.refund": parse_terminal_result,
+    "terminal.close_batch": parse_close_batch,
+    "terminal.close_batch_by_serial": parse_close_batch,
+    "terminal.list": parse_terminals,
+    "terminal.poll_message": _model(MessageStatus),
+    "payment.get": _model(Payment),
+    "transactions.list": parse_transactions,
+    "receipt.pdf": parse_receipt_pdf,
+    "surcharge.rate": _model(SurchargeQuote),
+    "surcharge.acknowledgment": parse_acknowledgment,
+    "tax.list": _list_of(Tax),
+    "item.list": parse_item_page,
+    "item.ids": parse_ids,
+    "item.categories": _list_of(Category),
+    "item.get": parse_item_dollars,
+    "item.create": parse_item_dollars,
+    "item.update": parse_item_dollars,
+    "item.delete": parse_item_cents,
+    "item.duplicate": parse_item_cents,
+    "item.bulk_delete": _success,
+    "item.bulk_duplicate": _success,
+}
+"""One parser per route: decoded JSON in, typed answer out (or an exception)."""
+
+
+# ---------------------------------------------------------------- expected answer types
+
+
+@dataclass(frozen=True)
+class Expect[R]:
+    """The type a route's answer must have: mypy reads ``R``, ``check`` proves it at run time.
+
+    Build one with ``instance``, ``either``, ``list_of`` or ``page_of``; ``parse_answer``
+    and ``PaymentsClient.call`` raise ``ProtocolError`` when the parsed answer is not one.
+    """
+
+    name: str
+    check: Callable[[object], bool]
+
+    def verify(self, value: object) -> R:
+        if not self.check(value):
+            raise TypeError(f"expected {self.name}, the parser gave {type(value).__name__}")
+        return cast(R, value)  # proven by check
+
+
+def instance[A](cls: type[A]) -> Expect[A]:
+    return Expect[A](cls.__name__, lambda value: isinstance(value, cls))
+
+
+def either[A, B](first: type[A], second: type[B]) -> Expect[A | B]:
+    return Expect[A | B](
+        f"{first.__name__} | {second.__name__}", lambda value: isinstance(value, (first, second))
+    )
+
+
+def list_of[A](cls: type[A]) -> Expect[list[A]]:
+    return Expect[list[A]](
+        f"list[{cls.__name__}]", lambda value: isinstance(value, list) and all(isinstance(v, cls) for v in value)
+    )
+
+
+def page_of[A](cls: type[A]) -> Expect[Page[A]]:
+    return Expect[Page[A]](
+        f"Page[{cls.__name__}]",
+        lambda value: isinstance(value, Page) and all(isinstance(v, cls) for v in value.data),
+    )
+
+
+@overload
+def parse_answer(route_name: str, content: bytes, *, status_code: int | None = None) -> object: ...
+
+
+@overload
+def parse_answer[R](route_name: str, content: bytes, expect: Expect[R], *, status_code: int | None = None) -> R: ...
+
+
+def parse_answer(
+    route_name: str, content: bytes, expect: Expect[Any] | None = None, *, status_code: int | None = None
+) -> object:
+    """Decode and parse an answer body; anything malformed becomes ``ProtocolError``.
+
+    With ``expect``, the parsed answer must also be of that type (else ``ProtocolError``).
+    """
+    try:
+        body = decode_json(content)
+        parsed = RESPONSE_PARSERS[route_name](body)
+        return parsed if expect is None else expect.verify(parsed)
+    except (ValueError, TypeError, ValidationError, RecursionError, InvalidInput) as error:
+        detail = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
+        raise ProtocolError(
+            f"the answer to {route_name} does not match the contract: {detail}",
+            raw=content,
+            status_code=status_code,
+        ) from None
