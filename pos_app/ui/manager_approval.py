@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from pos_app.api.money import cents_to_dollars
 from pos_app.staff import StaffError, StaffMember
 from pos_app.station.back_office import check_reason
 from pos_app.station.payments import parse_amount
@@ -59,7 +60,7 @@ class ManagerApproval(QDialog):
         cancel.setAutoDefault(False)
         form = QFormLayout()
         if max_amount is not None:
-            self.amount.setText(_dollars(max_amount))
+            self.amount.setText(str(cents_to_dollars(max_amount)))
             form.addRow("Amount", self.amount)
         form.addRow("Manager PIN", self.pin)
         if ask_reason:
@@ -105,6 +106,3 @@ class ManagerApproval(QDialog):
             raise ValueError(f"the amount is between {self.money(1)} and {self.money(self.max_amount)}")
         return cents
 
-
-def _dollars(cents: int) -> str:
-    return f"{cents // 100}.{cents % 100:02d}"
