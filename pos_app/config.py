@@ -223,7 +223,7 @@ def _station_defaults(values: dict[str, Any], own: Mapping[str, Any]) -> None:
 def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfig:
     """A whole profile checked together (gateway, theme, address, routes, timeouts); also
     used to check a profile before ``pos_app.provisioning`` writes it."""
-    from pos_app.api.client import check_base_url
+    from pos_app.api.address import check_base_url
     from pos_app.api.errors import InvalidInput
 
     values = dict(values)

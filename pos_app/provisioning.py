@@ -41,7 +41,8 @@ from typing import Any
 
 import httpx
 
-from pos_app.api.client import PaymentsClient, RetryPolicy, check_base_url
+from pos_app.api.address import check_base_url
+from pos_app.api.client import PaymentsClient, RetryPolicy
 from pos_app.api.errors import (
     ApiError,
     InvalidInput,

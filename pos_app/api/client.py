@@ -23,16 +23,15 @@ Never a header, so never the key-hash.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, overload
-from urllib.parse import urlsplit
 
 import httpx
 
+from pos_app.api.address import check_base_url
 from pos_app.api.errors import (
     ConnectionFailed,
     GatewayDeclined,
@@ -82,29 +81,6 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay * 6)
         ceiling = min(self.max_delay, self.base_delay * (2 ** (retry_number - 1)))
         return random.uniform(ceiling / 2, ceiling)
-
-
-def check_base_url(url: str) -> str:
-    """The service address: https, or http only to a loopback address (sandbox, tests)."""
-    parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise InvalidInput(f"service address {url!r} must look like https://host[:port]")
-    if parts.scheme == "http" and not is_loopback(parts.hostname):
-        raise InvalidInput(
-            f"service address {url!r} uses plain http to a non-loopback host; use https "
-            "(http is only for the local sandbox on 127.0.0.1)"
-        )
-    return url.rstrip("/")
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class PaymentsClient:

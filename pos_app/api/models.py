@@ -30,11 +30,10 @@ from pydantic import (
     model_validator,
 )
 
-from pos_app.api.money import (
-    Cents,
-)
-
 # ---------------------------------------------------------------- answers
+
+Cents = Annotated[int, Strict()]
+"""An amount in cents: a plain ``int``; pydantic refuses floats, strings and bools for it."""
 
 Text = Annotated[str, Strict()]
 """A JSON string: a number, boolean or object is NOT read as one."""

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Annotated
-
-from pydantic import Strict
 
 from pos_app.api.errors import InvalidInput
-
-Cents = Annotated[int, Strict()]
-"""An amount in cents: a plain ``int``; pydantic refuses floats, strings and bools for it."""
 
 TERMINAL_AMOUNT_MAX = 10_000_000
 """Terminal capture and refund take at most this many cents (reference, section 8)."""

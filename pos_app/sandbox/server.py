@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from pos_app.api.client import is_loopback
+from pos_app.api.address import is_loopback
 from pos_app.sandbox.app import build_app
 from pos_app.sandbox.config import SandboxConfig
 from pos_app.sandbox.http_server import HttpServer

@@ -28,6 +28,7 @@ from pos_app.staff.store import (
     STAFF_FILE_NAME,
     AuditAction,
     AuditEntry,
+    PinMatch,
     Role,
     Staff,
     StaffMember,
@@ -38,6 +39,6 @@ from pos_app.staff.store import (
 __all__ = [
     "DEFAULT_PARAMS", "DEMO_CASHIER_PIN", "DEMO_MANAGER_PIN", "DEMO_STAFF", "LOCKOUT", "MAX_WRONG_PINS",
     "PIN_MAX_DIGITS", "PIN_MIN_DIGITS", "STAFF_FILE_NAME", "AuditAction", "AuditEntry", "DuplicateName", "DuplicatePin",
-    "InvalidName", "InvalidPin", "LockedOut", "NotAManager", "Role", "ScryptParams", "Staff", "StaffError",
+    "InvalidName", "InvalidPin", "LockedOut", "NotAManager", "PinMatch", "Role", "ScryptParams", "Staff", "StaffError",
     "StaffFileError", "StaffMember", "StaffTooNew", "UnknownMember", "WrongPin", "audit_csv", "check_pin", "staff_path",
 ]

@@ -9,6 +9,9 @@ staff of N members:
 
 - ``sign_in`` / ``check_manager``: one hash per member tried until the PIN matches, so up
   to N hashes; a wrong PIN always costs N (at least one): 10 members, about 1.2 s.
+- ``match``: the same hashes, worked out while the PIN is still being typed (it changes
+  nothing); ``sign_in(pin, ahead=match)`` then costs no hash at all when the PIN and the
+  staff are the same as when it was worked out.
 - ``add``: N hashes (the new PIN against every member's, to keep PINs unique) plus one.
 - ``list``, ``remove``, ``record``, ``audit``: no hashing, milliseconds.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import builtins
 import csv
+import hmac
 import io
 import os
 import sqlite3
@@ -36,7 +40,7 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
@@ -227,6 +231,24 @@ class _Row:
     pin_hash: str
 
 
+@dataclass(frozen=True)
+class PinMatch:
+    """Whose PIN a typed PIN is, worked out by ``Staff.match`` before it is entered.
+
+    It decides nothing by itself: ``sign_in`` / ``check_manager`` take it as the result of
+    their hashes only for the very same PIN against the very same members (names and
+    stored hashes), and still apply the lockout and count a wrong PIN. Not shown anywhere:
+    the repr leaves the PIN and the hashes out."""
+
+    pin: str = field(repr=False)
+    members: tuple[_Row, ...] = field(repr=False)
+    matched: _Row | None = field(repr=False)
+
+    def answers(self, pin: str, members: builtins.list[_Row]) -> bool:
+        """Whether this match stands for ``pin`` against ``members`` (the file now)."""
+        return hmac.compare_digest(self.pin.encode(), pin.encode()) and self.members == tuple(members)
+
+
 class Staff:
     """One open staff file. Thread-safe (one lock); see the module docstring for costs."""
 
@@ -344,23 +366,38 @@ class Staff:
 
     # -- PINs -----------------------------------------------------------------------------
 
-    def sign_in(self, pin: str) -> StaffMember:
+    def sign_in(self, pin: str, *, ahead: PinMatch | None = None) -> StaffMember:
         """The member whose PIN this is.
 
         Raises ``InvalidPin`` (not 4-8 digits; not counted), ``LockedOut`` (locked now, or
         this was the 5th wrong PIN in a row: ``until`` says till when), ``WrongPin``
-        (``tries_left``), ``StaffFileError``. Slow on purpose (see the module docstring).
+        (``tries_left``), ``StaffFileError``. Slow on purpose (see the module docstring),
+        unless ``ahead`` (from ``match``) already holds the answer for this PIN.
         """
-        return self._identify(pin, manager=False)
+        return self._identify(pin, manager=False, ahead=ahead)
 
-    def check_manager(self, pin: str) -> StaffMember:
+    def check_manager(self, pin: str, *, ahead: PinMatch | None = None) -> StaffMember:
         """The manager whose PIN this is, for an override on a cashier's screen.
 
         Raises what ``sign_in`` raises, and ``NotAManager`` for a cashier's PIN (which
         neither counts as wrong nor resets the count). Recording the override itself is the
         caller's: ``record(manager.name, AuditAction..., detail, reason)`` once it is done.
         """
-        return self._identify(pin, manager=True)
+        return self._identify(pin, manager=True, ahead=ahead)
+
+    def match(self, pin: str) -> PinMatch:
+        """Work out whose PIN ``pin`` is, as ``sign_in`` would, without signing in: no
+        lockout check, nothing counted or written. The sign-in screen calls it while the
+        PIN is typed, so that Enter finds the slow hashes done. The lock is held only to
+        read the members, so other calls go on meanwhile. Raises ``InvalidPin``,
+        ``StaffFileError``."""
+        check_pin(pin)
+        with self._lock:
+            rows = self._rows()
+        matched = next((r for r in rows if verify_pin(pin, r.pin_hash)), None)
+        if not rows:  # the same cost as sign_in's
+            verify_pin(pin, self._dummy())
+        return PinMatch(pin, tuple(rows), matched)
 
     def locked_until(self) -> datetime | None:
         """When the current lockout ends (aware UTC), or None when sign-in is open."""
@@ -373,16 +410,19 @@ class Staff:
         with self._lock:
             return self._state(self._connection())[0]
 
-    def _identify(self, pin: str, *, manager: bool) -> StaffMember:
+    def _identify(self, pin: str, *, manager: bool, ahead: PinMatch | None) -> StaffMember:
         check_pin(pin)
         with self._lock:
             _, until = self._state(self._connection())
             if until is not None and self._clock() < until:
                 raise LockedOut(until)
             rows = self._rows()
-            match = next((r for r in rows if verify_pin(pin, r.pin_hash)), None)
-            if not rows:  # a wrong PIN costs at least one hash, members or not
-                verify_pin(pin, self._dummy())
+            if ahead is not None and ahead.answers(pin, rows):
+                match = ahead.matched
+            else:
+                match = next((r for r in rows if verify_pin(pin, r.pin_hash)), None)
+                if not rows:  # a wrong PIN costs at least one hash, members or not
+                    verify_pin(pin, self._dummy())
             with self._write("recording a PIN check") as conn:
                 if match is not None:
                     member = StaffMember(match.name, match.role)

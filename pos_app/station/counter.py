@@ -3,8 +3,16 @@
 The catalog (searched as the cashier types, codes looked up as they are scanned), the
 cart (saved on every change, restored after a crash), the merchant's taxes, the staff
 (sign-in by PIN, manager overrides) and the card payment of the cart's total through the
-station. Every disk read or write (SQLite, the cart file, a slow PIN check) runs on the
-counter's own worker thread, so the event loop, and the screen, never waits on the disk.
+station. Every disk read or write (SQLite, the cart file) runs on the counter's own
+worker thread, so the event loop, and the screen, never waits on the disk; the slow PIN
+hashes run on a second one, so that a PIN worked out ahead (``pin_ahead``) while the
+cashier types never holds up a scan.
+
+The counter opens first, on local files only (``open``): the cashier signs in and scans
+while the payment side (client, journal, terminal service: most of a start's imports)
+is still opening; ``attach`` brings that ``Station`` in. Until then ``station`` raises
+``PaymentsNotReady`` and ``payments_ready`` is False. This module imports none of the
+payment stack itself.
 """
 
 from __future__ import annotations
@@ -16,16 +24,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pos_app.api.errors import PaymentsError
 from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
-from pos_app.catalog import Catalog, CatalogError, CatalogItem, SyncResult, TaxRate, sync_catalog
+from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
+from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
-from pos_app.staff import AuditAction, Staff, StaffMember
-from pos_app.station.events import EventKind
-from pos_app.station.station import Station
+from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
+from pos_app.station.events import EventBus, EventKind
 from pos_app.terminal.outcomes import OperationResult, Refusal
+
+if TYPE_CHECKING:
+    from pos_app.station.station import Station
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -45,12 +55,19 @@ class PaidCart:
     when: datetime
 
 
+class PaymentsNotReady(RuntimeError):
+    """The payment side of the station has not opened yet (the first moments of a start)."""
+
+
 class Counter:
     """The cashier's side of a station; see the module docstring."""
 
-    def __init__(self, station: Station, catalog: Catalog, cart_store: CartStore, staff: Staff,
-                 cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor) -> None:
-        self.station = station
+    def __init__(self, config: StoreConfig, events: EventBus, catalog: Catalog, cart_store: CartStore,
+                 staff: Staff, cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor, *,
+                 training: bool = False) -> None:
+        self.config = config
+        self.events = events
+        self.training = training
         self.catalog = catalog
         self.cart_store = cart_store
         self.staff = staff
@@ -58,21 +75,23 @@ class Counter:
         self.rates = rates
         self.cashier: StaffMember | None = None
         self.last_paid: PaidCart | None = None
+        self._station: Station | None = None
         self._unsettled: tuple[tuple[CartLine, ...], Totals, dict[str, TaxRate]] | None = None
         self._executor = executor
+        self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
         self._saving = asyncio.Lock()
 
     @classmethod
-    async def open(cls, station: Station) -> Counter:
-        """Open the catalog, the staff file and the saved cart (restored when there is one)."""
+    async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
+        """Open the catalog, the staff file and the saved cart (restored when there is one);
+        in ``training`` the demo staff are made sure of. No payment side yet: ``attach``."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="counter")
-        config = station.config
         loop = asyncio.get_running_loop()
 
         def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate]]:
             catalog = Catalog.open(config.catalog_path)
             staff = Staff.open(config.staff_path)
-            if station.training:
+            if training:
                 staff.ensure_demo_staff()
             store = CartStore(config.cart_path)
             try:
@@ -87,9 +106,30 @@ class Counter:
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(station, catalog, store, staff, cart, rates, executor)
+        return cls(config, events, catalog, store, staff, cart, rates, executor, training=training)
+
+    def attach(self, station: Station) -> None:
+        """The payment side has opened: card payments, the catalog sync and the service's
+        answers go through ``station`` from now on (a cashier signed in meanwhile is named
+        in its requests)."""
+        self._station = station
+        if self.cashier is not None:
+            station.sign_in(self.cashier.name)
+
+    @property
+    def payments_ready(self) -> bool:
+        return self._station is not None
+
+    @property
+    def station(self) -> Station:
+        """The payment side; ``PaymentsNotReady`` before ``attach``."""
+        if self._station is None:
+            raise PaymentsNotReady("card payments are still starting: the payment service is not connected yet")
+        return self._station
 
     async def aclose(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._pin_executor, lambda: None)  # a PIN hash under way
+        self._pin_executor.shutdown(wait=True)
         await self.disk(self._close_files)
         self._executor.shutdown(wait=True)
 
@@ -117,14 +157,17 @@ class Counter:
 
     async def sync_catalog(self) -> SyncResult | None:
         """Copy the service's catalog; on failure the old one stays (an event says why)."""
+        from pos_app.api.errors import PaymentsError
+        from pos_app.catalog import CatalogError, sync_catalog
+
         try:
             result = await sync_catalog(self.station.client, self.catalog)
         except (CatalogError, PaymentsError) as error:
             log.warning("catalog sync failed: %s", error)
-            self.station.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
+            self.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
             return None
         self.rates = await self.disk(self.catalog.taxes)
-        self.station.events.publish(EventKind.CATALOG_SYNCED, result)
+        self.events.publish(EventKind.CATALOG_SYNCED, result)
         return result
 
     # the cart ---------------------------------------------------------------------------
@@ -159,24 +202,37 @@ class Counter:
 
     async def _changed(self) -> None:
         """Publish the change at once (the screen follows), then save it (on the disk thread)."""
-        self.station.events.publish(EventKind.CART_CHANGED, self.cart)
+        self.events.publish(EventKind.CART_CHANGED, self.cart)
         async with self._saving:  # saves in order: the file always ends as the newest cart
             await self.disk(self.cart_store.save, self.cart)
 
     # staff ------------------------------------------------------------------------------
 
-    async def sign_in(self, pin: str) -> StaffMember:
-        """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...)."""
-        member = await self.disk(self.staff.sign_in, pin)
+    async def pin_ahead(self, pin: str) -> PinMatch | None:
+        """Work out whose PIN ``pin`` is while the cashier is still typing (``Staff.match``:
+        nothing is counted or written); None for text that is no PIN (yet)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pin_executor, self.staff.match, pin)
+        except InvalidPin:
+            return None
+
+    async def sign_in(self, pin: str, *, ahead: PinMatch | None = None) -> StaffMember:
+        """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...); with
+        ``ahead`` for this PIN it costs no hash."""
+        member = await asyncio.get_running_loop().run_in_executor(
+            self._pin_executor, functools.partial(self.staff.sign_in, pin, ahead=ahead))
         log.info("signed in: %s (%s)", member.name, member.role)
         self.cashier = member
-        self.station.sign_in(member.name)
-        self.station.events.publish(EventKind.SIGNED_IN, member)
+        if self._station is not None:
+            self._station.sign_in(member.name)
+        self.events.publish(EventKind.SIGNED_IN, member)
         return member
 
     def sign_out(self) -> None:
         self.cashier = None
-        self.station.sign_out()
+        if self._station is not None:
+            self._station.sign_out()
+        self.events.publish(EventKind.SIGNED_OUT)
 
     async def check_manager(self, pin: str, *, action: AuditAction, detail: str, reason: str = "") -> StaffMember:
         """A manager's PIN typed on the cashier's screen: the override is recorded (who,
@@ -234,7 +290,7 @@ class Counter:
         assert preauth.transaction_id is not None
         result = await self.station.service.capture(preauth.terminal_id, preauth.transaction_id, amount,
                                                     payment_id=preauth.payment_id)
-        self.station.events.publish(EventKind.OUTCOME, result)
+        self.events.publish(EventKind.OUTCOME, result)
         return result
 
     async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:

@@ -51,13 +51,13 @@ class Station:
 
     def __init__(
         self, config: StoreConfig, client: PaymentsClient, journal: AsyncJournal, *, training: bool = False,
-        budget: SharedPollBudget | None = None,
+        budget: SharedPollBudget | None = None, events: EventBus | None = None,
     ) -> None:
         self.config = config
         self.client = client
         self.journal = journal
         self.training = training
-        self.events = EventBus()
+        self.events = events or EventBus()
         self.service = TerminalService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
             scheduler=PollScheduler(client.poll_message, shared=budget),
@@ -67,10 +67,11 @@ class Station:
     @classmethod
     async def open(
         cls, config: StoreConfig, secret: str, *, threaded: bool = True, training: bool = False,
-        cashier: str | None = None,
+        cashier: str | None = None, events: EventBus | None = None,
     ) -> Station:
         """Wire a station: the journal opened on its own thread (``threaded``) or inline
-        (a one-shot command), the client with the station's identity. Raises the
+        (a one-shot command), the client with the station's identity; ``events``: the
+        stream the counter already publishes on (a new one otherwise). Raises the
         journal's errors (nothing is sent before the journal is open)."""
         identity = Identity(store=config.store_id, station=config.station_id,
                             cashier=cashier or os.environ.get("POS_CASHIER", config.cashier_id))
@@ -86,7 +87,7 @@ class Station:
             await journal.close()
             raise
         budget = SharedPollBudget(config.data_dir / "poll-budget", secret)
-        return cls(config, client, journal, training=training, budget=budget)
+        return cls(config, client, journal, training=training, budget=budget, events=events)
 
     async def aclose(self) -> None:
         """Stop waiting on a payment (journaled unknown), close the client, then the journal.
@@ -118,7 +119,6 @@ class Station:
 
     def sign_out(self) -> None:
         self.client.identity = replace(self.client.identity, cashier="-")
-        self.events.publish(EventKind.SIGNED_OUT)
 
     # payments ---------------------------------------------------------------------------
 

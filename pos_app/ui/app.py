@@ -7,11 +7,13 @@ settings as the command line (``store.toml``, keyring, ``POS_*``); when they are
 cannot be used, the setup screen (``pos_app.ui.setup``) asks for them, or starts training.
 
 The window comes first: its sign-in screen is painted and takes the PIN while, off the Qt
-thread, the settings are checked (keyring), the station's modules are imported (the
-client, pydantic, SQLite stores: most of a start's time) and the journal, catalog and
-staff file open; a PIN entered meanwhile waits for them. Recovery and the catalog sync
-follow in the background. The one ``httpx.AsyncClient`` and the journal thread are closed
-when the window closes, while the event loop still runs; then the loop ends and Qt quits.
+thread, the settings are checked (keyring) and the counter opens (catalog, staff file,
+saved cart: light modules, local files); a PIN entered meanwhile waits for it, and a PIN
+being typed is worked out ahead (``Counter.pin_ahead``). Then, while the cashier signs in
+and scans, the payment side opens (the client, pydantic, the journal and, in training,
+the sandbox's web stack: most of a start's imports). Recovery and the catalog sync follow
+in the background. The one ``httpx.AsyncClient`` and the journal thread are closed when
+the window closes, while the event loop still runs; then the loop ends and Qt quits.
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ from pos_app.config import (
     read_profile,
     setup_logging,
 )
+from pos_app.ui import main_window
 from pos_app.ui.dialogs import shown
-from pos_app.ui.main_window import SIDE_MODULES, MainWindow
+from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QMessageBox, qasync
 from pos_app.ui.theme import apply_theme
 
 if TYPE_CHECKING:
+    from pos_app.sandbox.config import SandboxConfig
     from pos_app.sandbox.server import SandboxServer
     from pos_app.station.counter import Counter
     from pos_app.station.station import Station
@@ -54,7 +58,16 @@ log = logging.getLogger(__name__)
 
 TRAINING_TERMINAL = "ts-1001"
 FIRST_PAINT_WAIT_S = 0.5
-STATION_MODULES = ("pos_app.station.counter", "pos_app.station.station", "pos_app.journal", *SIDE_MODULES)
+SWITCH_INTERVAL_S = 0.001
+"""How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
+default is 5 ms). The start imports on worker threads while the screen takes keys and
+paints, and every event that reaches Python code waits for a turn: 1 ms turns keep those
+waits short."""
+COUNTER_MODULES = ("pos_app.station.counter", *main_window.COUNTER_MODULES)
+STATION_MODULES = ("pos_app.station.station", "pos_app.catalog.sync", *main_window.STATION_MODULES)
+FIRST_REQUEST_MODULES = ("anyio._backends._asyncio",)
+"""What the HTTP stack imports at its first request (httpcore's asyncio backend, through
+anyio): imported with the station's modules, off the Qt thread, when present."""
 
 
 class StartProblem(Exception):
@@ -62,6 +75,7 @@ class StartProblem(Exception):
 
 
 def main(*, sandbox: bool = False) -> int:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
@@ -95,7 +109,7 @@ async def run(*, sandbox: bool) -> int:
             return await run_training(window)
         assert outcome.config is not None and outcome.secret is not None
         config, secret = outcome.config, outcome.secret
-    return await run_station(window, config, secret)
+    return await run_store(window, config, secret)
 
 
 def settings() -> tuple[StoreConfig, str]:
@@ -156,77 +170,117 @@ async def first_run(problem: ConfigError) -> SetupOutcome | None:
 
 
 async def run_training(window: MainWindow) -> int:
-    """Training mode: the built-in sandbox served in this process, demo staff, its own data folder."""
+    """Training mode: the built-in sandbox served in this process, demo staff, its own data
+    folder. The counter opens first (sign-in and the sale screen), then the sandbox starts
+    (its web stack is a large part of a start's imports) and the station opens on it."""
+    from pos_app.sandbox.config import SandboxConfig
+
+    sandbox = SandboxConfig()
+    config = training_config()
     try:
-        server = await asyncio.to_thread(start_sandbox)
+        await asyncio.to_thread(setup_logging, config, sandbox.key_s)
+        counter = await open_counter(window, config, training=True)
+    except (StartProblem, OSError) as problem:
+        QMessageBox.critical(window, "pos-app cannot start", _start_problem(problem))
+        return 1
+    try:
+        server = await asyncio.to_thread(start_sandbox, sandbox)
     except OSError as error:
+        await counter.aclose()
         QMessageBox.critical(window, "pos-app cannot start", _start_problem(error))
         return 1
     try:
-        return await run_station(window, training_config(server.base_url), server.keys["S"], training=True)
+        return await run_station(window, counter, replace(config, base_url=server.base_url), server.keys["S"],
+                                 training=True)
     finally:
         server.stop()
 
 
-def start_sandbox() -> SandboxServer:
-    from pos_app.sandbox.server import SandboxConfig, SandboxServer
+def start_sandbox(config: SandboxConfig) -> SandboxServer:
+    from pos_app.sandbox.server import SandboxServer
 
-    server = SandboxServer(SandboxConfig())
+    server = SandboxServer(config)
     server.start()
     return server
 
 
-async def run_station(window: MainWindow, config: StoreConfig, secret: str, *, training: bool = False) -> int:
-    """Open the station and attach it to the window (shown now if it was not yet: after the
-    setup screen); returns when the window has closed and all is shut."""
+async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int:
+    """A store's station on its settings: logging, the counter, then the station."""
     try:
-        station, counter = await open_station(config, secret, training=training)
+        await asyncio.to_thread(setup_logging, config, secret)
+        counter = await open_counter(window, config, training=False)
+    except (StartProblem, OSError) as problem:
+        QMessageBox.critical(window, "pos-app cannot start", _start_problem(problem))
+        return 1
+    return await run_station(window, counter, config, secret)
+
+
+async def open_counter(window: MainWindow, config: StoreConfig, *, training: bool) -> Counter:
+    """The counter (catalog, staff file, saved cart), attached to the window (shown now if
+    it was not yet: after the setup screen): the PIN is checked and the sale screen can
+    be used from here on. Its modules are imported on a worker thread first.
+    ``StartProblem`` when it cannot open."""
+    await asyncio.to_thread(import_modules, COUNTER_MODULES)
+    from pos_app.catalog import CatalogError
+    from pos_app.receipts.money import set_default_locale
+    from pos_app.staff import StaffError
+    from pos_app.station.counter import Counter
+    from pos_app.station.events import EventBus
+
+    set_default_locale(config.locale)  # the screens and the receipts write money the store's way
+    try:
+        counter = await Counter.open(config, EventBus(), training=training)
+    except (CatalogError, StaffError, OSError) as error:
+        raise StartProblem(_start_problem(error)) from None
+    window.attach_counter(counter)
+    show(window, config.theme)
+    return counter
+
+
+async def run_station(window: MainWindow, counter: Counter, config: StoreConfig, secret: str, *,
+                      training: bool = False) -> int:
+    """Open the payment side and attach it; returns when the window has closed and all is
+    shut (the counter too)."""
+    try:
+        station = await open_station(config, secret, counter, training=training) \
+            if not window.closed.is_set() else None  # not closed while the counter opened
     except StartProblem as problem:
+        await counter.aclose()
         QMessageBox.critical(window, "pos-app cannot start", str(problem))
         return 1
-    if not window.closed.is_set():  # not closed while the station opened
-        window.attach(station, counter)
-        show(window, config.theme)
+    if station is not None and not window.closed.is_set():
+        window.attach_station(station)
         startup = asyncio.ensure_future(start_up(station, counter))
         await window.closed.wait()
         startup.cancel()
         await asyncio.gather(startup, return_exceptions=True)
     await counter.aclose()
-    await station.aclose()
+    if station is not None:
+        await station.aclose()
     return 0
 
 
-async def open_station(config: StoreConfig, secret: str, *, training: bool) -> tuple[Station, Counter]:
-    """The station and its counter (journal, catalog, staff file, saved cart). Their
-    modules are imported on a worker thread first: the Qt thread keeps painting and
-    taking keys meanwhile. ``StartProblem`` when they cannot open."""
-    await asyncio.to_thread(import_modules, STATION_MODULES)
-    from pos_app.catalog import CatalogError
+async def open_station(config: StoreConfig, secret: str, counter: Counter, *, training: bool) -> Station:
+    """The payment side (client, journal thread, terminal service) on the counter's event
+    stream. Its modules are imported on a worker thread first: the Qt thread keeps
+    painting and taking keys meanwhile. ``StartProblem`` when it cannot open."""
+    await asyncio.to_thread(import_modules, STATION_MODULES, FIRST_REQUEST_MODULES)
     from pos_app.journal import JournalError
-    from pos_app.receipts.money import set_default_locale
-    from pos_app.staff import StaffError
-    from pos_app.station.counter import Counter
     from pos_app.station.station import Station
 
-    set_default_locale(config.locale)  # the screens and the receipts write money the store's way
     try:
-        await asyncio.to_thread(setup_logging, config, secret)
-        station = await Station.open(config, secret, training=training)
+        return await Station.open(config, secret, training=training, events=counter.events)
     except (ConfigError, JournalError, OSError) as error:
         raise StartProblem(_start_problem(error)) from None
-    try:
-        return station, await Counter.open(station)
-    except (CatalogError, StaffError, OSError) as error:
-        await station.aclose()
-        raise StartProblem(_start_problem(error)) from None
-    except BaseException:
-        await station.aclose()
-        raise
 
 
-def import_modules(names: tuple[str, ...]) -> None:
+def import_modules(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """Import ``names``, then ``optional`` (skipping any a library version lacks)."""
     for name in names:
         importlib.import_module(name)
+    for name in optional:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 async def start_up(station: Station, counter: Counter) -> None:
@@ -239,8 +293,9 @@ async def start_up(station: Station, counter: Counter) -> None:
     await counter.sync_catalog()
 
 
-def training_config(base_url: str) -> StoreConfig:
-    """The demo store on the built-in sandbox: its own data folder, a type S terminal."""
+def training_config(base_url: str = "") -> StoreConfig:
+    """The demo store on the built-in sandbox: its own data folder, a type S terminal. The
+    sandbox's ``base_url`` is known once it serves; the counter opens before that."""
     return replace(StoreConfig(base_url=base_url), store_id="demo", store_name="Corner Market (training)",
                    station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
                    data_dir=Path(data_dir()) / "training")

@@ -4,10 +4,13 @@ F12 pays by card, F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lis
 keys, Esc goes back (clears the search), Ctrl+L signs out. In training mode a permanent
 banner says that no real money moves.
 
-The window opens before the station: the sign-in screen takes the PIN while the journal,
-catalog and staff file open, then ``attach`` brings the station and its counter (the sale
-screen, receipts, payments and the keys). The modules of that side are imported there;
-``pos_app.ui.app`` has already imported them off the Qt thread.
+The window opens first, in three steps, so that a cashier never waits on the payment
+stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
+counter (catalog, cart, staff file: the sale screen and the keys) and checks the PIN;
+``attach_station`` brings the payment side (card payments, receipts, the manager's
+windows). A payment key pressed before that says so on the status line. The modules of
+each step are imported there; ``pos_app.ui.app`` has already imported them off the Qt
+thread.
 """
 
 from __future__ import annotations
@@ -51,9 +54,12 @@ log = logging.getLogger(__name__)
 WARM_BACK_OFFICE_MS = 15_000
 """After start-up (recovery, catalog sync), the day's payments are read ahead of F9."""
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
-SIDE_MODULES = ("pos_app.ui.bridge", "pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
-                "pos_app.ui.sale_screen", "pos_app.api.errors")
-"""What ``attach`` and the payment keys import: the station's side of the window."""
+PAYMENTS_STARTING = "Card payments are still starting: press the key again in a moment."
+COUNTER_MODULES = ("pos_app.ui.bridge", "pos_app.ui.sale_screen")
+"""What ``attach_counter`` imports: the sale screen's side of the window."""
+STATION_MODULES = ("pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
+                   "pos_app.station.back_office", "pos_app.api.errors")
+"""What ``attach_station`` and the payment keys import."""
 
 
 class MainWindow(QMainWindow):
@@ -68,7 +74,8 @@ class MainWindow(QMainWindow):
     def __init__(self, closed: asyncio.Event, *, training: bool = False) -> None:
         super().__init__()
         self.closed = closed
-        self.attached = False
+        self.attached = False  # the counter: sign-in and the sale screen
+        self.payments_ready = False  # the station: card payments, receipts, the manager's windows
         self.payment: PaymentDialog | None = None
         self.setWindowTitle("pos-app — starting")
         self.setWindowIcon(icon("app"))
@@ -101,23 +108,19 @@ class MainWindow(QMainWindow):
         self.resize(1100, 720)
         self.sign_in.signed_in.connect(self._signed_in)
 
-    def attach(self, station: Station, counter: Counter) -> None:
-        """The station is open: the sale screen, receipts, payments and the keys join the
-        window, and a PIN already entered is checked."""
-        from pos_app.station.back_office import BackOffice
+    def attach_counter(self, counter: Counter) -> None:
+        """The counter is open (catalog, cart, staff file): the sale screen and the keys join
+        the window, and a PIN already entered is checked. Card payments follow with
+        ``attach_station``."""
         from pos_app.ui.bridge import StationBridge
-        from pos_app.ui.receipt_view import ReceiptDesk
         from pos_app.ui.sale_screen import SaleScreen
 
-        self.station = station
         self.counter = counter
-        self.office = BackOffice(counter)
-        self.bridge = StationBridge(station.events, self)
-        self.receipts = ReceiptDesk(counter, self)
-        config = station.config
+        self.bridge = StationBridge(counter.events, self)
+        config = counter.config
         self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
         self.store.setText(config.store_name or config.store_id)
-        self.banner.setVisible(station.training)
+        self.banner.setVisible(counter.training)
         self.sale = SaleScreen(counter, self.bridge)
         self.stack.addWidget(self.sale)
         self.sale.pay_requested.connect(self._pay)
@@ -139,13 +142,34 @@ class MainWindow(QMainWindow):
         self._age_timer.timeout.connect(self._show_sync_age)
         self._age_timer.start()
         self._show_sync_age()
+        self.attached = True
+        self.sign_in.attach(counter)
+
+    def attach_station(self, station: Station) -> None:
+        """The payment side is open (client, journal, terminal service): card payments,
+        receipts and the manager's windows work from now on."""
+        from pos_app.station.back_office import BackOffice
+        from pos_app.ui.receipt_view import ReceiptDesk
+
+        self.station = station
+        self.counter.attach(station)
+        self.office = BackOffice(self.counter)
+        self.receipts = ReceiptDesk(self.counter, self)
         self._warm_timer = QTimer(self)  # the day's payments read ahead of the first F9, once start-up is done
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_BACK_OFFICE_MS)
         self._warm_timer.timeout.connect(self._warm_back_office)
         self._warm_timer.start()
-        self.attached = True
-        self.sign_in.attach(counter)
+        self.payments_ready = True
+        if self.status.text() == PAYMENTS_STARTING:
+            self.status.setText("")
+
+    def _payments_ready(self) -> bool:
+        """Whether the payment side is open; if not, the status line says so (a key pressed
+        in the first moments of a start)."""
+        if not self.payments_ready:
+            self.status.setText(PAYMENTS_STARTING)
+        return self.payments_ready
 
     # screens -------------------------------------------------------------------------
 
@@ -175,14 +199,14 @@ class MainWindow(QMainWindow):
     def _preauths(self) -> None:
         from pos_app.ui.preauths import PreauthsDialog
 
-        if self.stack.currentWidget() is self.sale and self.payment is None:
+        if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
             PreauthsDialog(self.counter, self.sale.money, self).open()
 
     def _back_office(self) -> None:
         """F9: today's payments (void, refund, receipts), what needs attention, the audit trail."""
         from pos_app.ui.back_office import BackOfficeDialog
 
-        if self.stack.currentWidget() is self.sale and self.payment is None:
+        if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
             BackOfficeDialog(self.office, self.sale.money, self.receipts, self).open()
 
     @asyncSlot()
@@ -198,7 +222,7 @@ class MainWindow(QMainWindow):
         """F10: a manager closes a terminal's batch and gets the end-of-shift report."""
         from pos_app.ui.shift_end import ShiftEndDialog
 
-        if self.payment is None:
+        if self.payment is None and self._payments_ready():
             ShiftEndDialog(self.counter, self).open()
 
     def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
@@ -222,6 +246,8 @@ class MainWindow(QMainWindow):
 
         if self.stack.currentWidget() is not self.sale or self.payment is not None:
             return  # not signed in, or a payment dialog is already open (a double F12)
+        if not self._payments_ready():
+            return
         totals = self.counter.totals()
         if not totals.payable:
             self.status.setText("Add items first: the total must be above zero to pay by card.")
@@ -260,16 +286,20 @@ class MainWindow(QMainWindow):
 
     @asyncSlot()
     async def _reprint(self) -> None:
-        self.status.setText(await self.receipts.reprint())
+        if self._payments_ready():
+            self.status.setText(await self.receipts.reprint())
 
     # closing -------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.attached and self.station.paying:
+        if self.payments_ready and self.station.paying:
             self.status.setText("A card payment is in progress: stop waiting first (it is then recorded).")
             event.ignore()
             return
         if self.attached:
             self.bridge.detach()
+            self._age_timer.stop()
+        if self.payments_ready:
+            self._warm_timer.stop()
         self.closed.set()
         event.accept()

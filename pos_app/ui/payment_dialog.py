@@ -45,7 +45,7 @@ class PaymentDialog(QDialog):
         self.result: OperationResult | None = None
         self.setObjectName("payment")
         self.setWindowTitle("Pre-auth" if preauth else "Card payment")
-        amount = format_money(counter.totals().total, counter.station.config.currency)
+        amount = format_money(counter.totals().total, counter.config.currency)
         self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {amount}")
         self.heading.setObjectName("dialogHeading")
         self.phase = QLabel(PHASES[Phase.SENDING])

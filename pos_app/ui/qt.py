@@ -3,14 +3,15 @@ its Qt names from here, so the binding is chosen and pinned in one place."""
 
 from __future__ import annotations
 
-import importlib
 import os
 
 os.environ.setdefault("QT_API", "pyside6")
 
-from typing import TYPE_CHECKING, Any  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
 
 import qasync  # noqa: E402
+
+from pos_app.lazy import exports  # noqa: E402
 
 asyncSlot = qasync.asyncSlot
 QEventLoop = qasync.QEventLoop
@@ -37,7 +38,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
 """Each Qt name and the PySide6 module it comes from. A name is looked up the first time a
 module asks for it (PySide6 sets a class up on first access, about 1 ms each here): the
 sign-in screen, shown first, does not pay for the tables, PDF and print classes."""
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's import scan)
     from PySide6.QtCore import (
@@ -101,14 +101,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
-
+__getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "QAbstractItemView", "QAbstractTableModel", "QAction", "QBuffer", "QByteArray", "QIODevice", "QApplication",

@@ -59,7 +59,7 @@ class SaleScreen(QWidget):
         self.results.setAccessibleName("Search results")
         self.results.hide()
         self.quick = QGridLayout()
-        self.cart_model = CartModel(counter.station.config.currency, self)
+        self.cart_model = CartModel(counter.config.currency, self)
         self.table = QTableView()
         self.table.setObjectName("cart")
         self.table.setAccessibleName("Cart")
@@ -158,7 +158,7 @@ class SaleScreen(QWidget):
             self.table.selectRow(row)
 
     def money(self, cents: int) -> str:
-        return format_money(cents, self.counter.station.config.currency)
+        return format_money(cents, self.counter.config.currency)
 
     def focus_scan(self) -> None:
         self.scan.setFocus()

@@ -1,8 +1,8 @@
 """The Qt half of ``pos-app --self-test`` (see ``pos_app.self_test``): the real window.
 
-On the sandbox given, with the data folder given: the station and counter opened as the
-app opens them (``open_station``: training mode, demo staff), the catalog synced, the
-main window shown offscreen with the station attached, the demo cashier's PIN typed into
+On the sandbox given, with the data folder given: the counter and the station opened as
+the app opens them (``open_counter``, ``open_station``: training mode, demo staff), the
+main window shown offscreen with both attached, the catalog synced, the demo cashier's PIN typed into
 the sign-in screen, an item scanned into the sale screen, the cart paid through the
 terminal layer (a type S terminal: pay, then polls until approved), the receipt rendered
 with fpdf2 and read back with QtPdf (its total, TRAINING and the payment id must be in
@@ -24,7 +24,7 @@ from pos_app.self_test import Report, SelfTestFailed, check_pdf
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
 from pos_app.station.station import Station
-from pos_app.ui.app import StartProblem, open_station, show, training_config
+from pos_app.ui.app import StartProblem, open_counter, open_station, training_config
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QBuffer, QByteArray, QIODevice, QPdfDocument, qasync
 
@@ -63,29 +63,35 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_
 async def _sale(report: Report, base_url: str, key: str, directory: Path) -> None:
     config = replace(training_config(base_url), data_dir=directory)
     report.begin("station")
+    window = MainWindow(asyncio.Event(), training=True)
     try:
-        station, counter = await open_station(config, key, training=True)
-    except StartProblem as problem:
-        raise SelfTestFailed(str(problem)) from None
-    try:
-        await _on_screen(report, station, counter)
+        try:
+            counter = await open_counter(window, config, training=True)
+        except StartProblem as problem:
+            raise SelfTestFailed(str(problem)) from None
+        try:
+            try:
+                station = await open_station(config, key, counter, training=True)
+            except StartProblem as problem:
+                raise SelfTestFailed(str(problem)) from None
+            try:
+                await _on_screen(report, window, station, counter)
+            finally:
+                await station.aclose()
+        finally:
+            await counter.aclose()
     finally:
-        await counter.aclose()
-        await station.aclose()
+        window.close()  # already closed after a sale
     report.passed("closed", "window closed, journal and client shut")
 
 
-async def _on_screen(report: Report, station: Station, counter: Counter) -> None:
-    synced = await counter.sync_catalog()
-    if synced is None:
+async def _on_screen(report: Report, window: MainWindow, station: Station, counter: Counter) -> None:
+    window.attach_station(station)
+    if await counter.sync_catalog() is None:
         raise SelfTestFailed("the catalog could not be synced from the sandbox")
     report.passed("station", f"journal open, catalog synced from {station.config.base_url}")
 
     report.begin("sale screen")
-    window = MainWindow(asyncio.Event(), training=True)
-    window.attach(station, counter)
-    show(window, station.config.theme)
-    closed = window.closed
     try:
         await until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(),
                     "the main window showing")
@@ -109,7 +115,7 @@ async def _on_screen(report: Report, station: Station, counter: Counter) -> None
         await _pay_and_print(report, station, counter)
     finally:
         window.close()
-    await until(closed.is_set, "the window closing")
+    await until(window.closed.is_set, "the window closing")
 
 
 async def _pay_and_print(report: Report, station: Station, counter: Counter) -> None:

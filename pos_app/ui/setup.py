@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pos_app import provisioning
-from pos_app.api.client import check_base_url
+from pos_app.api.address import check_base_url
 from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, profile_path
 from pos_app.provisioning import SetupError, StationSetup
 from pos_app.receipts import list_printers

@@ -1,17 +1,26 @@
 """The sign-in screen: the PIN field has focus; typing a PIN and Enter signs in.
 
-The screen is shown before the station has opened (the window comes first, the journal,
-catalog and staff file open meanwhile): a PIN entered before the counter is there waits
-for it ("Starting…") and is checked the moment it arrives, so nothing typed is lost.
+The screen is shown before the counter has opened (the window comes first, the catalog,
+staff file and cart open meanwhile): a PIN entered before the counter is there waits for
+it ("Starting…") and is checked the moment it arrives, so nothing typed is lost.
+
+A PIN costs a slow hash per member to check (on purpose, see ``pos_app.staff``). As soon
+as the field holds a possible PIN, it is worked out ahead on the counter's PIN thread
+(``Counter.pin_ahead``: nothing counted, nothing shown), one at a time, the newest text
+next: Enter usually finds the answer ready. Enter alone signs in, and only Enter counts
+a wrong PIN toward the lockout.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 
 from pos_app.ui.qt import QEvent, QLabel, QLineEdit, QObject, Qt, QVBoxLayout, QWidget, Signal, asyncSlot
 
 if TYPE_CHECKING:
+    from pos_app.staff import PinMatch
     from pos_app.station.counter import Counter
 
 
@@ -23,6 +32,9 @@ class SignInScreen(QWidget):
         super().__init__(parent)
         self.counter = counter
         self._waiting = False  # a PIN was entered before the counter arrived
+        self._ahead: asyncio.Future[PinMatch | None] | None = None  # the PIN worked out ahead...
+        self._ahead_pin = ""  # ...is this text
+        self._typed = ""  # the field's text, worked out next when it differs
         self.was_painted = False
         self.setObjectName("signIn")
         title = QLabel("Sign in")
@@ -46,6 +58,7 @@ class SignInScreen(QWidget):
             layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(2)
         self.pin.returnPressed.connect(self._submit)
+        self.pin.textChanged.connect(self._text_changed)
         self.pin.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
@@ -60,16 +73,45 @@ class SignInScreen(QWidget):
         self.pin.setFocus()
 
     def attach(self, counter: Counter) -> None:
-        """The counter is open: a PIN waiting for it is checked now."""
+        """The counter is open: a PIN waiting for it is checked now, one being typed is
+        worked out ahead."""
         self.counter = counter
         if self._waiting:
             self._waiting = False
             self._submit()
+        else:
+            self._text_changed(self.pin.text())
 
     def reset(self) -> None:
         self.pin.clear()
         self.message.setText("")
         self.pin.setFocus()
+
+    def _text_changed(self, text: str) -> None:
+        self._typed = text
+        if self.counter is not None and text and (self._ahead is None or self._ahead.done()):
+            self._work_out(text)
+
+    def _work_out(self, text: str) -> None:
+        assert self.counter is not None
+        self._ahead_pin = text
+        self._ahead = asyncio.ensure_future(self.counter.pin_ahead(text))
+        self._ahead.add_done_callback(self._worked_out)
+
+    def _worked_out(self, ahead: asyncio.Future[PinMatch | None]) -> None:
+        if ahead is self._ahead and self._typed and self._typed != self._ahead_pin:
+            self._work_out(self._typed)  # typed on meanwhile: the newest text next
+
+    async def _match_for(self, pin: str) -> PinMatch | None:
+        """The answer worked out ahead for ``pin`` (waited for if still under way), else
+        None; forgotten either way (it holds the PIN)."""
+        ahead, ahead_pin = self._ahead, self._ahead_pin
+        self._ahead, self._ahead_pin, self._typed = None, "", ""
+        if ahead is None or ahead_pin != pin:
+            return None
+        with contextlib.suppress(Exception):  # a failed look-ahead: the sign-in checks by itself
+            return await ahead
+        return None
 
     @asyncSlot()
     async def _submit(self) -> None:
@@ -83,7 +125,7 @@ class SignInScreen(QWidget):
         pin = self.pin.text()
         self.message.setText("Checking…")
         try:
-            member = await self.counter.sign_in(pin)
+            member = await self.counter.sign_in(pin, ahead=await self._match_for(pin))
         except WrongPin as error:
             self._refuse(f"That PIN is not right. {error.tries_left} tries left before sign-in locks.")
         except LockedOut as error:

@@ -11,7 +11,7 @@ import threading
 import httpx
 import pytest
 
-from pos_app.api.client import is_loopback
+from pos_app.api.address import is_loopback
 from pos_app.cli import main
 from pos_app.sandbox.server import SandboxConfig, SandboxServer
 from tests.sandbox.helpers import B_TERMINAL, body, call, pay

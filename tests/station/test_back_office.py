@@ -16,9 +16,9 @@ from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.staff import DEMO_CASHIER_PIN, StaffMember
 from pos_app.station import EventKind, Station
 from pos_app.station.back_office import BackOffice, Problem
-from pos_app.station.counter import Counter
 from pos_app.station.payments import PaymentFilter, PaymentStatus, Source, filtered, parse_amount
 from pos_app.terminal.outcomes import Phase
+from tests.counters import counter_for
 from tests.waiting import wait_until_async
 
 MANAGER = StaffMember("Demo Manager", "manager")  # type: ignore[arg-type]
@@ -33,7 +33,7 @@ def config(sandbox, tmp_path):
 @pytest.fixture
 async def office(sandbox, config):
     station = await Station.open(config, sandbox.keys["B"], training=True)
-    counter = await Counter.open(station)
+    counter = await counter_for(station)
     await counter.sign_in(DEMO_CASHIER_PIN)
     try:
         yield BackOffice(counter)
@@ -156,7 +156,7 @@ async def test_an_unknown_payment_needs_attention_until_resolved(office, sandbox
 async def test_a_conflict_is_listed_and_the_charge_can_be_given_back(sandbox, config):
     sandbox.set_faults(s_delay_min=1.5, s_delay_max=1.5)
     station = await Station.open(replace(config, terminal_id="ts-1001"), sandbox.keys["S"], training=True)
-    counter = await Counter.open(station)
+    counter = await counter_for(station)
     office = BackOffice(counter)
     try:
         phases = []

@@ -13,6 +13,7 @@ from pos_app.config import StoreConfig
 from pos_app.journal import Journal, Operation, Outcome
 from pos_app.station import EventKind, Station
 from pos_app.terminal.outcomes import Phase
+from tests.counters import counter_for
 from tests.waiting import wait_until_async
 
 
@@ -95,11 +96,10 @@ async def test_a_station_without_a_terminal_says_so(sandbox, config):
 
 
 async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_again(sandbox, config):
-    from pos_app.station.counter import Counter
     from pos_app.terminal.outcomes import Refusal
 
     async with await Station.open(replace(config, terminal_id="tb-2001"), sandbox.keys["B"], training=True) as station:
-        counter = await Counter.open(station)
+        counter = await counter_for(station)
         try:
             await counter.sync_catalog()
             await counter.add(next(i for i in await counter.search("a", 40) if i.price_cents > 100))

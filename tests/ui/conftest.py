@@ -79,6 +79,7 @@ def ui_config(sandbox, tmp_path) -> StoreConfig:
 def open_app(run, qtbot, sandbox):
     """Start the app's window on the sandbox (training mode, demo staff); closes it after."""
     from pos_app.station.counter import Counter
+    from pos_app.station.events import EventBus
     from pos_app.station.station import Station
     from pos_app.ui.main_window import MainWindow
 
@@ -94,11 +95,13 @@ def open_app(run, qtbot, sandbox):
         qtbot.waitExposed(window)
         if before_open is not None:
             before_open(window)
-        station = run(Station.open(config, sandbox.keys[merchant], training=True))
-        counter = run(Counter.open(station))
+        counter = run(Counter.open(config, EventBus(), training=True))
+        station = run(Station.open(config, sandbox.keys[merchant], training=True, events=counter.events))
+        counter.attach(station)
         if sync:
             assert run(counter.sync_catalog()) is not None
-        window.attach(station, counter)
+        window.attach_counter(counter)
+        window.attach_station(station)
         app = App(window, station, counter, config)
         opened.append(app)
         return app

@@ -21,7 +21,8 @@ WORKER = textwrap.dedent("""
     async def main():
         config = StoreConfig(base_url=sys.argv[1], data_dir=Path(sys.argv[3]), terminal_id="ts-1001")
         station = await Station.open(config, sys.argv[2], training=True)
-        counter = await Counter.open(station)
+        counter = await Counter.open(config, station.events, training=True)
+        counter.attach(station)
         await counter.sync_catalog()
         for item in (await counter.search("apples"))[:2]:
             await counter.add(item)

@@ -70,8 +70,9 @@ def shown_setup(qtbot, focus: str = "url") -> SetupDialog:
 def main_window(qtbot) -> MainWindow:
     found: list[MainWindow] = []
 
-    def visible() -> bool:
-        found[:] = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+    def visible() -> bool:  # and started: its payment side open
+        found[:] = [w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, MainWindow) and w.isVisible() and w.payments_ready]
         return bool(found)
 
     qtbot.waitUntil(visible, timeout=20_000)
