@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_app(*, sandbox: bool) -> int:
     from pos_app.config import Mode, profile_mode
-    from pos_app.ui.app import main as app_main  # Qt is loaded only for the app itself
+    from pos_app.ui.launch import main as app_main  # Qt is loaded only for the app itself
 
     return app_main(sandbox=sandbox or profile_mode() is Mode.TRAINING)  # the demo store's installer trains
 

@@ -6,8 +6,9 @@ folder so training never mixes with a store's journal. Otherwise the app reads t
 settings as the command line (``store.toml``, keyring, ``POS_*``); when they are missing or
 cannot be used, the setup screen (``pos_app.ui.setup``) asks for them, or starts training.
 
-The window comes first: its sign-in screen is painted and takes the PIN while, off the Qt
-thread, the settings are checked (keyring) and the counter opens (catalog, staff file,
+The window comes first (``pos_app.ui.launch`` shows it before this module and asyncio are
+imported): its sign-in screen is painted and takes the PIN while, off the Qt thread, the
+settings are checked (keyring) and the counter opens (catalog, staff file,
 saved cart: light modules, local files); a PIN entered meanwhile waits for it, and a PIN
 being typed is worked out ahead (``Counter.pin_ahead``). Then, while the cashier signs in
 and scans, the payment side opens (the client, pydantic, the journal and, in training,
@@ -20,32 +21,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
-import os
-import sys
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_app.config import (
-    THEMES,
-    ConfigError,
-    StoreConfig,
-    data_dir,
-    key_hash,
-    load_config,
-    profile_path,
-    read_profile,
-    setup_logging,
-)
+from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
 from pos_app.ui import main_window
 from pos_app.ui.dialogs import shown
+from pos_app.ui.launch import show, use_theme
 from pos_app.ui.main_window import MainWindow
-from pos_app.ui.qt import QApplication, QMessageBox, qasync
-from pos_app.ui.theme import apply_theme
 
 if TYPE_CHECKING:
     from pos_app.sandbox.config import SandboxConfig
@@ -58,11 +46,6 @@ log = logging.getLogger(__name__)
 
 TRAINING_TERMINAL = "ts-1001"
 FIRST_PAINT_WAIT_S = 0.5
-SWITCH_INTERVAL_S = 0.001
-"""How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
-default is 5 ms). The start imports on worker threads while the screen takes keys and
-paints, and every event that reaches Python code waits for a turn: 1 ms turns keep those
-waits short."""
 COUNTER_MODULES = ("pos_app.station.counter", *main_window.COUNTER_MODULES)
 STATION_MODULES = ("pos_app.station.station", "pos_app.catalog.sync", *main_window.STATION_MODULES)
 FIRST_REQUEST_MODULES = ("anyio._backends._asyncio",)
@@ -74,29 +57,15 @@ class StartProblem(Exception):
     """The station cannot open; the message says why and what to do."""
 
 
-def main(*, sandbox: bool = False) -> int:
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("pos-app")
-    app.setQuitOnLastWindowClosed(False)
-    try:
-        return int(qasync.run(run(sandbox=sandbox)))
-    except KeyboardInterrupt:
-        return 130
-
-
-async def run(*, sandbox: bool) -> int:
+async def run(window: MainWindow, *, sandbox: bool) -> int:
+    """The start on qasync, from the window ``pos_app.ui.launch`` has shown (or not yet:
+    without settings the setup screen comes first); returns the exit code."""
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
-    window = MainWindow(asyncio.Event(), training=sandbox)
+    if window.isVisible():
+        await on_screen(window)
     if sandbox:
-        show(window, "light")
-        await on_screen(window)
         return await run_training(window)
-    theme = await asyncio.to_thread(profile_theme)
-    if theme is not None:  # settings to start with: the sign-in screen now, the checks meanwhile
-        show(window, theme)
-        await on_screen(window)
     try:
         config, secret = await asyncio.to_thread(settings)
     except ConfigError as error:
@@ -118,43 +87,15 @@ def settings() -> tuple[StoreConfig, str]:
     return config, key_hash(config)
 
 
-def profile_theme(env: Mapping[str, str] = os.environ) -> str | None:
-    """The theme ``store.toml`` names, read before the settings are checked so that the
-    first screen is painted in it; None when there are no settings to start with (the
-    setup screen comes first)."""
-    path = profile_path(data_dir(env))
-    try:
-        values = read_profile(path) if path.exists() else {}
-    except ConfigError:
-        return None
-    if "base_url" not in values and not env.get("POS_BASE_URL"):
-        return None
-    theme = values.get("theme")
-    return theme if theme in THEMES else "light"
-
-
-def show(window: MainWindow, theme: str) -> None:
-    """Show ``window`` in ``theme`` (the style sheet is applied only when it changes)."""
-    use_theme(theme)
-    window.show()
-
-
 async def on_screen(window: MainWindow) -> None:
     """Until the sign-in screen has been painted, so that the start's heavy work (imports
     on a worker thread still take turns with the Qt thread) does not delay it; at most
     ``FIRST_PAINT_WAIT_S`` (a window that is not exposed is not painted)."""
     painted = asyncio.Event()
-    window.sign_in.painted.connect(painted.set)
-    if not window.sign_in.was_painted:
+    window.sign_in.pin.painted.connect(painted.set)
+    if not window.sign_in.pin.was_painted:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_S)
-
-
-def use_theme(name: str) -> None:
-    app = QApplication.instance()
-    if app.property("posTheme") != name:
-        apply_theme(app, name)  # type: ignore[arg-type]
-        app.setProperty("posTheme", name)
 
 
 async def first_run(problem: ConfigError) -> SetupOutcome | None:
@@ -181,13 +122,13 @@ async def run_training(window: MainWindow) -> int:
         await asyncio.to_thread(setup_logging, config, sandbox.key_s)
         counter = await open_counter(window, config, training=True)
     except (StartProblem, OSError) as problem:
-        QMessageBox.critical(window, "pos-app cannot start", _start_problem(problem))
+        cannot_start(window, _start_problem(problem))
         return 1
     try:
         server = await asyncio.to_thread(start_sandbox, sandbox)
     except OSError as error:
         await counter.aclose()
-        QMessageBox.critical(window, "pos-app cannot start", _start_problem(error))
+        cannot_start(window, _start_problem(error))
         return 1
     try:
         return await run_station(window, counter, replace(config, base_url=server.base_url), server.keys["S"],
@@ -210,7 +151,7 @@ async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int
         await asyncio.to_thread(setup_logging, config, secret)
         counter = await open_counter(window, config, training=False)
     except (StartProblem, OSError) as problem:
-        QMessageBox.critical(window, "pos-app cannot start", _start_problem(problem))
+        cannot_start(window, _start_problem(problem))
         return 1
     return await run_station(window, counter, config, secret)
 
@@ -246,10 +187,11 @@ async def run_station(window: MainWindow, counter: Counter, config: StoreConfig,
             if not window.closed.is_set() else None  # not closed while the counter opened
     except StartProblem as problem:
         await counter.aclose()
-        QMessageBox.critical(window, "pos-app cannot start", str(problem))
+        cannot_start(window, str(problem))
         return 1
     if station is not None and not window.closed.is_set():
         window.attach_station(station)
+        freeze_start_up_objects()
         startup = asyncio.ensure_future(start_up(station, counter))
         await window.closed.wait()
         startup.cancel()
@@ -272,6 +214,13 @@ async def open_station(config: StoreConfig, secret: str, counter: Counter, *, tr
         return await Station.open(config, secret, training=training, events=counter.events)
     except (ConfigError, JournalError, OSError) as error:
         raise StartProblem(_start_problem(error)) from None
+
+
+def freeze_start_up_objects() -> None:
+    """Leave what the start made (modules, classes, the payment stack: most of the heap)
+    out of the garbage collector's full passes from now on: each would otherwise walk all
+    of it on the Qt thread, a 60-90 ms stall at a random moment (a payment's wait, a scan)."""
+    gc.freeze()
 
 
 def import_modules(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
@@ -299,6 +248,13 @@ def training_config(base_url: str = "") -> StoreConfig:
     return replace(StoreConfig(base_url=base_url), store_id="demo", store_name="Corner Market (training)",
                    station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
                    data_dir=Path(data_dir()) / "training")
+
+
+def cannot_start(window: MainWindow, text: str) -> None:
+    """Say why the app cannot start (a modal message; the app then exits)."""
+    from pos_app.ui.qt import QMessageBox  # only when it is needed: not part of every start
+
+    QMessageBox.critical(window, "pos-app cannot start", text)
 
 
 def _start_problem(error: Exception) -> str:

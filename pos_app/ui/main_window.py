@@ -15,37 +15,22 @@ thread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from pos_app.ui.acknowledgment import AcknowledgmentDialog
-from pos_app.ui.dialogs import shown
-from pos_app.ui.help import HelpDialog
-from pos_app.ui.qt import (
-    QCloseEvent,
-    QDialog,
-    QHBoxLayout,
-    QKeySequence,
-    QLabel,
-    QMainWindow,
-    QShortcut,
-    QStackedWidget,
-    QTimer,
-    QVBoxLayout,
-    QWidget,
-    asyncSlot,
-)
+from pos_app.ui.qt import QHBoxLayout, QLabel, QMainWindow, QStackedWidget, QVBoxLayout, QWidget, asyncSlot
 from pos_app.ui.sign_in import SignInScreen
-from pos_app.ui.theme import icon
 
 if TYPE_CHECKING:
+    import asyncio
+
     from pos_app.station.back_office import BackOffice
     from pos_app.station.counter import Counter
     from pos_app.station.station import Station
     from pos_app.ui.bridge import StationBridge
     from pos_app.ui.payment_dialog import PaymentDialog
+    from pos_app.ui.qt import QCloseEvent
     from pos_app.ui.receipt_view import ReceiptDesk
     from pos_app.ui.sale_screen import SaleScreen
 
@@ -55,8 +40,9 @@ WARM_BACK_OFFICE_MS = 15_000
 """After start-up (recovery, catalog sync), the day's payments are read ahead of F9."""
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
 PAYMENTS_STARTING = "Card payments are still starting: press the key again in a moment."
-COUNTER_MODULES = ("pos_app.ui.bridge", "pos_app.ui.sale_screen")
-"""What ``attach_counter`` imports: the sale screen's side of the window."""
+COUNTER_MODULES = ("pos_app.ui.bridge", "pos_app.ui.sale_screen", "pos_app.ui.acknowledgment", "pos_app.ui.help")
+"""What ``attach_counter`` and the sale screen's keys import (the first screen imports
+only what it shows: each Qt class costs its set-up at first use)."""
 STATION_MODULES = ("pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
                    "pos_app.station.back_office", "pos_app.api.errors")
 """What ``attach_station`` and the payment keys import."""
@@ -71,14 +57,14 @@ class MainWindow(QMainWindow):
     receipts: ReceiptDesk
     sale: SaleScreen
 
-    def __init__(self, closed: asyncio.Event, *, training: bool = False) -> None:
+    def __init__(self, *, training: bool = False) -> None:
         super().__init__()
-        self.closed = closed
+        self._closed: asyncio.Event | None = None
+        self.was_closed = False
         self.attached = False  # the counter: sign-in and the sale screen
         self.payments_ready = False  # the station: card payments, receipts, the manager's windows
         self.payment: PaymentDialog | None = None
         self.setWindowTitle("pos-app — starting")
-        self.setWindowIcon(icon("app"))
         self.banner = QLabel(TRAINING_BANNER)
         self.banner.setObjectName("trainingBanner")
         self.banner.setVisible(training)
@@ -113,8 +99,11 @@ class MainWindow(QMainWindow):
         the window, and a PIN already entered is checked. Card payments follow with
         ``attach_station``."""
         from pos_app.ui.bridge import StationBridge
+        from pos_app.ui.qt import QKeySequence, QShortcut, QTimer
         from pos_app.ui.sale_screen import SaleScreen
+        from pos_app.ui.theme import icon
 
+        self.setWindowIcon(icon("app"))
         self.counter = counter
         self.bridge = StationBridge(counter.events, self)
         config = counter.config
@@ -149,6 +138,7 @@ class MainWindow(QMainWindow):
         """The payment side is open (client, journal, terminal service): card payments,
         receipts and the manager's windows work from now on."""
         from pos_app.station.back_office import BackOffice
+        from pos_app.ui.qt import QTimer
         from pos_app.ui.receipt_view import ReceiptDesk
 
         self.station = station
@@ -170,6 +160,18 @@ class MainWindow(QMainWindow):
         if not self.payments_ready:
             self.status.setText(PAYMENTS_STARTING)
         return self.payments_ready
+
+    @property
+    def closed(self) -> asyncio.Event:
+        """Set once the window has closed: the start awaits it. Made at first use (the
+        window is shown before asyncio is imported)."""
+        if self._closed is None:
+            import asyncio
+
+            self._closed = asyncio.Event()
+            if self.was_closed:
+                self._closed.set()
+        return self._closed
 
     # screens -------------------------------------------------------------------------
 
@@ -194,6 +196,8 @@ class MainWindow(QMainWindow):
             self.sale.focus_scan()
 
     def _help(self) -> None:
+        from pos_app.ui.help import HelpDialog
+
         HelpDialog(self).open()
 
     def _preauths(self) -> None:
@@ -242,7 +246,10 @@ class MainWindow(QMainWindow):
     @asyncSlot()
     async def _pay(self, preauth: bool) -> None:
         from pos_app.api.errors import PaymentsError
+        from pos_app.ui.acknowledgment import AcknowledgmentDialog
+        from pos_app.ui.dialogs import shown
         from pos_app.ui.payment_dialog import PaymentDialog
+        from pos_app.ui.qt import QDialog
 
         if self.stack.currentWidget() is not self.sale or self.payment is not None:
             return  # not signed in, or a payment dialog is already open (a double F12)
@@ -301,5 +308,6 @@ class MainWindow(QMainWindow):
             self._age_timer.stop()
         if self.payments_ready:
             self._warm_timer.stop()
+        self.was_closed = True
         self.closed.set()
         event.accept()

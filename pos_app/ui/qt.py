@@ -1,29 +1,62 @@
 """The one module that imports Qt (PySide6) and qasync: every other ui module imports
-its Qt names from here, so the binding is chosen and pinned in one place."""
+its Qt names from here, so the binding is chosen and pinned in one place.
+
+qasync (and with it asyncio, tens of milliseconds) is imported only when the event loop
+is made (``run_async``, ``QEventLoop``) or an async slot first runs: the sign-in screen
+is painted and takes keys before that (``pos_app.ui.launch``).
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 
-os.environ.setdefault("QT_API", "pyside6")
+os.environ.setdefault("QT_API", "pyside6")  # qasync picks its binding from it when imported
 
-from typing import TYPE_CHECKING  # noqa: E402
-
-import qasync  # noqa: E402
+from collections.abc import Callable, Coroutine  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 from pos_app.lazy import exports  # noqa: E402
 
-asyncSlot = qasync.asyncSlot
-QEventLoop = qasync.QEventLoop
+
+def asyncSlot(*types: type) -> Callable[[Callable[..., Coroutine[Any, Any, Any]]], Callable[..., Any]]:  # noqa: N802
+    """qasync's ``asyncSlot`` (a Qt slot that runs the coroutine function as a task on the
+    loop), handed over to at the slot's first call rather than when the class is made."""
+    from PySide6.QtCore import Slot
+
+    def decorate(function: Callable[..., Coroutine[Any, Any, Any]]) -> Callable[..., Any]:
+        made: list[Callable[..., Any]] = []
+
+        @Slot(*types)
+        @functools.wraps(function)
+        def slot(*args: Any, **kwargs: Any) -> Any:
+            if not made:
+                import qasync
+
+                made.append(qasync.asyncSlot(*types)(function))
+            return made[0](*args, **kwargs)
+
+        return slot
+
+    return decorate
+
+
+def run_async(main: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``main`` on a qasync event loop driven by the Qt application; its result."""
+    import qasync
+
+    return qasync.run(main)
+
 
 _HOMES: dict[str, tuple[str, ...]] = {
+    "qasync": ("QEventLoop",),
     "PySide6.QtCore": (
         "QAbstractTableModel", "QBuffer", "QByteArray", "QElapsedTimer", "QEvent", "QIODevice", "QModelIndex",
         "QObject", "QSize", "Qt", "QTimer", "Signal",
     ),
     "PySide6.QtGui": (
         "QAction", "QCloseEvent", "QColor", "QFont", "QGuiApplication", "QIcon", "QImage", "QIntValidator",
-        "QKeyEvent", "QKeySequence", "QPainter", "QPalette", "QShortcut",
+        "QKeyEvent", "QKeySequence", "QPainter", "QPaintEvent", "QPalette", "QShortcut",
     ),
     "PySide6.QtWidgets": (
         "QAbstractItemView", "QApplication", "QComboBox", "QDialog", "QDialogButtonBox", "QFileDialog",
@@ -66,6 +99,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
         QKeyEvent,
         QKeySequence,
         QPainter,
+        QPaintEvent,
         QPalette,
         QShortcut,
     )
@@ -99,6 +133,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
         QVBoxLayout,
         QWidget,
     )
+    from qasync import QEventLoop
 
 
 __getattr__ = exports(__name__, _HOMES)
@@ -110,8 +145,9 @@ __all__ = [
     "QIntValidator",
     "QComboBox", "QFormLayout",
     "QKeyEvent", "QKeySequence", "QLabel", "QLineEdit", "QListWidget", "QListWidgetItem", "QMainWindow",
-    "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPalette", "QPdfDocument", "QPdfView", "QPrintDialog",
+    "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPaintEvent", "QPalette", "QPdfDocument", "QPdfView",
+    "QPrintDialog",
     "QPrinter", "QPushButton", "QShortcut", "QSize", "QSizePolicy", "QStackedWidget", "QTableView", "QTabWidget",
     "QTextBrowser",
-    "QTimer", "QVBoxLayout", "QWidget", "Qt", "Signal", "asyncSlot", "qasync",
+    "QTimer", "QVBoxLayout", "QWidget", "Qt", "Signal", "asyncSlot", "run_async",
 ]

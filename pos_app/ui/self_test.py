@@ -26,7 +26,7 @@ from pos_app.station.receipt import receipt_of
 from pos_app.station.station import Station
 from pos_app.ui.app import StartProblem, open_counter, open_station, training_config
 from pos_app.ui.main_window import MainWindow
-from pos_app.ui.qt import QApplication, QBuffer, QByteArray, QIODevice, QPdfDocument, qasync
+from pos_app.ui.qt import QApplication, QBuffer, QByteArray, QIODevice, QPdfDocument, run_async
 
 DEMO_CASHIER_PIN = "1111"
 STEP_TIMEOUT_S = 20.0
@@ -46,7 +46,7 @@ def run_sale(report: Report, base_url: str, key: str, directory: Path, *, deadli
         except TimeoutError:
             raise SelfTestFailed(f"the self-test took longer than {deadline_s:.0f} s") from None
 
-    qasync.run(bounded())
+    run_async(bounded())
 
 
 async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT_S) -> None:
@@ -63,7 +63,7 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_
 async def _sale(report: Report, base_url: str, key: str, directory: Path) -> None:
     config = replace(training_config(base_url), data_dir=directory)
     report.begin("station")
-    window = MainWindow(asyncio.Event(), training=True)
+    window = MainWindow(training=True)
     try:
         try:
             counter = await open_counter(window, config, training=True)

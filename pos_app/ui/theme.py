@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pos_app.ui.qt import QApplication, QIcon
+if TYPE_CHECKING:
+    from pos_app.ui.qt import QApplication, QIcon
 
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
 
@@ -15,6 +17,8 @@ def theme_path(name: str) -> Path:
 
 def icon(name: str) -> QIcon:
     """An icon of ``resources/icons`` (SVG); an empty icon when the file is missing."""
+    from pos_app.ui.qt import QIcon  # not on the first screen: its set-up and the SVG plugin cost a start
+
     path = RESOURCES / "icons" / f"{name}.svg"
     return QIcon(str(path)) if path.exists() else QIcon()
 

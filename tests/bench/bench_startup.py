@@ -159,7 +159,7 @@ def child_app(*, offline_catalog: bool = False, store: bool = False, pace: float
     from PySide6.QtGui import QKeyEvent
     from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 
-    app = QApplication(sys.argv[:1])  # pos_app.ui.app.main() takes this one (QApplication.instance())
+    app = QApplication(sys.argv[:1])  # pos_app.ui.launch.main() takes this one (QApplication.instance())
     keep: list[Any] = []
     gaps = {"last": 0.0, "worst": 0.0}
 

@@ -8,6 +8,7 @@ the (sync) tests, and after each test its running flag is cleared instead of ``s
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ def open_app(run, qtbot, sandbox):
     from pos_app.station.counter import Counter
     from pos_app.station.events import EventBus
     from pos_app.station.station import Station
+    from pos_app.ui.app import freeze_start_up_objects
     from pos_app.ui.main_window import MainWindow
 
     opened: list[App] = []
@@ -89,7 +91,7 @@ def open_app(run, qtbot, sandbox):
               before_open: Callable[[Any], None] | None = None) -> App:
         """As the app starts: the window (sign-in) first, then the station attached to it;
         ``before_open(window)`` acts on the window before the station is there."""
-        window = MainWindow(asyncio.Event(), training=True)
+        window = MainWindow(training=True)
         qtbot.addWidget(window)
         window.show()
         qtbot.waitExposed(window)
@@ -102,6 +104,8 @@ def open_app(run, qtbot, sandbox):
             assert run(counter.sync_catalog()) is not None
         window.attach_counter(counter)
         window.attach_station(station)
+        gc.collect()  # this process holds earlier tests' garbage: not to be frozen with the rest
+        freeze_start_up_objects()  # as the app does once its station is attached
         app = App(window, station, counter, config)
         opened.append(app)
         return app
@@ -122,3 +126,4 @@ def open_app(run, qtbot, sandbox):
             app.station.stop_waiting()
         run(app.counter.aclose())
         run(app.station.aclose())
+    gc.unfreeze()  # the next test's objects, and this one's garbage, are collected as usual

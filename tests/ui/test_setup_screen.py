@@ -17,6 +17,7 @@ from keyring.backends.fail import Keyring as NoKeyringBackend
 from pos_app.config import KEYRING_SERVICE
 from pos_app.staff import Role, Staff, StaffMember, staff_path
 from pos_app.ui import app as app_module
+from pos_app.ui import launch
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.setup import SetupDialog
@@ -36,12 +37,14 @@ def data(tmp_path, monkeypatch):
 
 @pytest.fixture
 def start_app(qloop, qtbot, data):
-    """``start_app()`` runs ``pos_app.ui.app.run`` as a task; after the test every window it
-    opened is closed and the task is awaited."""
+    """``start_app()`` starts the app as ``pos-app`` does (``pos_app.ui.launch``: the first
+    window, then ``pos_app.ui.app.run`` as a task on the test's loop); after the test every
+    window it opened is closed and the task is awaited."""
     tasks: list[asyncio.Future] = []
 
     def start(*, sandbox: bool = False) -> asyncio.Future:
-        task = asyncio.ensure_future(app_module.run(sandbox=sandbox))
+        window = launch.first_window(sandbox=sandbox)
+        task = asyncio.ensure_future(app_module.run(window, sandbox=sandbox))
         tasks.append(task)
         return task
 

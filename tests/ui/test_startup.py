@@ -1,7 +1,7 @@
 """Start-up: the window comes before the station. A PIN typed and Enter pressed on the
 sign-in screen before the journal, catalog and staff file are open waits for them (no
 lost keys, no frozen screen) and signs in as soon as they are; the real start path
-(``pos_app.ui.app.run``) does the same in training mode."""
+(``pos_app.ui.launch``, then ``pos_app.ui.app.run``) does the same in training mode."""
 
 from __future__ import annotations
 

@@ -1,0 +1,105 @@
+"""``pos-app`` (no command): the app's first moments, before asyncio.
+
+The window is built, shown and painted, and its PIN field takes keys, while a worker
+thread imports the rest of the start (``pos_app.ui.app``: asyncio, qasync, the settings'
+checks: tens of milliseconds) under a plain Qt event loop. Then the start goes on in
+``pos_app.ui.app.run`` on qasync, with the same window (and any PIN typed meanwhile).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Mapping
+
+from pos_app.config import THEMES, ConfigError, data_dir, profile_path, read_profile
+from pos_app.ui.main_window import MainWindow
+from pos_app.ui.qt import QApplication, QTimer, run_async
+from pos_app.ui.theme import apply_theme
+
+SWITCH_INTERVAL_S = 0.001
+"""How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
+default is 5 ms). The start imports on worker threads while the screen takes keys and
+paints, and every event that reaches Python code waits for a turn: 1 ms turns keep those
+waits short."""
+LOADED_POLL_MS = 2
+"""How often the plain Qt loop of the first moments looks whether the loader is done."""
+
+
+def main(*, sandbox: bool = False) -> int:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("pos-app")
+    app.setQuitOnLastWindowClosed(False)
+    window = first_window(sandbox=sandbox)
+    import_under_qt_loop(app, "pos_app.ui.app")
+    from pos_app.ui.app import run
+
+    try:
+        return int(run_async(run(window, sandbox=sandbox)))
+    except KeyboardInterrupt:
+        return 130
+
+
+def first_window(*, sandbox: bool) -> MainWindow:
+    """The cashier's window, shown at once on its sign-in screen when there are settings
+    to start with (training always has); hidden when the setup screen must come first."""
+    window = MainWindow(training=sandbox)
+    theme = "light" if sandbox else profile_theme()
+    if theme is not None:
+        show(window, theme)
+    return window
+
+
+def import_under_qt_loop(app: QApplication, module: str) -> None:
+    """Import ``module`` on a worker thread while a plain Qt loop runs (the window paints
+    and takes keys); returns once it is imported, raising what its import raised."""
+    failures: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            importlib.import_module(module)
+        except BaseException as error:  # noqa: BLE001 - raised again on the Qt thread
+            failures.append(error)
+
+    loader = threading.Thread(target=load, name="loader", daemon=True)
+    loader.start()
+    poll = QTimer()
+    poll.setInterval(LOADED_POLL_MS)
+    poll.timeout.connect(lambda: loader.is_alive() or app.exit())
+    poll.start()
+    app.exec()
+    poll.stop()
+    loader.join()
+    if failures:
+        raise failures[0]
+
+
+def profile_theme(env: Mapping[str, str] = os.environ) -> str | None:
+    """The theme ``store.toml`` names, read before the settings are checked so that the
+    first screen is painted in it (a small local file, before the window is shown); None
+    when there are no settings to start with (the setup screen comes first)."""
+    path = profile_path(data_dir(env))
+    try:
+        values = read_profile(path) if path.exists() else {}
+    except ConfigError:
+        return None
+    if "base_url" not in values and not env.get("POS_BASE_URL"):
+        return None
+    theme = values.get("theme")
+    return theme if theme in THEMES else "light"
+
+
+def show(window: MainWindow, theme: str) -> None:
+    """Show ``window`` in ``theme`` (the style sheet is applied only when it changes)."""
+    use_theme(theme)
+    window.show()
+
+
+def use_theme(name: str) -> None:
+    app = QApplication.instance()
+    if app.property("posTheme") != name:
+        apply_theme(app, name)  # type: ignore[arg-type]
+        app.setProperty("posTheme", name)
