@@ -30,8 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
-from pos_app.ui import main_window
-from pos_app.ui.dialogs import shown
 from pos_app.ui.launch import show, use_theme
 from pos_app.ui.main_window import MainWindow
 
@@ -46,8 +44,13 @@ log = logging.getLogger(__name__)
 
 TRAINING_TERMINAL = "ts-1001"
 FIRST_PAINT_WAIT_S = 0.5
-COUNTER_MODULES = ("pos_app.station.counter", *main_window.COUNTER_MODULES)
-STATION_MODULES = ("pos_app.station.station", "pos_app.catalog.sync", *main_window.STATION_MODULES)
+COUNTER_MODULES = ("pos_app.station.counter",)
+STATION_MODULES = ("pos_app.station.station", "pos_app.catalog.sync", "pos_app.station.back_office",
+                   "pos_app.station.receipt", "pos_app.api.errors")
+"""The Qt-free modules of each step, imported on a worker thread. Never a ui module: PySide6
+sets its types and enums up at first use, and not safely from two threads at once (a
+worker importing the payment dialogs while the screen painted made ``Qt.ItemDataRole``
+vanish for a moment)."""
 FIRST_REQUEST_MODULES = ("anyio._backends._asyncio",)
 """What the HTTP stack imports at its first request (httpcore's asyncio backend, through
 anyio): imported with the station's modules, off the Qt thread, when present."""
@@ -100,6 +103,7 @@ async def on_screen(window: MainWindow) -> None:
 
 async def first_run(problem: ConfigError) -> SetupOutcome | None:
     """The setup screen, for settings that are missing or cannot be used; None if closed."""
+    from pos_app.ui.dialogs import shown
     from pos_app.ui.setup import SetupDialog  # only on a first run: not part of every start-up
 
     use_theme("light")

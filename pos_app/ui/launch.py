@@ -1,8 +1,8 @@
 """``pos-app`` (no command): the app's first moments, before asyncio.
 
 The window is built, shown and painted, and its PIN field takes keys, while a worker
-thread imports the rest of the start (``pos_app.ui.app``: asyncio, qasync, the settings'
-checks: tens of milliseconds) under a plain Qt event loop. Then the start goes on in
+thread imports asyncio (tens of milliseconds, pure Python: a worker never sets up Qt
+types, see ``pos_app.ui.app``) under a plain Qt event loop. Then the start goes on in
 ``pos_app.ui.app.run`` on qasync, with the same window (and any PIN typed meanwhile).
 """
 
@@ -24,6 +24,8 @@ SWITCH_INTERVAL_S = 0.001
 default is 5 ms). The start imports on worker threads while the screen takes keys and
 paints, and every event that reaches Python code waits for a turn: 1 ms turns keep those
 waits short."""
+LOOP_MODULES = ("asyncio", "concurrent.futures.thread")
+"""What the qasync start needs that the first screen does not (and that sets no Qt up)."""
 LOADED_POLL_MS = 2
 """How often the plain Qt loop of the first moments looks whether the loader is done."""
 
@@ -34,7 +36,7 @@ def main(*, sandbox: bool = False) -> int:
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
     window = first_window(sandbox=sandbox)
-    import_under_qt_loop(app, "pos_app.ui.app")
+    import_under_qt_loop(app, LOOP_MODULES)
     from pos_app.ui.app import run
 
     try:
@@ -53,14 +55,15 @@ def first_window(*, sandbox: bool) -> MainWindow:
     return window
 
 
-def import_under_qt_loop(app: QApplication, module: str) -> None:
-    """Import ``module`` on a worker thread while a plain Qt loop runs (the window paints
-    and takes keys); returns once it is imported, raising what its import raised."""
+def import_under_qt_loop(app: QApplication, modules: tuple[str, ...]) -> None:
+    """Import ``modules`` on a worker thread while a plain Qt loop runs (the window paints
+    and takes keys); returns once they are imported, raising what an import raised."""
     failures: list[BaseException] = []
 
     def load() -> None:
         try:
-            importlib.import_module(module)
+            for module in modules:
+                importlib.import_module(module)
         except BaseException as error:  # noqa: BLE001 - raised again on the Qt thread
             failures.append(error)
 

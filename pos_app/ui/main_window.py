@@ -8,9 +8,11 @@ The window opens first, in three steps, so that a cashier never waits on the pay
 stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
 counter (catalog, cart, staff file: the sale screen and the keys) and checks the PIN;
 ``attach_station`` brings the payment side (card payments, receipts, the manager's
-windows). A payment key pressed before that says so on the status line. The modules of
-each step are imported there; ``pos_app.ui.app`` has already imported them off the Qt
-thread.
+windows). A payment key pressed before that says so on the status line. The ui modules
+of each step are imported there, on the Qt thread (the first screen imports only what it
+shows: each Qt class costs its set-up at first use, and PySide6 sets its types and enums
+up unsafely from two threads at once); ``pos_app.ui.app`` has imported the Qt-free
+modules under them off the Qt thread.
 """
 
 from __future__ import annotations
@@ -40,12 +42,6 @@ WARM_BACK_OFFICE_MS = 15_000
 """After start-up (recovery, catalog sync), the day's payments are read ahead of F9."""
 TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
 PAYMENTS_STARTING = "Card payments are still starting: press the key again in a moment."
-COUNTER_MODULES = ("pos_app.ui.bridge", "pos_app.ui.sale_screen", "pos_app.ui.acknowledgment", "pos_app.ui.help")
-"""What ``attach_counter`` and the sale screen's keys import (the first screen imports
-only what it shows: each Qt class costs its set-up at first use)."""
-STATION_MODULES = ("pos_app.ui.payment_dialog", "pos_app.ui.preauths", "pos_app.ui.receipt_view",
-                   "pos_app.station.back_office", "pos_app.api.errors")
-"""What ``attach_station`` and the payment keys import."""
 
 
 class MainWindow(QMainWindow):

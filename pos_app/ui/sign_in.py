@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from pos_app.ui.qt import QPaintEvent
 
 
+MESSAGE_WIDTH = 360
+
+
 class PinField(QLineEdit):
     """The PIN field: says once that it has been painted (the start waits for that before
     its heavy work). Its text is centred by the theme (``qproperty-alignment``): the
@@ -68,6 +71,7 @@ class SignInScreen(QWidget):
         self.message = QLabel("")
         self.message.setObjectName("errorText")
         self.message.setWordWrap(True)
+        self.message.setMinimumWidth(MESSAGE_WIDTH)  # wraps under the field, not in a narrow column
         self.message.setAccessibleName("Sign-in message")
         layout = QVBoxLayout(self)
         layout.addStretch(1)

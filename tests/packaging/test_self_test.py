@@ -45,11 +45,11 @@ def test_a_bad_store_profile_fails_the_self_test_with_the_reason(tmp_path):
 
 
 def test_a_profile_in_training_mode_opens_the_app_on_the_sandbox(monkeypatch):
-    import pos_app.ui.app
+    import pos_app.ui.launch
     from pos_app import cli
 
     started: list[bool] = []
-    monkeypatch.setattr(pos_app.ui.app, "main", lambda *, sandbox: started.append(sandbox) or 0)
+    monkeypatch.setattr(pos_app.ui.launch, "main", lambda *, sandbox: started.append(sandbox) or 0)
     monkeypatch.setenv("POS_PROFILE", str(ROOT / "packaging" / "stores" / "demo.toml"))
     assert cli.main([]) == 0 and started == [True]
     monkeypatch.setenv("POS_PROFILE", str(ROOT / "packaging" / "stores" / "example-store.toml"))
