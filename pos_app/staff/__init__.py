@@ -5,6 +5,7 @@
 purpose (about 0.12 s per stored PIN tried): call them off the GUI thread.
 """
 
+from pos_app.staff.audit import AuditAction, AuditEntry, audit_csv
 from pos_app.staff.errors import (
     DuplicateName,
     DuplicatePin,
@@ -26,13 +27,10 @@ from pos_app.staff.store import (
     LOCKOUT,
     MAX_WRONG_PINS,
     STAFF_FILE_NAME,
-    AuditAction,
-    AuditEntry,
     PinMatch,
     Role,
     Staff,
     StaffMember,
-    audit_csv,
     staff_path,
 )
 

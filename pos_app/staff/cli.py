@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pos_app.staff.audit import audit_csv
 from pos_app.staff.errors import StaffError
-from pos_app.staff.store import Role, Staff, audit_csv, staff_path
+from pos_app.staff.store import Role, Staff, staff_path
 
 EXIT_OK = 0
 EXIT_INVALID = 1

@@ -31,14 +31,12 @@ back lengthens it. A correct PIN resets the count; a cashier's PIN given to
 from __future__ import annotations
 
 import builtins
-import csv
 import hmac
-import io
 import os
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -48,6 +46,7 @@ from typing import Final
 
 from pos_app import sqlite_file
 from pos_app.sqlite_file import FileKind
+from pos_app.staff.audit import AuditAction, AuditEntry
 from pos_app.staff.errors import (
     DuplicateName,
     DuplicatePin,
@@ -121,60 +120,6 @@ class StaffMember:
 
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "role": self.role.value}
-
-
-class AuditAction(StrEnum):
-    """What a manager (or the system) did; the audit trail's ``action`` column."""
-
-    STAFF_ADDED = "staff_added"
-    STAFF_REMOVED = "staff_removed"
-    SIGN_IN_LOCKED = "sign_in_locked"
-    VOID = "void"
-    REFUND = "refund"
-    RESOLVE = "resolve"
-    CLOSE_BATCH = "close_batch"
-    SETTINGS_CHANGED = "settings_changed"
-    OVERRIDE = "override"
-    """A manager's PIN on a cashier's screen for anything not listed above."""
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """One row of the audit trail: who (``actor``), when (``at``, aware UTC), what
-    (``action`` and ``detail``) and why (``reason``, empty where none was asked)."""
-
-    seq: int
-    at: datetime
-    actor: str
-    action: str
-    """An ``AuditAction`` value (kept as text: a newer app may have written another)."""
-    detail: str
-    reason: str = ""
-
-    def to_json(self) -> dict[str, str | int]:
-        return {"seq": self.seq, "at": self.at.isoformat(), "actor": self.actor, "action": self.action,
-                "detail": self.detail, "reason": self.reason}
-
-
-AUDIT_CSV_COLUMNS: Final = ("seq", "at", "actor", "action", "detail", "reason")
-
-
-def audit_csv(entries: Iterable[AuditEntry]) -> str:
-    """The entries as CSV text (a header row, then one row per entry; times in ISO 8601 UTC).
-
-    A cell that a spreadsheet would run as a formula (starting with = + - @) is prefixed
-    with an apostrophe, so an exported reason can never execute anything."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(AUDIT_CSV_COLUMNS)
-    for entry in entries:
-        writer.writerow([_inert(str(value)) for value in (entry.seq, entry.at.isoformat(), entry.actor,
-                                                          entry.action, entry.detail, entry.reason)])
-    return out.getvalue()
-
-
-def _inert(cell: str) -> str:
-    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
 
 
 DEMO_CASHIER_PIN: Final = "1111"

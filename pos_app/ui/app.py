@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
-from pos_app.ui.launch import show, use_theme
+from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
+from pos_app.ui.theme import use_theme
 
 if TYPE_CHECKING:
     from pos_app.sandbox.config import SandboxConfig
@@ -122,11 +123,8 @@ async def run_training(window: MainWindow) -> int:
 
     sandbox = SandboxConfig()
     config = training_config()
-    try:
-        await asyncio.to_thread(setup_logging, config, sandbox.key_s)
-        counter = await open_counter(window, config, training=True)
-    except (StartProblem, OSError) as problem:
-        cannot_start(window, _start_problem(problem))
+    counter = await begin(window, config, sandbox.key_s, training=True)
+    if counter is None:
         return 1
     try:
         server = await asyncio.to_thread(start_sandbox, sandbox)
@@ -151,13 +149,21 @@ def start_sandbox(config: SandboxConfig) -> SandboxServer:
 
 async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int:
     """A store's station on its settings: logging, the counter, then the station."""
-    try:
-        await asyncio.to_thread(setup_logging, config, secret)
-        counter = await open_counter(window, config, training=False)
-    except (StartProblem, OSError) as problem:
-        cannot_start(window, _start_problem(problem))
+    counter = await begin(window, config, secret, training=False)
+    if counter is None:
         return 1
     return await run_station(window, counter, config, secret)
+
+
+async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
+    """Logging (``secret`` redacted from it), then the counter attached to the window; None,
+    once the cashier has been told why, when either cannot start."""
+    try:
+        await asyncio.to_thread(setup_logging, config, secret)
+        return await open_counter(window, config, training=training)
+    except (StartProblem, OSError) as problem:
+        cannot_start(window, _start_problem(problem))
+        return None
 
 
 async def open_counter(window: MainWindow, config: StoreConfig, *, training: bool) -> Counter:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pos_app.config import THEMES, ConfigError, data_dir, profile_path, read_profile
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QTimer, run_async
-from pos_app.ui.theme import apply_theme
+from pos_app.ui.theme import use_theme
 
 SWITCH_INTERVAL_S = 0.001
 """How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
@@ -99,10 +99,3 @@ def show(window: MainWindow, theme: str) -> None:
     """Show ``window`` in ``theme`` (the style sheet is applied only when it changes)."""
     use_theme(theme)
     window.show()
-
-
-def use_theme(name: str) -> None:
-    app = QApplication.instance()
-    if app.property("posTheme") != name:
-        apply_theme(app, name)  # type: ignore[arg-type]
-        app.setProperty("posTheme", name)

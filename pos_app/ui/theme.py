@@ -26,3 +26,13 @@ def icon(name: str) -> QIcon:
 def apply_theme(app: QApplication, name: str) -> None:
     path = theme_path(name)
     app.setStyleSheet(path.read_text(encoding="utf-8") if path.exists() else "")
+
+
+def use_theme(name: str) -> None:
+    """Apply theme ``name`` to the application unless it is the one applied already."""
+    from pos_app.ui.qt import QApplication
+
+    app = QApplication.instance()
+    if app.property("posTheme") != name:
+        apply_theme(app, name)  # type: ignore[arg-type]
+        app.setProperty("posTheme", name)

@@ -34,7 +34,8 @@ from pos_app.staff import (
     WrongPin,
     audit_csv,
 )
-from pos_app.staff.store import V1, AuditAction
+from pos_app.staff.audit import AuditAction
+from pos_app.staff.store import V1
 from tests.staff.conftest import FAST
 
 

@@ -1,0 +1,67 @@
+"""The staff file's audit trail, as the app reads it: what was done (``AuditAction``),
+one row (``AuditEntry``) and the CSV export (``audit_csv``). ``Staff`` writes and reads
+the rows (``record``, ``audit``); this module holds no file."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Final
+
+
+class AuditAction(StrEnum):
+    """What a manager (or the system) did; the audit trail's ``action`` column."""
+
+    STAFF_ADDED = "staff_added"
+    STAFF_REMOVED = "staff_removed"
+    SIGN_IN_LOCKED = "sign_in_locked"
+    VOID = "void"
+    REFUND = "refund"
+    RESOLVE = "resolve"
+    CLOSE_BATCH = "close_batch"
+    SETTINGS_CHANGED = "settings_changed"
+    OVERRIDE = "override"
+    """A manager's PIN on a cashier's screen for anything not listed above."""
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the audit trail: who (``actor``), when (``at``, aware UTC), what
+    (``action`` and ``detail``) and why (``reason``, empty where none was asked)."""
+
+    seq: int
+    at: datetime
+    actor: str
+    action: str
+    """An ``AuditAction`` value (kept as text: a newer app may have written another)."""
+    detail: str
+    reason: str = ""
+
+    def to_json(self) -> dict[str, str | int]:
+        return {"seq": self.seq, "at": self.at.isoformat(), "actor": self.actor, "action": self.action,
+                "detail": self.detail, "reason": self.reason}
+
+
+AUDIT_CSV_COLUMNS: Final = ("seq", "at", "actor", "action", "detail", "reason")
+
+
+def audit_csv(entries: Iterable[AuditEntry]) -> str:
+    """The entries as CSV text (a header row, then one row per entry; times in ISO 8601 UTC).
+
+    A cell that a spreadsheet would run as a formula (starting with = + - @) is prefixed
+    with an apostrophe, so an exported reason can never execute anything."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(AUDIT_CSV_COLUMNS)
+    for entry in entries:
+        writer.writerow([_inert(str(value)) for value in (entry.seq, entry.at.isoformat(), entry.actor,
+                                                          entry.action, entry.detail, entry.reason)])
+    return out.getvalue()
+
+
+def _inert(cell: str) -> str:
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@") else cell
