@@ -1,9 +1,12 @@
 """``pos-app`` (no command): the app's first moments, before asyncio.
 
-The window is built, shown and painted, and its PIN field takes keys, while a worker
+The window is built, shown and painted; then, while its PIN field takes keys, a worker
 thread imports asyncio (tens of milliseconds, pure Python: a worker never sets up Qt
 types, see ``pos_app.ui.app``) under a plain Qt event loop. Then the start goes on in
 ``pos_app.ui.app.run`` on qasync, with the same window (and any PIN typed meanwhile).
+The worker starts only once the screen is painted: a first paint calls Python (the
+window's own widgets), and every call waited for the worker's turn with the GIL, which
+made the first paint some 25 ms later.
 """
 
 from __future__ import annotations
@@ -13,11 +16,15 @@ import os
 import sys
 import threading
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pos_app.config import THEMES, ConfigError, data_dir, profile_path, read_profile
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QTimer, run_async
 from pos_app.ui.theme import use_theme
+
+if TYPE_CHECKING:
+    from pos_app.ui.sign_in import PinField
 
 SWITCH_INTERVAL_S = 0.001
 """How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
@@ -28,6 +35,9 @@ LOOP_MODULES = ("asyncio", "concurrent.futures.thread")
 """What the qasync start needs that the first screen does not (and that sets no Qt up)."""
 LOADED_POLL_MS = 2
 """How often the plain Qt loop of the first moments looks whether the loader is done."""
+FIRST_PAINT_WAIT_MS = 500
+"""The loader starts at the first paint, or after this long (a window that is not exposed
+is not painted)."""
 
 
 def main(*, sandbox: bool = False) -> int:
@@ -36,7 +46,7 @@ def main(*, sandbox: bool = False) -> int:
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
     window = first_window(sandbox=sandbox)
-    import_under_qt_loop(app, LOOP_MODULES)
+    import_under_qt_loop(app, LOOP_MODULES, after_paint_of=window.sign_in.pin if window.isVisible() else None)
     from pos_app.ui.app import run
 
     try:
@@ -55,10 +65,14 @@ def first_window(*, sandbox: bool) -> MainWindow:
     return window
 
 
-def import_under_qt_loop(app: QApplication, modules: tuple[str, ...]) -> None:
+def import_under_qt_loop(app: QApplication, modules: tuple[str, ...], *,
+                         after_paint_of: PinField | None = None) -> None:
     """Import ``modules`` on a worker thread while a plain Qt loop runs (the window paints
-    and takes keys); returns once they are imported, raising what an import raised."""
+    and takes keys), from ``after_paint_of``'s first paint on (at most
+    ``FIRST_PAINT_WAIT_MS`` later) when given; returns once they are imported, raising what
+    an import raised."""
     failures: list[BaseException] = []
+    loaded = threading.Event()
 
     def load() -> None:
         try:
@@ -66,15 +80,29 @@ def import_under_qt_loop(app: QApplication, modules: tuple[str, ...]) -> None:
                 importlib.import_module(module)
         except BaseException as error:  # noqa: BLE001 - raised again on the Qt thread
             failures.append(error)
+        finally:
+            loaded.set()
 
     loader = threading.Thread(target=load, name="loader", daemon=True)
-    loader.start()
+
+    def start() -> None:
+        if loader.ident is None:
+            loader.start()
+
+    waits = after_paint_of is not None and not after_paint_of.was_painted
+    if waits:
+        after_paint_of.painted.connect(start)
+        QTimer.singleShot(FIRST_PAINT_WAIT_MS, start)
+    else:
+        start()
     poll = QTimer()
     poll.setInterval(LOADED_POLL_MS)
-    poll.timeout.connect(lambda: loader.is_alive() or app.exit())
+    poll.timeout.connect(lambda: loaded.is_set() and app.exit())
     poll.start()
     app.exec()
     poll.stop()
+    if waits:
+        after_paint_of.painted.disconnect(start)
     loader.join()
     if failures:
         raise failures[0]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pos_app.ui.bridge import StationBridge
     from pos_app.ui.payment_dialog import PaymentDialog
     from pos_app.ui.qt import QCloseEvent
-    from pos_app.ui.receipt_view import ReceiptDesk
+    from pos_app.ui.receipt_desk import ReceiptDesk
     from pos_app.ui.sale_screen import SaleScreen
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class MainWindow(QMainWindow):
         receipts and the manager's windows work from now on."""
         from pos_app.station.back_office import BackOffice
         from pos_app.ui.qt import QTimer
-        from pos_app.ui.receipt_view import ReceiptDesk
+        from pos_app.ui.receipt_desk import ReceiptDesk
 
         self.station = station
         self.counter.attach(station)

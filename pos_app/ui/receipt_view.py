@@ -1,23 +1,15 @@
-"""Receipts on screen and on paper.
+"""A receipt (or any PDF: a card slip, a shift report) on screen: the preview, with
+Print… (the system print dialog) and Save as….
 
-With a receipt printer configured the customer receipt prints at once, without a dialog;
-otherwise a preview opens with Print… (the system print dialog) and Save as…. The
-service's own receipt ("card slip") is one click away. Rendering and printing run off
-the Qt thread; a receipt that fails gives a sentence, and the sale stays recorded.
+``pos_app.ui.receipt_desk`` decides when a receipt is printed at once and when it is
+previewed here.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from pathlib import Path
 
-from pos_app.receipts import PrintError, print_pdf, render_receipt
-from pos_app.station.counter import Counter, PaidCart
-from pos_app.station.receipt import receipt_of
-from pos_app.ui.dialogs import shown
 from pos_app.ui.qt import (
-    QApplication,
     QBuffer,
     QByteArray,
     QColor,
@@ -38,67 +30,6 @@ from pos_app.ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-
-log = logging.getLogger(__name__)
-
-
-class ReceiptDesk:
-    """Produces, prints and previews the receipts of one counter."""
-
-    def __init__(self, counter: Counter, parent: QWidget) -> None:
-        self.counter = counter
-        self.parent = parent
-        self.last_pdf: bytes | None = None
-
-    async def deliver(self, paid: PaidCart) -> str:
-        """The customer receipt of ``paid``: printed, or previewed. Returns a status sentence."""
-        station = self.counter.station
-        try:
-            data = await receipt_of(paid, station.config, station.client, training=station.training)
-            pdf = await asyncio.to_thread(render_receipt, data)
-        except (ValueError, OSError) as error:
-            log.exception("receipt of %s not rendered", paid.result.attempt_id)
-            return f"The receipt could not be made ({error}); the sale is recorded."
-        self.last_pdf = pdf
-        return await self.output(pdf)
-
-    async def output(self, pdf: bytes) -> str:
-        printer = self.counter.station.config.printer
-        if printer:
-            try:
-                job = await asyncio.to_thread(print_pdf, pdf, printer)
-            except PrintError as error:
-                return f"The receipt did not print: {error}"
-            return f"Receipt sent to {printer} ({job.job_id})."
-        await self.preview(pdf)
-        return "Receipt shown."
-
-    async def reprint(self) -> str:
-        if self.last_pdf is None:
-            return "No receipt to reprint yet."
-        return await self.output(self.last_pdf)
-
-    async def card_slip(self, payment_id: str, *, for_merchant: bool = False) -> str:
-        """The service's receipt PDF (customer or merchant copy), checked to be a PDF, previewed."""
-        from pos_app.api.errors import PaymentsError
-
-        copy = "merchant copy" if for_merchant else "card slip"
-        try:
-            pdf = await self.counter.station.client.receipt_pdf(payment_id, for_merchant=for_merchant)
-        except PaymentsError as error:
-            return f"The {copy} could not be fetched: {error}"
-        await self.preview(pdf)
-        return f"The {copy} is shown."
-
-
-    async def preview(self, pdf: bytes) -> None:
-        """Show ``pdf``; when it closes, the window that had the keys (the payment dialog, the
-        back office) has them again, so Enter and Esc keep working without the mouse."""
-        before = QApplication.activeWindow()
-        await shown(ReceiptPreview(pdf, self.parent))
-        if before is not None and before.isVisible():
-            before.raise_()
-            before.activateWindow()
 
 
 class ReceiptPreview(QDialog):

@@ -5,7 +5,13 @@ lost keys, no frozen screen) and signs in as soon as they are; the real start pa
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
+import sys
+
+from pos_app.ui.launch import import_under_qt_loop
 from pos_app.ui.qt import Qt
+from pos_app.ui.sign_in import PinField
 from tests.ui.helpers import StallProbe
 from tests.ui.test_setup_screen import data, main_window, start_app  # noqa: F401 - fixtures of the real start
 
@@ -63,3 +69,48 @@ def test_the_real_start_takes_the_pin_at_once_and_the_screen_never_freezes(qtbot
     window.close()
     qtbot.waitUntil(task.done, timeout=20_000)
     assert task.result() == 0
+
+
+class ImportProbe(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """A module of its own name that notes, when imported, whether ``field`` was painted."""
+
+    name = "pos_app_test_import_probe"
+
+    def __init__(self, field) -> None:
+        self.field = field
+        self.painted_at_import: bool | None = None
+
+    def find_spec(self, fullname, path, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname == self.name else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module) -> None:
+        self.painted_at_import = self.field.was_painted
+
+    def __enter__(self) -> ImportProbe:
+        sys.meta_path.insert(0, self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.meta_path.remove(self)
+        sys.modules.pop(self.name, None)
+
+
+def test_the_first_moments_import_only_once_the_pin_field_is_painted(qtbot, qapp):
+    """The loader's imports would take the GIL's turns from the first paint's Python calls."""
+    field = PinField()
+    qtbot.addWidget(field)
+    field.show()
+    with ImportProbe(field) as probe:
+        import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
+    assert probe.painted_at_import is True
+
+
+def test_the_first_moments_do_not_wait_for_a_window_that_is_never_painted(qtbot, qapp):
+    field = PinField()  # never shown: the loader starts after FIRST_PAINT_WAIT_MS anyway
+    qtbot.addWidget(field)
+    with ImportProbe(field) as probe:
+        import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
+    assert probe.painted_at_import is False
