@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGING = ROOT / "packaging"
 DIST = ROOT / "dist"
 WORK = ROOT / "build" / "packaging"
-PROFILE_FILE = "store-profile.toml"  # pos_app.config.BAKED_PROFILE_NAME
+PROFILE_FILE = "store-profile.toml"  # pos_app.profile.BAKED_PROFILE_NAME
 MB = 1024 * 1024
 BUDGET_UNPACKED_MB = 150.0
 BUDGET_COMPRESSED_MB = 60.0
@@ -51,7 +51,8 @@ def version() -> str:
 
 def check_profile(store: str) -> Path:
     """The store's profile file, checked as the installed app will load it."""
-    from pos_app.config import ConfigError, check_store_profile
+    from pos_app.config import check_store_profile
+    from pos_app.profile import ConfigError
 
     path = PACKAGING / "stores" / f"{store}.toml"
     if not path.is_file():

@@ -1,28 +1,37 @@
-"""The ``pos-app`` command: the GUI by default, plus Qt-free subcommands for automation."""
+"""The ``pos-app`` command: the GUI by default, plus Qt-free subcommands for automation.
+
+The app itself (``pos-app``, ``pos-app --sandbox``) starts without the commands' parser:
+argparse, json and the commands' modules are imported only for a command."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+
+DESCRIPTION = "The pos-app cashier app (no command), and Qt-free commands for automation."
 
 
 class UsageError(Exception):
     pass
 
 
-class Parser(argparse.ArgumentParser):
-    """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from pos_app import __version__
 
-    parser = Parser(prog="pos-app", description=__doc__)
+    class Parser(argparse.ArgumentParser):
+        """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
+
+        def error(self, message: str):  # type: ignore[override]
+            raise UsageError(f"{self.prog}: {message}")
+
+    parser = Parser(prog="pos-app", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
     parser.add_argument("--sandbox", action="store_true",
                         help="open the app on its built-in sandbox, in training mode (no real money)")
@@ -54,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except UsageError as error:
         if argv and argv[0] in ("terminal", "receipt", "staff", "setup"):
+            import json
+
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")
         else:
             sys.stderr.write(f"{error}\n")
@@ -73,10 +84,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_app(*, sandbox: bool) -> int:
-    from pos_app.config import Mode, profile_mode
     from pos_app.ui.launch import main as app_main  # Qt is loaded only for the app itself
 
-    return app_main(sandbox=sandbox or profile_mode() is Mode.TRAINING)  # the demo store's installer trains
+    return app_main(sandbox=sandbox)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""Where the app's settings, secrets and files come from.
+"""Where the app's settings, secrets and files come from: the checked ``StoreConfig``.
+
+The files are read, entry by entry, by ``pos_app.profile`` (light: the app's first
+screen reads how to start from it); here they are checked as a whole.
 
 - Store profile: ``<data dir>/store.toml`` (validated; a bad file is refused with the
   line to fix, never half-used). An installer built for a store carries that store's
@@ -19,13 +22,12 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pos_app.profile import THEMES, ConfigError, Mode, profile_path, profile_values, read_profile, station_defaults
 
 # The client (httpx, pydantic: ~0.2 s) is imported only where an address or a route is
 # checked, so that the app's first screen and the CLI's help can read settings without it.
@@ -33,18 +35,9 @@ if TYPE_CHECKING:
     from pos_app.api.routes import RouteTable
 
 KEYRING_SERVICE = "pos-app"
-PROFILE_NAME = "store.toml"
-BAKED_PROFILE_NAME = "store-profile.toml"
 GATEWAYS = ("auto", "s", "b")
 TRAINING_BASE_URL = "http://127.0.0.1"
 """Stands for the built-in sandbox in a training profile (its port is picked at start)."""
-
-
-class Mode(StrEnum):
-    """What a profile's station runs on."""
-
-    STORE = "store"  # the Merchant Payments Service at base_url, with the station's key-hash
-    TRAINING = "training"  # the built-in sandbox: training banner, demo staff, no real money
 
 
 @dataclass(frozen=True)
@@ -54,10 +47,6 @@ class StationProfile:
     name: str
     terminal_id: str | None = None
     printer: str | None = None
-
-
-class ConfigError(Exception):
-    """The configuration cannot be used; the message says what to fix."""
 
 
 @dataclass(frozen=True)
@@ -111,44 +100,6 @@ class StoreConfig:
         return f"{self.store_id}@{self.base_url}"
 
 
-def data_dir(env: Mapping[str, str] = os.environ) -> Path:
-    if env.get("POS_DATA_DIR"):
-        return Path(env["POS_DATA_DIR"]).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("pos-app", appauthor=False))
-
-
-PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
-    "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
-    "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
-    "poll_wait_limit": (int, float), "terminal_id": str, "printer": str, "theme": str, "currency": str,
-    "locale": str,
-    "routes": dict, "mode": str, "stations": dict,
-}
-STATION_KEYS = ("name", "terminal_id", "printer")
-THEMES = ("light", "dark")
-
-
-def profile_path(directory: Path) -> Path:
-    """``<data dir>/store.toml``."""
-    return directory / PROFILE_NAME
-
-
-def baked_profile(env: Mapping[str, str] = os.environ) -> Path | None:
-    """The store profile of this installation: ``POS_PROFILE`` (``--profile``), else the
-    ``store-profile.toml`` an installer put next to the executable; None from source."""
-    if env.get("POS_PROFILE"):
-        path = Path(env["POS_PROFILE"]).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"POS_PROFILE (or --profile) names {path}, which is not a file")
-        return path
-    if getattr(sys, "frozen", False):
-        path = Path(sys.executable).resolve().parent / BAKED_PROFILE_NAME
-        return path if path.is_file() else None
-    return None
-
-
 def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     """The store profile with env overrides applied, validated as a whole."""
     values, directory = profile_values(env)
@@ -166,58 +117,17 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     return config_from_values(values, directory)
 
 
-def profile_mode(env: Mapping[str, str] = os.environ) -> Mode:
-    """The mode the settings name, read without the client's imports (the app picks its
-    way to start with it); ``Mode.STORE`` when they cannot be read (``load_config`` then
-    says what is wrong)."""
-    try:
-        return Mode(profile_values(env)[0].get("mode", Mode.STORE))
-    except (ConfigError, ValueError):
-        return Mode.STORE
-
-
 def check_store_profile(path: Path) -> StoreConfig:
     """A store profile (``packaging/stores/*.toml``, an installer's ``store-profile.toml``)
     checked as the app loads it; a training profile stands on the built-in sandbox."""
     values = read_profile(path)
-    _station_defaults(values, {})
+    station_defaults(values, {})
     if "base_url" not in values:
         if values.get("mode", Mode.STORE) != Mode.TRAINING:
             raise ConfigError(f"{path}: base_url is missing (the service's address, e.g. https://payments.example"
                               '.com); a profile for training says mode = "training"')
         values["base_url"] = TRAINING_BASE_URL
     return config_from_values(values, path.parent)
-
-
-def profile_values(env: Mapping[str, str] = os.environ) -> tuple[dict[str, Any], Path]:
-    """The settings' entries, each checked, from the installation's profile, then the
-    station's ``store.toml``, then the env vars (each overrides the one before); and the
-    data folder."""
-    directory = data_dir(env)
-    baked = baked_profile(env)
-    values: dict[str, Any] = read_profile(baked) if baked is not None else {}
-    path = profile_path(directory)
-    own = read_profile(path) if path.exists() else {}
-    values.update(own)
-    _station_defaults(values, own)
-    if env.get("POS_BASE_URL"):
-        values["base_url"] = env["POS_BASE_URL"]
-    if env.get("POS_GATEWAY"):
-        values["gateway"] = env["POS_GATEWAY"]
-    if env.get("POS_TERMINAL"):
-        values["terminal_id"] = env["POS_TERMINAL"]
-    if env.get("POS_PRINTER"):
-        values["printer"] = env["POS_PRINTER"]
-    return values, directory
-
-
-def _station_defaults(values: dict[str, Any], own: Mapping[str, Any]) -> None:
-    """The station's entry of ``[stations]`` gives its terminal and printer, unless the
-    station's own ``store.toml`` (``own``) names them."""
-    entry = values.get("stations", {}).get(values.get("station_id"))
-    for key in ("terminal_id", "printer"):
-        if entry is not None and key in entry and key not in own:
-            values[key] = entry[key]
 
 
 def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfig:
@@ -255,50 +165,6 @@ def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfi
         if getattr(config, name) <= 0:
             raise ConfigError(f"{name} must be more than 0 seconds")
     return config
-
-
-def read_profile(path: Path) -> dict[str, Any]:
-    """The entries of a ``store.toml``, each checked (``ConfigError`` saying what to fix)."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
-    check_profile_entries(raw, path)
-    return raw
-
-
-def check_profile_entries(raw: Mapping[str, Any], path: Path) -> None:
-    """Each entry of a profile: known, of its type, and never a key-hash."""
-    if any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw):
-        raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
-    unknown = set(raw) - set(PROFILE_KEYS)
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(PROFILE_KEYS)}")
-    for key, value in raw.items():
-        expected = PROFILE_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, expected):
-            raise ConfigError(f"{path}: {key} has the wrong type ({type(value).__name__})")
-    if "routes" in raw and not all(isinstance(v, str) for v in raw["routes"].values()):
-        raise ConfigError(f"{path}: every [routes] entry must be a string like 'POST /public/terminal/pay'")
-    for station, entry in raw.get("stations", {}).items():
-        _check_station(station, entry, path)
-
-
-def _check_station(station: str, entry: object, path: Path) -> None:
-    """One ``[stations.<id>]`` table: a name, and optionally a terminal and a printer."""
-    where = f"{path}: [stations.{station}]"
-    if not isinstance(entry, dict):
-        raise ConfigError(f"{where} must be a table with {', '.join(STATION_KEYS)}")
-    unknown = set(entry) - set(STATION_KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(STATION_KEYS)}")
-    if not isinstance(entry.get("name"), str) or not entry["name"].strip():
-        raise ConfigError(f'{where} needs a name, e.g. name = "Lane 1"')
-    for key in ("terminal_id", "printer"):
-        if key in entry and not isinstance(entry[key], str):
-            raise ConfigError(f"{where}: {key} must be a string")
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:

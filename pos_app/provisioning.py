@@ -54,16 +54,8 @@ from pos_app.api.errors import (
 )
 from pos_app.api.identity import Identity
 from pos_app.api.models import Terminal
-from pos_app.config import (
-    GATEWAYS,
-    KEYRING_SERVICE,
-    PROFILE_NAME,
-    ConfigError,
-    check_profile_entries,
-    config_from_values,
-    profile_path,
-    read_profile,
-)
+from pos_app.config import GATEWAYS, KEYRING_SERVICE, config_from_values
+from pos_app.profile import PROFILE_NAME, ConfigError, check_profile_entries, profile_path, read_profile
 from pos_app.staff import (
     PIN_MAX_DIGITS,
     PIN_MIN_DIGITS,
@@ -504,7 +496,7 @@ def add_setup_command(commands: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def run_setup_command(args: argparse.Namespace) -> int:
-    from pos_app.config import data_dir
+    from pos_app.profile import data_dir
 
     try:
         setup = check_setup(base_url=args.base_url, store_id=args.store_id, station_id=args.station_id,

@@ -74,7 +74,8 @@ def check_pdf(pdf: bytes) -> int:
 
 def check_profile(report: Report) -> None:
     """The store profile this installation would start with, checked as the app loads it."""
-    from pos_app.config import ConfigError, baked_profile, check_store_profile
+    from pos_app.config import check_store_profile
+    from pos_app.profile import ConfigError, baked_profile
 
     report.begin("profile")
     try:

@@ -10,7 +10,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from pos_app.config import ConfigError, RedactSecrets, key_hash, load_config
+from pos_app.config import RedactSecrets, key_hash, load_config
+from pos_app.profile import ConfigError
 
 EXAMPLE = Path(__file__).parent.parent / "resources" / "store.example.toml"
 

@@ -16,6 +16,8 @@ CORE = [
     "pos_app.receipts",
     "pos_app.catalog",
     "pos_app.cart",
+    "pos_app.config",
+    "pos_app.profile",
 ]
 
 
@@ -42,3 +44,11 @@ def test_only_the_ui_import_module_imports_qt():
                 for line in path.read_text(encoding="utf-8").splitlines())
     ]
     assert offenders == [], f"Qt is imported outside pos_app/ui/qt.py: {offenders}"
+
+
+def test_the_settings_files_are_read_without_dataclasses_or_the_client():
+    """``pos_app.profile`` is read before the app's first screen is shown: only light imports."""
+    code = ("import sys, pos_app.profile; "
+            "print(sorted(m for m in ('dataclasses', 'httpx', 'pydantic', 'logging') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]"

@@ -18,7 +18,8 @@ import keyring
 import pytest
 from keyring.backends import fail, null
 
-from pos_app.config import KEYRING_SERVICE, ConfigError, key_hash, load_config
+from pos_app.config import KEYRING_SERVICE, key_hash, load_config
+from pos_app.profile import ConfigError
 from pos_app.provisioning import (
     NoKeyring,
     SetupError,

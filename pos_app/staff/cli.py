@@ -65,7 +65,7 @@ def read_pin() -> str:
 
 
 def run_staff_command(args: argparse.Namespace) -> int:
-    from pos_app.config import data_dir
+    from pos_app.profile import data_dir
 
     try:
         payload = _dispatch(args, data_dir())

@@ -24,8 +24,9 @@ from typing import Any
 
 from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
-from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, setup_logging
+from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
 from pos_app.journal import JournalError, Outcome
+from pos_app.profile import ConfigError
 from pos_app.staff import AuditAction, Staff, StaffError
 from pos_app.staff.cli import os_operator
 from pos_app.station.events import EventKind, StationEvent

@@ -29,7 +29,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_app.config import ConfigError, StoreConfig, data_dir, key_hash, load_config, setup_logging
+from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
+from pos_app.profile import ConfigError, data_dir
 from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.theme import use_theme

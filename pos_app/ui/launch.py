@@ -12,13 +12,11 @@ made the first paint some 25 ms later.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import threading
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pos_app.config import THEMES, ConfigError, data_dir, profile_path, read_profile
+from pos_app.profile import StartProfile, start_profile
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QTimer, run_async
 from pos_app.ui.theme import use_theme
@@ -45,23 +43,24 @@ def main(*, sandbox: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
-    window = first_window(sandbox=sandbox)
+    start = start_profile(sandbox=sandbox)
+    window = first_window(start)
     import_under_qt_loop(app, LOOP_MODULES, after_paint_of=window.sign_in.pin if window.isVisible() else None)
     from pos_app.ui.app import run
 
     try:
-        return int(run_async(run(window, sandbox=sandbox)))
+        return int(run_async(run(window, sandbox=start.training)))
     except KeyboardInterrupt:
         return 130
 
 
-def first_window(*, sandbox: bool) -> MainWindow:
-    """The cashier's window, shown at once on its sign-in screen when there are settings
-    to start with (training always has); hidden when the setup screen must come first."""
-    window = MainWindow(training=sandbox)
-    theme = "light" if sandbox else profile_theme()
-    if theme is not None:
-        show(window, theme)
+def first_window(start: StartProfile) -> MainWindow:
+    """The cashier's window, shown at once on its sign-in screen in the profile's theme
+    when there are settings to start with (training always has); hidden when the setup
+    screen must come first."""
+    window = MainWindow(training=start.training)
+    if start.theme is not None:
+        show(window, start.theme)
     return window
 
 
@@ -106,21 +105,6 @@ def import_under_qt_loop(app: QApplication, modules: tuple[str, ...], *,
     loader.join()
     if failures:
         raise failures[0]
-
-
-def profile_theme(env: Mapping[str, str] = os.environ) -> str | None:
-    """The theme ``store.toml`` names, read before the settings are checked so that the
-    first screen is painted in it (a small local file, before the window is shown); None
-    when there are no settings to start with (the setup screen comes first)."""
-    path = profile_path(data_dir(env))
-    try:
-        values = read_profile(path) if path.exists() else {}
-    except ConfigError:
-        return None
-    if "base_url" not in values and not env.get("POS_BASE_URL"):
-        return None
-    theme = values.get("theme")
-    return theme if theme in THEMES else "light"
 
 
 def show(window: MainWindow, theme: str) -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from pos_app import provisioning
 from pos_app.api.address import check_base_url
-from pos_app.config import ConfigError, StoreConfig, key_hash, load_config, profile_path
+from pos_app.config import StoreConfig, key_hash, load_config
+from pos_app.profile import ConfigError, profile_path
 from pos_app.provisioning import SetupError, StationSetup
 from pos_app.receipts import list_printers
 from pos_app.staff import PIN_MAX_DIGITS, StaffError

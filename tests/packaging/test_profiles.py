@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pos_app.config import (
-    BAKED_PROFILE_NAME,
-    ConfigError,
-    Mode,
-    check_store_profile,
-    load_config,
-    profile_mode,
-)
+from pos_app.config import check_store_profile, load_config
+from pos_app.profile import BAKED_PROFILE_NAME, ConfigError, Mode, start_profile
 
 STORES = Path(__file__).resolve().parents[2] / "packaging" / "stores"
 PROFILES = sorted(STORES.glob("*.toml"))
@@ -36,7 +30,8 @@ def test_every_store_profile_is_valid_and_holds_no_secret(path):
 def test_the_demo_store_is_training_on_the_sandbox():
     config = check_store_profile(STORES / "demo.toml")
     assert config.mode is Mode.TRAINING and config.terminal_id == "ts-1001"
-    assert profile_mode({"POS_PROFILE": str(STORES / "demo.toml"), "POS_DATA_DIR": "/nonexistent"}) is Mode.TRAINING
+    start = start_profile(env={"POS_PROFILE": str(STORES / "demo.toml"), "POS_DATA_DIR": "/nonexistent"})
+    assert start.training and start.theme == "light"
 
 
 def test_a_real_store_profile_is_store_mode_with_its_service():
@@ -91,3 +86,27 @@ def test_a_missing_profile_file_is_named(tmp_path):
 def test_the_build_puts_the_profile_where_the_app_looks():
     build = (Path(__file__).resolve().parents[2] / "packaging" / "build.py").read_text(encoding="utf-8")
     assert f'PROFILE_FILE = "{BAKED_PROFILE_NAME}"' in build
+
+
+@pytest.mark.parametrize("profile,own,env,expected", [
+    ('base_url = "https://a.example.com"\ntheme = "dark"\n', None, {}, (False, "dark")),  # the installer's alone
+    ('base_url = "https://a.example.com"\ntheme = "dark"\n', 'theme = "light"\n', {}, (False, "light")),
+    (None, None, {"POS_BASE_URL": "https://a.example.com"}, (False, "light")),
+    (None, 'theme = "dark"\n', {}, (False, None)),  # no service address: the setup screen first
+    (None, "theme = [\n", {"POS_BASE_URL": "https://a.example.com"}, (False, None)),  # unreadable: setup says why
+    ('mode = "live"\nbase_url = "https://a.example.com"\n', None, {}, (False, None)),
+    ('mode = "training"\ntheme = "dark"\n', None, {}, (True, "light")),
+])
+def test_the_start_reads_the_installers_profile_the_stations_settings_and_the_env(tmp_path, profile, own, env,
+                                                                                   expected):
+    """The first screen is shown (in its theme) before the settings are checked, from the
+    same layers ``load_config`` reads."""
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {"POS_DATA_DIR": str(data), **env}
+    if profile is not None:
+        env["POS_PROFILE"] = str(write(tmp_path / "store-profile.toml", profile))
+    if own is not None:
+        write(data / "store.toml", own)
+    assert tuple(start_profile(env=env)) == expected
+    assert start_profile(sandbox=True, env=env) == (True, "light")

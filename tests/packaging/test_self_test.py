@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = ("profile", "sandbox", "qt", "station", "sale screen shown", "scan", "sale", "receipt", "closed")
 
@@ -44,13 +46,30 @@ def test_a_bad_store_profile_fails_the_self_test_with_the_reason(tmp_path):
     assert "self-test FAILED at profile:" in done.stdout
 
 
-def test_a_profile_in_training_mode_opens_the_app_on_the_sandbox(monkeypatch):
+def test_a_profile_in_training_mode_opens_the_app_on_the_sandbox(monkeypatch, qapp):
+    """``pos-app`` on the demo store's profile starts in training (the first window says
+    so before anything else happens); on a store's profile it does not."""
     import pos_app.ui.launch
     from pos_app import cli
 
-    started: list[bool] = []
-    monkeypatch.setattr(pos_app.ui.launch, "main", lambda *, sandbox: started.append(sandbox) or 0)
-    monkeypatch.setenv("POS_PROFILE", str(ROOT / "packaging" / "stores" / "demo.toml"))
-    assert cli.main([]) == 0 and started == [True]
-    monkeypatch.setenv("POS_PROFILE", str(ROOT / "packaging" / "stores" / "example-store.toml"))
-    assert cli.main([]) == 0 and started == [True, False]
+    class Started(Exception):
+        pass
+
+    starts: list[bool] = []
+
+    def first_window(start):
+        starts.append(start.training)
+        raise Started
+
+    monkeypatch.setattr(pos_app.ui.launch, "first_window", first_window)
+    monkeypatch.setattr(sys, "setswitchinterval", lambda interval: None)  # this test process keeps its own
+    name, quits = qapp.applicationName(), qapp.quitOnLastWindowClosed()  # launch.main sets both up
+    try:
+        for store, training in (("demo", True), ("example-store", False)):
+            monkeypatch.setenv("POS_PROFILE", str(ROOT / "packaging" / "stores" / f"{store}.toml"))
+            with pytest.raises(Started):
+                cli.main([])
+            assert starts[-1] is training, store
+    finally:
+        qapp.setApplicationName(name)
+        qapp.setQuitOnLastWindowClosed(quits)

@@ -96,7 +96,8 @@ def test_refuses_what_is_not_cents_a_currency_or_a_locale():
 
 
 def test_the_store_sets_its_currency_and_locale_in_store_toml(tmp_path):
-    from pos_app.config import ConfigError, load_config
+    from pos_app.config import load_config
+    from pos_app.profile import ConfigError
 
     env = {"POS_DATA_DIR": str(tmp_path), "POS_BASE_URL": "https://payments.example.com"}
     (tmp_path / "store.toml").write_text('currency = "cad"\nlocale = "fr-ca"\n')

@@ -15,6 +15,7 @@ import pytest
 from keyring.backends.fail import Keyring as NoKeyringBackend
 
 from pos_app.config import KEYRING_SERVICE
+from pos_app.profile import start_profile
 from pos_app.staff import Role, Staff, StaffMember, staff_path
 from pos_app.ui import app as app_module
 from pos_app.ui import launch
@@ -43,8 +44,9 @@ def start_app(qloop, qtbot, data):
     tasks: list[asyncio.Future] = []
 
     def start(*, sandbox: bool = False) -> asyncio.Future:
-        window = launch.first_window(sandbox=sandbox)
-        task = asyncio.ensure_future(app_module.run(window, sandbox=sandbox))
+        start = start_profile(sandbox=sandbox)
+        window = launch.first_window(start)
+        task = asyncio.ensure_future(app_module.run(window, sandbox=start.training))
         tasks.append(task)
         return task
 

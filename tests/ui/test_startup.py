@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import subprocess
 import sys
 
 from pos_app.ui.launch import import_under_qt_loop
@@ -114,3 +115,10 @@ def test_the_first_moments_do_not_wait_for_a_window_that_is_never_painted(qtbot,
     with ImportProbe(field) as probe:
         import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
     assert probe.painted_at_import is False
+
+
+def test_the_apps_entry_does_not_import_the_commands_parser():
+    """``pos-app`` starts the app without argparse and json (a few ms of every start)."""
+    code = "import sys, pos_app.cli; print(sorted({'argparse', 'json'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
