@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TRAINING_TERMINAL = "ts-1001"
-FIRST_PAINT_WAIT_S = 0.5
 COUNTER_MODULES = ("pos_app.station.counter",)
 STATION_MODULES = ("pos_app.station.station", "pos_app.catalog.sync", "pos_app.station.back_office",
                    "pos_app.station.receipt", "pos_app.api.errors")
@@ -67,8 +66,6 @@ async def run(window: MainWindow, *, sandbox: bool) -> int:
     without settings the setup screen comes first); returns the exit code."""
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
-    if window.isVisible():
-        await on_screen(window)
     if sandbox:
         return await run_training(window)
     try:
@@ -90,17 +87,6 @@ def settings() -> tuple[StoreConfig, str]:
     """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread."""
     config = load_config()
     return config, key_hash(config)
-
-
-async def on_screen(window: MainWindow) -> None:
-    """Until the sign-in screen has been painted, so that the start's heavy work (imports
-    on a worker thread still take turns with the Qt thread) does not delay it; at most
-    ``FIRST_PAINT_WAIT_S`` (a window that is not exposed is not painted)."""
-    painted = asyncio.Event()
-    window.sign_in.pin.painted.connect(painted.set)
-    if not window.sign_in.pin.was_painted:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(painted.wait(), FIRST_PAINT_WAIT_S)
 
 
 async def first_run(problem: ConfigError) -> SetupOutcome | None:

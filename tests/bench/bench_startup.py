@@ -16,9 +16,13 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   ``app.exec()`` until the label's first ``Paint`` event: the window is on screen.
 - The app, two ways: ``training`` runs the real ``pos-app --sandbox`` entry
   (``pos_app.cli.main(["--sandbox"])``: the sandbox served in-process, training mode);
-  ``store`` runs plain ``pos-app`` (``pos_app.cli.main([])``) as a store does, on settings
-  from the environment (``POS_BASE_URL`` of a sandbox in its own process, as the real
-  service would be, ``POS_KEY_HASH``, ``POS_TERMINAL``) with one cashier in its staff file.
+  ``store`` runs plain ``pos-app`` (``pos_app.cli.main([])``) as an installed store does:
+  its installer's profile (``POS_PROFILE``, as ``store-profile.toml`` next to the
+  executable is: the service's address, a sandbox in its own process as the real
+  service would be, and the station's terminal), the station's own ``store.toml`` and
+  staff file (one cashier) in the OS's data folder (``platformdirs``, here under
+  ``XDG_DATA_HOME``), the key-hash in ``POS_KEY_HASH`` (a keyring is read off the Qt
+  thread, after the first paint).
   The child only creates the ``QApplication`` first (the app's ``main()`` takes the
   existing one: the same work, done a few lines earlier) to follow the focus
   (``focusChanged``) and put an event filter on the PIN and scan fields when they get it
@@ -30,7 +34,8 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   checks that this is the PIN field): posted keys are handled only when the app's event
   loop runs, as a keyboard's are. Key events need PySide6's ``Qt`` namespace (keys,
   modifiers), whose set-up takes ~20 ms on the Qt thread and which the app's first screen
-  does without: the child sets it up only then, times it (``key_names_s``; 0 when the app
+  does without: the child sets it up only at that paint, before the app sees it (the
+  app's start goes on from its first paint), times it (``key_names_s``; 0 when the app
   had set it up already) and takes that time, its own, off every later milestone.
   ``pin_typed`` is when the field holds the four digits: the screen is interactive (a
   screen painted but busy would show it here).
@@ -45,8 +50,11 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   ``cashier_wait`` = ``first_key`` (from the start to the PIN field holding the first
   posted key: the screen takes keys) + ``enter_to_sale_screen`` (from Enter to the scan
   field's first paint with the focus), with the PIN typed at a quick cashier's pace, one
-  key every ``PACE_S`` s (``*_pin_at_a_cashiers_pace``). The target is the worse of
-  training and store, as a ratio of medians to the bare window's start. While the PIN is
+  key every ``PACE_S`` s (``*_pin_at_a_cashiers_pace``). The target is the worst of
+  training and store, each taken two ways: the ratio of its median to the bare window's
+  median, and the median of its runs' ratios to the bare run just before each (this VM
+  starts a process at one of two speeds, so a median of few runs can land on either
+  side for one kind and not the other). While the PIN is
   typed the app opens the counter, works the PIN out ahead (its slow hash) and imports
   the payment side; Enter then finds the first two done.
 - Keys posted at once (the PIN and Enter at the first paint, ``app_*``) are reported too,
@@ -81,7 +89,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 7
+RUNS = 11
 PIN = "1111"
 TARGET_RATIO = 1.5
 TARGET_RSS_MB = 250.0
@@ -172,9 +180,10 @@ def child_app(*, offline_catalog: bool = False, store: bool = False, pace: float
 
     def key_names() -> None:
         """Set the ``Qt`` namespace up (keys and modifiers) for the keys the bench posts, at
-        the first key: the app's first screen does without it (its set-up costs ~20 ms),
-        so when the app has not set it up by then, that time is the bench's own, kept in
-        ``key_names_s`` and taken off the later milestones (see ``_app_summary``)."""
+        the PIN field's first paint, before the app sees that paint: the app's first screen
+        does without it (its set-up costs ~20 ms), so when the app has not set it up by
+        then, that time is the bench's own: everything after it comes that much later, so
+        it is kept in ``key_names_s`` and taken off the later milestones (``_app_summary``)."""
         nonlocal Qt
         started = time.monotonic()
         ours = "Qt" not in vars(PySide6.QtCore)  # PySide6 adds a class to its module at first use
@@ -204,7 +213,6 @@ def child_app(*, offline_catalog: bool = False, store: bool = False, pace: float
 
     def type_pin() -> None:
         """The PIN and Enter through the event loop, at once or one key every ``pace`` s."""
-        key_names()
         probe.start()
         field = QApplication.focusWidget()
         if not isinstance(field, QLineEdit) or field.objectName() != "pinField":
@@ -279,6 +287,7 @@ def child_app(*, offline_catalog: bool = False, store: bool = False, pace: float
             if name == "pinField" and "sign_in_screen" not in marks and watched.hasFocus():  # type: ignore[attr-defined]
                 marks["sign_in_screen"] = _now()
                 marks["at_sign_in_screen"] = _rss_mb()
+                key_names()  # here, before the paint reaches the app (whose start goes on from its first paint)
                 QTimer.singleShot(0, type_pin)
             elif name == "scanField" and "sale_screen" not in marks and watched.hasFocus():  # type: ignore[attr-defined]
                 marks["sale_screen"] = _now()
@@ -332,18 +341,20 @@ def child_fill(path: str) -> None:
 # ---------------------------------------------------------------- in the parent
 
 
-def _child_env(data_dir: Path, bytecode: Path) -> dict[str, str]:
-    """The child's environment: offscreen Qt, its own data folder and bytecode cache, no
-    settings but those a store run is given (``STORE_ENV``)."""
+def _child_env(data_dir: Path | None, bytecode: Path) -> dict[str, str]:
+    """The child's environment: offscreen Qt, its own data folder (``POS_DATA_DIR``; None:
+    the OS's, as an installed store's) and bytecode cache, no settings but those a store
+    run is given (``_store_env``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("POS_")}
-    env.update(QT_QPA_PLATFORM="offscreen", POS_DATA_DIR=str(data_dir), PYTHONUNBUFFERED="1",
-               PYTHONPYCACHEPREFIX=str(bytecode))
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONUNBUFFERED="1", PYTHONPYCACHEPREFIX=str(bytecode))
+    if data_dir is not None:
+        env["POS_DATA_DIR"] = str(data_dir)
     for name in ("PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE"):
         env.pop(name, None)
     return env
 
 
-def _spawn(mode: str, data_dir: Path, *args: str, bytecode: Path, python_flags: tuple[str, ...] = (),
+def _spawn(mode: str, data_dir: Path | None, *args: str, bytecode: Path, python_flags: tuple[str, ...] = (),
            env_extra: dict[str, str] | None = None) -> dict[str, Any]:
     """Run a child: its milestones (seconds since it was started) and ``wait4``'s ru_maxrss
     of that child alone."""
@@ -418,13 +429,27 @@ def _app_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _store_data(data_dir: Path) -> None:
-    """A store's data folder: one cashier (PIN ``PIN``); the settings come in ``STORE_ENV``."""
+def _store_env(folder: Path, base_url: str) -> dict[str, str]:
+    """An installed store's station under ``folder``: the installer's profile (the service
+    at ``base_url``, the station's terminal), the station's ``store.toml`` and staff file
+    (one cashier, PIN ``PIN``) in the OS's data folder; the environment that finds them."""
+    from unittest import mock
+
+    from platformdirs import user_data_dir
+
     from pos_app.staff import Role, Staff, staff_path
 
-    data_dir.mkdir(parents=True, exist_ok=True)
+    profile = folder / "store-profile.toml"
+    profile.write_text(f'base_url = "{base_url}"\nstore_id = "bench-store"\nstore_name = "Bench Store"\n'
+                       f'[stations.lane-1]\nname = "Lane 1"\nterminal_id = "{STORE_TERMINAL}"\n', encoding="utf-8")
+    env = {"POS_PROFILE": str(profile), "POS_KEY_HASH": SANDBOX_KEY, "XDG_DATA_HOME": str(folder / "xdg")}
+    with mock.patch.dict(os.environ, {"XDG_DATA_HOME": env["XDG_DATA_HOME"]}):
+        data_dir = Path(user_data_dir("pos-app", appauthor=False))  # where the app will look for it
+    data_dir.mkdir(parents=True)
+    (data_dir / "store.toml").write_text('station_id = "lane-1"\n', encoding="utf-8")  # as `pos-app setup` leaves it
     with Staff.open(staff_path(data_dir)) as staff:
         staff.add("Bench Cashier", Role.CASHIER, PIN)
+    return env
 
 
 def import_profile(data_dir: Path, bytecode: Path, top: int = 10) -> dict[str, Any]:
@@ -471,9 +496,14 @@ def _ratios(app: dict[str, Any], base: float) -> dict[str, float]:
     }
 
 
-def _paced_ratios(paced: dict[str, Any], base: float) -> dict[str, float]:
+def _paced_ratios(paced: dict[str, Any], base: float, runs: list[dict[str, Any]],
+                  bare_runs: list[dict[str, Any]]) -> dict[str, float]:
+    import statistics
+
+    pairs = [run["cashier_wait_s"] / bare["window_shown"] for run, bare in zip(runs, bare_runs, strict=True)]
     return {
         "cashier_wait_over_bare": round(paced["cashier_wait_s"] / base, 2),
+        "cashier_wait_over_bare_median_of_pairs": round(statistics.median(pairs), 2),
         "first_key_over_bare": round(paced["first_key_s"] / base, 2),
         "enter_to_sale_screen_s": paced["enter_to_sale_screen_s"],
     }
@@ -492,12 +522,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp, sandbox_process() as base_url:
-        data_dir, store_dir, pyc = Path(tmp) / "data", Path(tmp) / "store", Path(tmp) / "pyc"
-        _store_data(store_dir)
-        store_env = {"POS_BASE_URL": base_url, "POS_KEY_HASH": SANDBOX_KEY, "POS_TERMINAL": STORE_TERMINAL}
+        data_dir, pyc = Path(tmp) / "data", Path(tmp) / "pyc"
+        store_env = _store_env(Path(tmp), base_url)
 
         def store(*flags: str) -> dict[str, Any]:
-            return _spawn("app", store_dir, "store", *flags, bytecode=pyc, env_extra=store_env)
+            return _spawn("app", None, "store", *flags, bytecode=pyc, env_extra=store_env)
 
         pace = f"pace={PACE_S}"
 
@@ -528,13 +557,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "training": _ratios(app, base),
             "store": _ratios(in_store, base) | {
                 "sale_screen_over_bare_median_of_pairs": round(statistics.median(pair_ratios), 2)},
-            "training_pin_at_a_cashiers_pace": _paced_ratios(paced_app, base),
-            "store_pin_at_a_cashiers_pace": _paced_ratios(paced, base),
+            "training_pin_at_a_cashiers_pace": _paced_ratios(paced_app, base, paced_app_runs, bare_runs),
+            "store_pin_at_a_cashiers_pace": _paced_ratios(paced, base, paced_runs, bare_runs),
             "target_max": TARGET_RATIO,
         }
         interactive = max(ratios["training"]["pin_typed_over_bare"], ratios["store"]["pin_typed_over_bare"])
-        cashier_wait = max(ratios["training_pin_at_a_cashiers_pace"]["cashier_wait_over_bare"],
-                           ratios["store_pin_at_a_cashiers_pace"]["cashier_wait_over_bare"])
+        cashier_wait = max(ratios[kind][statistic] for kind in ("training_pin_at_a_cashiers_pace",
+                                                                 "store_pin_at_a_cashiers_pace")
+                           for statistic in ("cashier_wait_over_bare", "cashier_wait_over_bare_median_of_pairs"))
         profile = None
         if args.profile or cashier_wait > TARGET_RATIO:
             profile = import_profile(data_dir, pyc)
