@@ -3,10 +3,10 @@ amount reserved). Ctrl+T from the sale screen."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
+from pos_app.api.money import cents_to_dollars
 from pos_app.journal import Outcome
 from pos_app.station.counter import Counter
+from pos_app.station.payments import parse_amount
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.qt import (
     QDialog,
@@ -75,7 +75,7 @@ class PreauthsDialog(QDialog):
     def _picked(self, entry: QListWidgetItem | None) -> None:
         if entry is not None:
             result: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
-            self.amount.setText(f"{Decimal(result.amount or 0) / 100:.2f}")
+            self.amount.setText(str(cents_to_dollars(result.amount or 0)))
 
     @asyncSlot()
     async def _capture(self) -> None:
@@ -84,12 +84,12 @@ class PreauthsDialog(QDialog):
             return
         preauth: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
         try:
-            amount = Decimal(self.amount.text().strip())
-            cents = int(amount * 100)
-            if cents != amount * 100 or cents <= 0:
-                raise InvalidOperation
-        except InvalidOperation:
-            self.message.setText("Type the amount in dollars and cents, e.g. 12.50.")
+            cents = parse_amount(self.amount.text())
+        except ValueError as error:
+            self.message.setText(f"{error}.")
+            return
+        if not cents:
+            self.message.setText("Type the amount to capture, more than 0, e.g. 12.50.")
             return
         if cents > (preauth.amount or 0):
             self.message.setText(f"At most {self.money(preauth.amount or 0)}: the amount reserved.")
