@@ -150,23 +150,28 @@ class StartProfile(NamedTuple):
     the client's imports, so that the first screen is painted at once)."""
 
     training: bool  # the built-in sandbox: ``--sandbox``, or a profile for training (the demo store's installer)
-    theme: str | None  # of the first screen; None: no service address to start with (the setup screen first)
+    theme: str | None  # of the first screen; None: the setup screen comes first (see start_profile)
 
 
 def start_profile(*, sandbox: bool = False, env: Mapping[str, str] = os.environ) -> StartProfile:
     """How the app starts, from one read of the installation's profile, the station's
-    ``store.toml`` and the env vars; settings that cannot be read start like none at all
-    (``load_config`` then says what is wrong, on the setup screen)."""
+    ``store.toml`` and the env vars. The sign-in screen is shown at once only for a
+    station that was set up: a service address, and either the station's own
+    ``store.toml`` (setup writes it once the key-hash is stored) or ``POS_KEY_HASH``. A
+    fresh install (an installer's profile alone: no key-hash yet) goes straight to the
+    setup screen rather than flashing the sign-in before it, and so do settings that
+    cannot be read (``load_config`` then says what is wrong, on the setup screen)."""
     if sandbox:
         return StartProfile(training=True, theme="light")
     try:
-        values = profile_values(env)[0]
+        values, directory = profile_values(env)
         mode = Mode(values.get("mode", Mode.STORE))
     except (ConfigError, ValueError):
         return StartProfile(training=False, theme=None)
     if mode is Mode.TRAINING:
         return StartProfile(training=True, theme="light")
-    if "base_url" not in values:
+    set_up = bool(env.get("POS_KEY_HASH")) or profile_path(directory).exists()
+    if "base_url" not in values or not set_up:
         return StartProfile(training=False, theme=None)
     theme = values.get("theme")
     return StartProfile(training=False, theme=theme if theme in THEMES else "light")

@@ -85,12 +85,16 @@ def import_under_qt_loop(app: QApplication, modules: tuple[str, ...], *,
     loader = threading.Thread(target=load, name="loader", daemon=True)
 
     def start() -> None:
-        if loader.ident is None:
-            loader.start()
+        if loader.ident is None and not loaded.is_set():
+            try:
+                loader.start()
+            except RuntimeError as error:  # no thread to be had: said on the Qt thread, not lost in a slot
+                failures.append(error)
+                loaded.set()
 
-    waits = after_paint_of is not None and not after_paint_of.was_painted
-    if waits:
-        after_paint_of.painted.connect(start)
+    awaited = after_paint_of if after_paint_of is not None and not after_paint_of.was_painted else None
+    if awaited is not None:
+        awaited.painted.connect(start)
         QTimer.singleShot(FIRST_PAINT_WAIT_MS, start)
     else:
         start()
@@ -100,9 +104,11 @@ def import_under_qt_loop(app: QApplication, modules: tuple[str, ...], *,
     poll.start()
     app.exec()
     poll.stop()
-    if waits:
-        after_paint_of.painted.disconnect(start)
-    loader.join()
+    if awaited is not None:
+        awaited.painted.disconnect(start)
+    start()  # the loop may have been ended before the paint (a quit from outside): the imports are still needed
+    if loader.ident is not None:
+        loader.join()
     if failures:
         raise failures[0]
 

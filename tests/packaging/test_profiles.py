@@ -88,10 +88,16 @@ def test_the_build_puts_the_profile_where_the_app_looks():
     assert f'PROFILE_FILE = "{BAKED_PROFILE_NAME}"' in build
 
 
+KEY = {"POS_KEY_HASH": "k"}
+
+
 @pytest.mark.parametrize("profile,own,env,expected", [
-    ('base_url = "https://a.example.com"\ntheme = "dark"\n', None, {}, (False, "dark")),  # the installer's alone
+    ('base_url = "https://a.example.com"\ntheme = "dark"\n', 'station_id = "l1"\n', {}, (False, "dark")),
+    ('base_url = "https://a.example.com"\ntheme = "dark"\n', None, KEY, (False, "dark")),  # automation
+    ('base_url = "https://a.example.com"\ntheme = "dark"\n', None, {}, (False, None)),  # fresh install: setup
     ('base_url = "https://a.example.com"\ntheme = "dark"\n', 'theme = "light"\n', {}, (False, "light")),
-    (None, None, {"POS_BASE_URL": "https://a.example.com"}, (False, "light")),
+    (None, None, {"POS_BASE_URL": "https://a.example.com", **KEY}, (False, "light")),
+    (None, None, {"POS_BASE_URL": "https://a.example.com"}, (False, None)),
     (None, 'theme = "dark"\n', {}, (False, None)),  # no service address: the setup screen first
     (None, "theme = [\n", {"POS_BASE_URL": "https://a.example.com"}, (False, None)),  # unreadable: setup says why
     ('mode = "live"\nbase_url = "https://a.example.com"\n', None, {}, (False, None)),
@@ -100,7 +106,7 @@ def test_the_build_puts_the_profile_where_the_app_looks():
 def test_the_start_reads_the_installers_profile_the_stations_settings_and_the_env(tmp_path, profile, own, env,
                                                                                    expected):
     """The first screen is shown (in its theme) before the settings are checked, from the
-    same layers ``load_config`` reads."""
+    same layers ``load_config`` reads, once the station was set up; else setup comes first."""
     data = tmp_path / "data"
     data.mkdir()
     env = {"POS_DATA_DIR": str(data), **env}

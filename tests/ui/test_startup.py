@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from pos_app.ui.launch import import_under_qt_loop
-from pos_app.ui.qt import Qt
+from pos_app.ui.qt import Qt, QTimer
 from pos_app.ui.sign_in import PinField
 from tests.ui.helpers import StallProbe
 from tests.ui.test_setup_screen import data, main_window, start_app  # noqa: F401 - fixtures of the real start
@@ -122,3 +122,12 @@ def test_the_apps_entry_does_not_import_the_commands_parser():
     code = "import sys, pos_app.cli; print(sorted({'argparse', 'json'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_first_moments_import_even_when_their_loop_is_ended_before_the_paint(qtbot, qapp):
+    field = PinField()  # never shown, and the loop is quit from outside at once
+    qtbot.addWidget(field)
+    QTimer.singleShot(0, qapp.quit)
+    with ImportProbe(field) as probe:
+        import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
+    assert probe.painted_at_import is False
