@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from pos_app.ui.qt import QApplication, Qt
@@ -99,3 +100,17 @@ class StallProbe:
         """Stop; the longest stall in seconds (the first gap, before the loop ran, excluded)."""
         self._timer.stop()
         return max(self.gaps[1:], default=0.0)
+
+
+SCREENS = Path(__file__).resolve().parent.parent.parent / "build" / "screens"
+
+
+def save(widget: Any, name: str) -> Path:
+    """``widget`` rendered to ``build/screens/<name>.png`` (a test artifact), checked not blank."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    path = SCREENS / f"{name}.png"
+    image = widget.grab().toImage()
+    assert image.save(str(path)), path
+    colors = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colors) > 4, f"{name} renders blank"
+    return path

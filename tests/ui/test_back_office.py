@@ -14,8 +14,7 @@ from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.station.payments import PaymentStatus
 from pos_app.ui.qt import QDialog, Qt
-from tests.ui.helpers import modal, sign_in
-from tests.ui.test_screens import save
+from tests.ui.helpers import modal, save, sign_in
 
 
 @pytest.fixture

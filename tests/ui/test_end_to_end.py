@@ -13,8 +13,7 @@ import httpx
 
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.ui.helpers import x_server
-from tests.ui.test_screens import SCREENS
+from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
 
 

@@ -4,8 +4,6 @@ acknowledgment, the payment dialog live and approved, the receipt, both themes."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
@@ -13,20 +11,8 @@ from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.theme import apply_theme
-from tests.ui.helpers import modal, scan, sign_in
+from tests.ui.helpers import modal, save, scan, sign_in
 from tests.ui.test_sale_flow import two_codes
-
-SCREENS = Path(__file__).resolve().parent.parent.parent / "build" / "screens"
-
-
-def save(widget, name: str) -> Path:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    path = SCREENS / f"{name}.png"
-    image = widget.grab().toImage()
-    assert image.save(str(path)), path
-    colors = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
-    assert len(colors) > 4, f"{name} renders blank"
-    return path
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

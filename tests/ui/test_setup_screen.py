@@ -22,7 +22,7 @@ from pos_app.ui import launch
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.setup import SetupDialog
-from tests.ui.test_screens import save
+from tests.ui.helpers import save
 
 
 @pytest.fixture

@@ -16,8 +16,7 @@ from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.shift_end import ShiftEndDialog
 from pos_app.ui.theme import apply_theme
 from tests.receipts.conftest import pdf_text
-from tests.ui.helpers import modal, sign_in
-from tests.ui.test_screens import save
+from tests.ui.helpers import modal, save, sign_in
 
 
 def drawn(widget) -> bool:
