@@ -64,7 +64,7 @@ class StoreConfig:
     printer: str | None = None
     theme: str = "light"
     currency: str = "USD"
-    locale: str | None = None  # how money is written (en_US, fr_CA...); None: the OS's
+    locale: str | None = None  # how money is written and typed (en_US, de_DE...); None: the OS's
     routes: Mapping[str, str] = field(default_factory=dict)
     mode: Mode = Mode.STORE
     stations: Mapping[str, StationProfile] = field(default_factory=dict)
@@ -143,7 +143,7 @@ def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfi
     values["gateway"] = gateway
     if values.get("theme", "light") not in THEMES:
         raise ConfigError(f"theme must be one of {', '.join(THEMES)}, got {values['theme']!r}")
-    from pos_app.receipts.money import check_currency, check_locale
+    from pos_app.money import check_currency, check_locale
 
     try:
         values["currency"] = check_currency(values.get("currency", "USD"))

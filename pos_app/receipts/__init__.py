@@ -1,10 +1,10 @@
 """Receipts and reports as PDFs, and sending a PDF to the OS print system (no Qt).
 
 ``render_receipt(ReceiptData(...)) -> bytes``, ``render_report(ReportData(...)) -> bytes``,
-``format_money(cents, currency="USD", locale=None)``, ``print_pdf(pdf, printer) -> PrintJob``
-(CUPS ``lp``; ``PrintError`` with a sentence for the cashier), ``list_printers()``.
-The names are imported when first used (``pos_app.lazy``): the sale screen formats money
-long before a receipt is rendered, and fpdf2 costs tens of milliseconds to import.
+``print_pdf(pdf, printer) -> PrintJob`` (CUPS ``lp``; ``PrintError`` with a sentence for the
+cashier), ``list_printers()``.
+Amounts are written by ``pos_app.money``. The names are imported when first used
+(``pos_app.lazy``): fpdf2 costs tens of milliseconds to import.
 """
 
 from typing import TYPE_CHECKING
@@ -13,19 +13,17 @@ from pos_app.lazy import exports
 
 if TYPE_CHECKING:
     from pos_app.receipts.model import Copy, ReceiptData, ReceiptLine, ReportData, ReportSection, TaxLine
-    from pos_app.receipts.money import format_money
     from pos_app.receipts.printing import PrintError, PrintJob, default_printer, list_printers, print_pdf
     from pos_app.receipts.render import TRAINING_BANNER, find_font, render_receipt, render_report
 
 _HOMES = {
     "pos_app.receipts.model": ("Copy", "ReceiptData", "ReceiptLine", "ReportData", "ReportSection", "TaxLine"),
-    "pos_app.receipts.money": ("format_money",),
     "pos_app.receipts.printing": ("PrintError", "PrintJob", "default_printer", "list_printers", "print_pdf"),
     "pos_app.receipts.render": ("TRAINING_BANNER", "find_font", "render_receipt", "render_report"),
 }
 __getattr__ = exports(__name__, _HOMES)
 __all__ = [
     "Copy", "PrintError", "PrintJob", "ReceiptData", "ReceiptLine", "ReportData", "ReportSection",
-    "TRAINING_BANNER", "TaxLine", "default_printer", "find_font", "format_money", "list_printers", "print_pdf",
+    "TRAINING_BANNER", "TaxLine", "default_printer", "find_font", "list_printers", "print_pdf",
     "render_receipt", "render_report",
 ]

@@ -9,7 +9,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
-from pos_app.receipts.money import format_money
+from pos_app.money import format_money, money_format
 
 
 class Copy(StrEnum):
@@ -88,7 +88,7 @@ class ReceiptData:
         object.__setattr__(self, "copy", Copy(self.copy))
         for label in ("subtotal_cents", "surcharge_cents", "total_cents"):
             _cents(getattr(self, label), label)
-        format_money(0, self.currency)  # a valid currency code
+        money_format(self.currency, self.locale)  # a currency and a locale Babel knows
         if self.when.tzinfo is None or self.when.utcoffset() is None:
             raise ValueError("a receipt's time must be an aware datetime (with its time zone)")
         if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
@@ -115,7 +115,7 @@ class ReportSection:
 @dataclass(frozen=True)
 class ReportData:
     """A plain report page set (end of shift, day report): a title, who and when, sections of
-    label/value rows. Amounts are formatted by the caller (``format_money``)."""
+    label/value rows. Amounts are formatted by the caller (``pos_app.money``)."""
 
     title: str
     store_name: str

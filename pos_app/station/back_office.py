@@ -18,7 +18,7 @@ from enum import StrEnum
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Outcome
-from pos_app.receipts import format_money
+from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.station.counter import Counter
 from pos_app.station.events import EventKind
@@ -64,6 +64,7 @@ class BackOffice:
     def __init__(self, counter: Counter) -> None:
         self.counter = counter
         self.station = counter.station
+        self.money = counter.money
         self._day: date | None = None
         self._mark = (0, 0)
         self._attempts: dict[str, Attempt] = {}
@@ -115,7 +116,7 @@ class BackOffice:
         result = await self.station.service.void(terminal, row.transaction_id, payment_id=row.payment_id)
         self.station.events.publish(EventKind.OUTCOME, result)
         await self._audit(manager, AuditAction.VOID,
-                          f"void of {format_money(row.total)} ({_ids(row)}): {_said(result)}", reason)
+                          f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
         return result
 
     async def refund(self, row: PaymentRow, amount: int, *, manager: StaffMember, reason: str) -> OperationResult:
@@ -124,13 +125,13 @@ class BackOffice:
         if row.transaction_id is None or row.refundable <= 0:
             raise ValueError(_not_refundable(row))
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
-            raise ValueError(f"a refund of this payment is between {format_money(1)} and "
-                             f"{format_money(row.refundable)} (what is left of {format_money(row.base or 0)})")
+            raise ValueError(f"a refund of this payment is between {self.money(1)} and "
+                             f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
         terminal = row.terminal_id or self._terminal()
         result = await self.station.service.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
         self.station.events.publish(EventKind.OUTCOME, result)
         await self._audit(manager, AuditAction.REFUND,
-                          f"refund of {format_money(amount)} of {format_money(row.total)} ({_ids(row)}): "
+                          f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)
         return result
 
@@ -139,7 +140,7 @@ class BackOffice:
     async def needs_attention(self, *, days: int = 7) -> list[AttentionItem]:
         """Every open attempt (whatever its day), and the last ``days`` days' decided
         attempts with a conflict or a note, newest first."""
-        items = [AttentionItem(Problem.UNRESOLVED, a, _unresolved_note(a))
+        items = [AttentionItem(Problem.UNRESOLVED, a, _unresolved_note(a, self.money))
                  for a in await self.station.journal.in_flight()]
         today = datetime.now().date()
         for back in range(days):
@@ -213,9 +214,9 @@ def _not_refundable(row: PaymentRow) -> str:
     return f"a {row.status} payment cannot be refunded"
 
 
-def _unresolved_note(attempt: Attempt) -> str:
+def _unresolved_note(attempt: Attempt, money: MoneyFormat) -> str:
     state = "still in flight" if attempt.outcome is None else "unknown"
-    return (f"the {attempt.operation} of {format_money(attempt.amount or 0)} is {state}: keep waiting or check "
+    return (f"the {attempt.operation} of {money(attempt.amount or 0)} is {state}: keep waiting or check "
             "again; if it stays unknown, look at the terminal and decide paid or not paid")
 
 

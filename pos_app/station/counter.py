@@ -30,6 +30,7 @@ from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
+from pos_app.money import MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
 from pos_app.station.events import EventBus, EventKind
 from pos_app.terminal.outcomes import OperationResult, Refusal
@@ -64,8 +65,10 @@ class Counter:
 
     def __init__(self, config: StoreConfig, events: EventBus, catalog: Catalog, cart_store: CartStore,
                  staff: Staff, cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor, *,
-                 training: bool = False) -> None:
+                 money: MoneyFormat, training: bool = False) -> None:
         self.config = config
+        self.money = money
+        """How this store writes and reads amounts (its currency and locale)."""
         self.events = events
         self.training = training
         self.catalog = catalog
@@ -84,11 +87,14 @@ class Counter:
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
         """Open the catalog, the staff file and the saved cart (restored when there is one);
-        in ``training`` the demo staff are made sure of. No payment side yet: ``attach``."""
+        in ``training`` the demo staff are made sure of; load the store's money format (Babel's
+        data for its locale, before the sale screen writes its first amount). No payment side
+        yet: ``attach``."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="counter")
         loop = asyncio.get_running_loop()
 
-        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate]]:
+        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate], MoneyFormat]:
+            money = money_format(config.currency, config.locale).load()
             catalog = Catalog.open(config.catalog_path)
             staff = Staff.open(config.staff_path)
             if training:
@@ -99,14 +105,14 @@ class Counter:
             except CartError as error:  # kept aside by the store: start afresh, say why in the log
                 log.error("the saved cart could not be restored: %s", error)
                 cart = Cart()
-            return catalog, store, staff, cart, catalog.taxes()
+            return catalog, store, staff, cart, catalog.taxes(), money
 
         try:
-            catalog, store, staff, cart, rates = await loop.run_in_executor(executor, open_all)
+            catalog, store, staff, cart, rates, money = await loop.run_in_executor(executor, open_all)
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(config, events, catalog, store, staff, cart, rates, executor, training=training)
+        return cls(config, events, catalog, store, staff, cart, rates, executor, money=money, training=training)
 
     def attach(self, station: Station) -> None:
         """The payment side has opened: card payments, the catalog sync and the service's

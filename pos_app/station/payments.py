@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
@@ -151,23 +150,6 @@ class PaymentFilter:
 
 def filtered(rows: Iterable[PaymentRow], wanted: PaymentFilter) -> list[PaymentRow]:
     return [row for row in rows if wanted(row)]
-
-
-def parse_amount(text: str) -> int | None:
-    """A typed dollar amount ("12.5", "$1,234.50") as cents; None for empty text.
-
-    Raises ``ValueError`` with a sentence for anything that is not an amount of at most
-    two decimals."""
-    cleaned = text.strip().replace("$", "").replace(",", "").strip()
-    if not cleaned:
-        return None
-    try:
-        value = Decimal(cleaned)
-    except ArithmeticError:
-        raise ValueError(f"{text.strip()!r} is not an amount: type dollars and cents, like 12.50") from None
-    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -2:  # type: ignore[operator]
-        raise ValueError(f"{text.strip()!r} is not an amount: type dollars and cents, like 12.50")
-    return int(value * 100)
 
 
 @dataclass

@@ -34,6 +34,6 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
         total_cents=totals.total + surcharge, card_brand=result.card_brand or "Card",
         card_last4=result.card_last4 or "", auth_ref=result.transaction_id or "",
         payment_id=result.payment_id or "", attempt_id=result.attempt_id or "", when=paid.when,
-        currency=config.currency, training=training,
+        currency=config.currency, locale=config.locale, training=training,
         transaction_type="PRE-AUTH" if result.operation is Operation.PREAUTH else "SALE",
     )

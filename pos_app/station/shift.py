@@ -222,6 +222,8 @@ class ShiftReport:
     close: ShiftClose
     closed_by: str
     generated_at: datetime
+    locale: str | None = None
+    """How the report writes money (the store's setting; None: the OS's)."""
 
     @cached_property
     def by_category(self) -> dict[Category, Tally]:

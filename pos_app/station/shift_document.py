@@ -3,7 +3,7 @@ batch's result first, then the totals, per cashier and per card brand, the unkno
 open, the reconciliation with the service, and every approved sale of the shift.
 
 Pages are Letter for stores in US or Canadian dollars, A4 elsewhere. Amounts are written
-with ``format_money`` in the store's currency; everything stays integer cents until then.
+by ``pos_app.money`` in the store's currency and locale; everything stays integer cents until then.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import datetime
 
 from pos_app.api.identity import clean_id
 from pos_app.journal import Operation
-from pos_app.receipts import format_money
+from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
 from pos_app.station.shift import Category, CloseState, GroupTotals, ShiftLine, ShiftReport, Tally
 
@@ -45,9 +45,7 @@ def report_stem(terminal_id: str, when: datetime) -> str:
 def shift_document(report: ShiftReport) -> TableDocument:
     check = report.check
 
-    def money(cents: int) -> str:
-        return format_money(cents, report.currency)
-
+    money = money_format(report.currency, report.locale)
     since = "the batch closed" if check.since_close else "the start of the day"
     subtitle = (
         f"{report.store_name}  (store {report.store_id}, station {report.station})",

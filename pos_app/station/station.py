@@ -24,7 +24,7 @@ from pos_app.api.identity import Identity
 from pos_app.config import StoreConfig
 from pos_app.journal import Attempt, Journal, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
-from pos_app.receipts import format_money
+from pos_app.money import money_format
 from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.station.events import EventBus, EventKind
 from pos_app.station.report import day_report
@@ -58,6 +58,8 @@ class Station:
         self.journal = journal
         self.training = training
         self.events = events or EventBus()
+        self.money = money_format(config.currency, config.locale)
+        """How this store writes and reads amounts (its currency and locale)."""
         self.service = TerminalService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
             scheduler=PollScheduler(client.poll_message, shared=budget),
@@ -207,7 +209,7 @@ class Station:
         start = shift_start(await self.journal.attempts(terminal_id=terminal), datetime.now(UTC))
         blocking = await self._unresolved(terminal)
         if blocking is not None:
-            close = unresolved_close(terminal, blocking, lambda cents: format_money(cents, self.config.currency))
+            close = unresolved_close(terminal, blocking, self.money)
         else:
             close = close_of(await self.service.close_batch(terminal_id, by_serial=by_serial))
         now = datetime.now(UTC)
@@ -215,7 +217,7 @@ class Station:
                                   now=now, start=start)
         config = self.config
         report = ShiftReport(config.store_name or config.store_id, config.store_id, config.station_id,
-                             config.currency, self.training, check, close, by, now)
+                             config.currency, self.training, check, close, by, now, locale=self.money.locale)
         pdf = await asyncio.to_thread(lambda: render_tables(shift_document(report)))
         try:
             path = await asyncio.to_thread(save_pdf, pdf, config.data_dir / "reports", report_stem(terminal, now))

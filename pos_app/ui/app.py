@@ -160,12 +160,10 @@ async def open_counter(window: MainWindow, config: StoreConfig, *, training: boo
     ``StartProblem`` when it cannot open."""
     await asyncio.to_thread(import_modules, COUNTER_MODULES)
     from pos_app.catalog import CatalogError
-    from pos_app.receipts.money import set_default_locale
     from pos_app.staff import StaffError
     from pos_app.station.counter import Counter
     from pos_app.station.events import EventBus
 
-    set_default_locale(config.locale)  # the screens and the receipts write money the store's way
     try:
         counter = await Counter.open(config, EventBus(), training=training)
     except (CatalogError, StaffError, OSError) as error:

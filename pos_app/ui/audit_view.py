@@ -3,10 +3,10 @@ when, what, why), shown after a manager's PIN and exported as CSV."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pos_app.money import MoneyFormat
 from pos_app.staff import AuditEntry, audit_csv
 from pos_app.station.back_office import BackOffice
 from pos_app.ui.dialogs import shown
@@ -42,7 +42,7 @@ class AuditModel(RowsModel[AuditEntry]):
 
 
 class AuditPanel(QWidget):
-    def __init__(self, office: BackOffice, money: Callable[[int], str], parent: QWidget | None = None) -> None:
+    def __init__(self, office: BackOffice, money: MoneyFormat, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.office = office
         self.money = money

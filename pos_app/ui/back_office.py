@@ -3,9 +3,9 @@ tabs of one window over the Qt-free ``BackOffice``. Esc closes it; F5 refreshes 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from pos_app.money import MoneyFormat
 from pos_app.station.back_office import BackOffice
 from pos_app.ui.attention_view import AttentionPanel
 from pos_app.ui.audit_view import AuditPanel
@@ -14,7 +14,7 @@ from pos_app.ui.qt import QDialog, QKeySequence, QShortcut, QTabWidget, QVBoxLay
 
 
 class BackOfficeDialog(QDialog):
-    def __init__(self, office: BackOffice, money: Callable[[int], str], receipts: Any,
+    def __init__(self, office: BackOffice, money: MoneyFormat, receipts: Any,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Back office — payments, needs attention, audit trail")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pos_app.cart import CartLine
-from pos_app.receipts import format_money
 from pos_app.ui.qt import QObject, Qt
 from pos_app.ui.table_model import RowsModel
 
@@ -14,9 +14,9 @@ class CartModel(RowsModel[CartLine]):
     HEADERS = ("Item", "Qty", "Price", "Total")
     RIGHT_ALIGNED = frozenset({1, 2, 3})
 
-    def __init__(self, currency: str, parent: QObject | None = None) -> None:
+    def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.currency = currency
+        self.money = money
 
     def line_at(self, row: int) -> CartLine | None:
         return self.row_at(row)
@@ -25,10 +25,9 @@ class CartModel(RowsModel[CartLine]):
         return next((row for row, line in enumerate(self.rows) if line.line_id == line_id), -1)
 
     def cells(self, line: CartLine) -> tuple[str, ...]:
-        return (line.name, str(line.quantity), format_money(line.unit_cents, self.currency),
-                format_money(line.unit_cents * line.quantity, self.currency))
+        return (line.name, str(line.quantity), self.money(line.unit_cents), self.money(line.unit_cents * line.quantity))
 
     def extra(self, line: CartLine, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{line.name}, {line.quantity} at {format_money(line.unit_cents, self.currency)}"
+            return f"{line.name}, {line.quantity} at {self.money(line.unit_cents)}"
         return None

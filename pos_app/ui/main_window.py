@@ -200,14 +200,14 @@ class MainWindow(QMainWindow):
         from pos_app.ui.preauths import PreauthsDialog
 
         if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
-            PreauthsDialog(self.counter, self.sale.money, self).open()
+            PreauthsDialog(self.counter, self.counter.money, self).open()
 
     def _back_office(self) -> None:
         """F9: today's payments (void, refund, receipts), what needs attention, the audit trail."""
         from pos_app.ui.back_office import BackOfficeDialog
 
         if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
-            BackOfficeDialog(self.office, self.sale.money, self.receipts, self).open()
+            BackOfficeDialog(self.office, self.counter.money, self.receipts, self).open()
 
     @asyncSlot()
     async def _warm_back_office(self) -> None:

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from pos_app.api.money import cents_to_dollars
+from pos_app.money import MoneyFormat
 from pos_app.staff import StaffError, StaffMember
 from pos_app.station.back_office import check_reason
-from pos_app.station.payments import parse_amount
 from pos_app.ui.qt import (
     QDialog,
     QFormLayout,
@@ -25,10 +24,11 @@ from pos_app.ui.sentences import pin_refused
 
 
 class ManagerApproval(QDialog):
-    """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents)."""
+    """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents, prefilled
+    with it and read in the store's format: ``money``)."""
 
     def __init__(self, title: str, summary: str, verify: Callable[[str], Awaitable[StaffMember]], *,
-                 money: Callable[[int], str], max_amount: int | None = None, ask_reason: bool = True,
+                 money: MoneyFormat, max_amount: int | None = None, ask_reason: bool = True,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.verify = verify
@@ -60,7 +60,7 @@ class ManagerApproval(QDialog):
         cancel.setAutoDefault(False)
         form = QFormLayout()
         if max_amount is not None:
-            self.amount.setText(str(cents_to_dollars(max_amount)))
+            self.amount.setText(money.field(max_amount))
             form.addRow("Amount", self.amount)
         form.addRow("Manager PIN", self.pin)
         if ask_reason:
@@ -83,7 +83,7 @@ class ManagerApproval(QDialog):
         try:
             amount = self._amount()
             reason = check_reason(self.reason.text()) if self.ask_reason else ""
-        except ValueError as error:
+        except ValueError as error:  # an AmountError too: a sentence with an example the store's way
             self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
         self.ok.setEnabled(False)
@@ -101,7 +101,7 @@ class ManagerApproval(QDialog):
     def _amount(self) -> int | None:
         if self.max_amount is None:
             return None
-        cents = parse_amount(self.amount.text())
+        cents = self.money.parse(self.amount.text())
         if cents is None or not 0 < cents <= self.max_amount:
             raise ValueError(f"the amount is between {self.money(1)} and {self.money(self.max_amount)}")
         return cents

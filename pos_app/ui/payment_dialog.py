@@ -8,7 +8,6 @@ the dialog; the cart is already a new, empty sale.
 from __future__ import annotations
 
 from pos_app.journal import Outcome
-from pos_app.receipts import format_money
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress
 from pos_app.ui.bridge import StationBridge
@@ -45,7 +44,7 @@ class PaymentDialog(QDialog):
         self.result: OperationResult | None = None
         self.setObjectName("payment")
         self.setWindowTitle("Pre-auth" if preauth else "Card payment")
-        amount = format_money(counter.totals().total, counter.config.currency)
+        amount = counter.money(counter.totals().total)
         self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {amount}")
         self.heading.setObjectName("dialogHeading")
         self.phase = QLabel(PHASES[Phase.SENDING])

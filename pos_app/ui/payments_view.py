@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from pos_app.journal import Outcome
+from pos_app.money import AmountError, MoneyFormat
 from pos_app.station.back_office import BackOffice, History
-from pos_app.station.payments import PaymentFilter, PaymentRow, PaymentStatus, filtered, parse_amount
+from pos_app.station.payments import PaymentFilter, PaymentRow, PaymentStatus, filtered
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
@@ -64,7 +65,7 @@ class PaymentsPanel(QWidget):
     changed = Signal()
     """A void or refund went through: other tabs (needs attention) may refresh."""
 
-    def __init__(self, office: BackOffice, money: Callable[[int], str], receipts: Any,
+    def __init__(self, office: BackOffice, money: MoneyFormat, receipts: Any,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.office = office
@@ -78,10 +79,10 @@ class PaymentsPanel(QWidget):
         self.status.setAccessibleName("Status filter")
         self.status.addItems([ALL, *(s.value for s in PaymentStatus)])
         self.min_total = QLineEdit()
-        self.min_total.setPlaceholderText("from $")
+        self.min_total.setPlaceholderText(f"from {money.symbol}")
         self.min_total.setAccessibleName("Smallest amount")
         self.max_total = QLineEdit()
-        self.max_total.setPlaceholderText("to $")
+        self.max_total.setPlaceholderText(f"to {money.symbol}")
         self.max_total.setAccessibleName("Largest amount")
         self.text = QLineEdit()
         self.text.setPlaceholderText("Search: card last 4, cashier, payment id…")
@@ -179,15 +180,18 @@ class PaymentsPanel(QWidget):
             self.text.setFocus()
 
     def current_filter(self) -> PaymentFilter:
-        """The filter the fields describe; an amount that does not parse is ignored (and said)."""
+        """The filter the fields describe, amounts read the store's way; an amount that does not
+        parse is ignored (its field framed red, the reason in its tooltip)."""
         bounds: list[int | None] = []
         for field in (self.min_total, self.max_total):
             try:
-                bounds.append(parse_amount(field.text()))
+                bounds.append(self.money.parse(field.text()))
                 field.setStyleSheet("")
-            except ValueError:
+                field.setToolTip("")
+            except AmountError as error:
                 bounds.append(None)
                 field.setStyleSheet("border: 2px solid #c0392b;")
+                field.setToolTip(f"{str(error)[:1].upper()}{str(error)[1:]}.")
         terminal = self.terminal.currentText()
         status = self.status.currentText()
         return PaymentFilter(terminal_id=None if terminal in ("", ALL) else terminal,

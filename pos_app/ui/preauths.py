@@ -3,10 +3,9 @@ amount reserved). Ctrl+T from the sale screen."""
 
 from __future__ import annotations
 
-from pos_app.api.money import cents_to_dollars
 from pos_app.journal import Outcome
+from pos_app.money import AmountError, MoneyFormat
 from pos_app.station.counter import Counter
-from pos_app.station.payments import parse_amount
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.qt import (
     QDialog,
@@ -25,7 +24,7 @@ from pos_app.ui.sentences import explain, headline
 
 
 class PreauthsDialog(QDialog):
-    def __init__(self, counter: Counter, money, parent: QWidget | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, counter: Counter, money: MoneyFormat, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.counter = counter
         self.money = money
@@ -33,7 +32,7 @@ class PreauthsDialog(QDialog):
         self.list = QListWidget()
         self.list.setAccessibleName("Open pre-auths")
         self.amount = QLineEdit()
-        self.amount.setPlaceholderText("Amount to capture, e.g. 12.50")
+        self.amount.setPlaceholderText(f"Amount to capture, e.g. {money.example}")
         self.amount.setAccessibleName("Amount to capture")
         self.message = QLabel("Loading…")
         self.message.setWordWrap(True)
@@ -75,7 +74,7 @@ class PreauthsDialog(QDialog):
     def _picked(self, entry: QListWidgetItem | None) -> None:
         if entry is not None:
             result: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
-            self.amount.setText(str(cents_to_dollars(result.amount or 0)))
+            self.amount.setText(self.money.field(result.amount or 0))
 
     @asyncSlot()
     async def _capture(self) -> None:
@@ -84,12 +83,12 @@ class PreauthsDialog(QDialog):
             return
         preauth: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
         try:
-            cents = parse_amount(self.amount.text())
-        except ValueError as error:
+            cents = self.money.parse(self.amount.text())
+        except AmountError as error:
             self.message.setText(f"{error}.")
             return
         if not cents:
-            self.message.setText("Type the amount to capture, more than 0, e.g. 12.50.")
+            self.message.setText(f"Type the amount to capture, more than 0, e.g. {self.money.example}.")
             return
         if cents > (preauth.amount or 0):
             self.message.setText(f"At most {self.money(preauth.amount or 0)}: the amount reserved.")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 
 from pos_app.catalog import CatalogItem
-from pos_app.receipts import format_money
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
 from pos_app.ui.cart_model import CartModel
@@ -59,7 +58,7 @@ class SaleScreen(QWidget):
         self.results.setAccessibleName("Search results")
         self.results.hide()
         self.quick = QGridLayout()
-        self.cart_model = CartModel(counter.config.currency, self)
+        self.cart_model = CartModel(counter.money, self)
         self.table = QTableView()
         self.table.setObjectName("cart")
         self.table.setAccessibleName("Cart")
@@ -158,7 +157,7 @@ class SaleScreen(QWidget):
             self.table.selectRow(row)
 
     def money(self, cents: int) -> str:
-        return format_money(cents, self.counter.config.currency)
+        return self.counter.money(cents)
 
     def focus_scan(self) -> None:
         self.scan.setFocus()

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from pos_app.journal import Outcome
-from pos_app.receipts import format_money, render_receipt
+from pos_app.receipts import render_receipt
 from pos_app.self_test import Report, SelfTestFailed, check_pdf
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
@@ -108,7 +108,7 @@ async def _on_screen(report: Report, window: MainWindow, station: Station, count
         window.sale.scan.returnPressed.emit()
         await until(lambda: counter.cart.units == 1, f"scanning {items[0].sku} into the cart")
         total = counter.totals().total
-        money = format_money(total, station.config.currency)
+        money = counter.money(total)
         await until(lambda: money in window.sale.total.text(), f"the sale screen showing the total {money}")
         report.passed("scan", f"{items[0].name}: total {money}")
 

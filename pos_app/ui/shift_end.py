@@ -13,7 +13,7 @@ import asyncio
 
 from pos_app.api.errors import PaymentsError
 from pos_app.journal import JournalError
-from pos_app.receipts import PrintError, PrintJob, format_money, print_pdf
+from pos_app.receipts import PrintError, PrintJob, print_pdf
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
@@ -118,7 +118,7 @@ class ShiftEndDialog(QDialog):
         self._load_terminals()
 
     def money(self, cents: int) -> str:
-        return format_money(cents, self.station.config.currency)
+        return self.station.money(cents)
 
     @asyncSlot()
     async def _load_terminals(self) -> None:

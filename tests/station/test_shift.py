@@ -13,6 +13,7 @@ from pos_app.api.identity import Identity
 from pos_app.api.requests import PayRequest
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
+from pos_app.money import format_money
 from pos_app.station import Station
 from pos_app.station.shift import Category, CloseState, DifferenceKind
 from pos_app.terminal.outcomes import Refusal
@@ -77,7 +78,7 @@ async def test_report_numbers_per_cashier_and_brand_then_close_type_b(sandbox, t
     text = pdf_text(end.path)
     total = report.taken_total
     assert "BATCH CLOSED" in text and "Mia Manager" in text
-    assert "$62.50" in text and f"${total.charged / 100:,.2f}" in text
+    assert "$62.50" in text and format_money(total.charged, "USD", "en_US") in text
     for result in (first, second, third):
         assert result.attempt_id in text
     assert "No differences." in text

@@ -184,10 +184,11 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     qtbot.keyClick(app.window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     tabs = modal(qtbot, PreauthsDialog)
     qtbot.waitUntil(lambda: tabs.list.count() == 1)
-    assert tabs.amount.text() == f"{preauth.amount / 100:.2f}"
+    money = app.counter.money
+    assert tabs.amount.text() == money.field(preauth.amount)
     for typed, said in (("nan", "'nan' is not an amount"), ("12.505", "'12.505' is not an amount"),
                         ("0", "more than 0"), ("", "more than 0"),
-                        (f"{(preauth.amount + 1) / 100:.2f}", "At most")):
+                        (money.field(preauth.amount + 1), "At most")):
         tabs.amount.setText(typed)
         qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda said=said: said in tabs.message.text())
@@ -195,7 +196,7 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
             save(tabs, "preauths_amount_refused")
         tabs.message.setText("")
     assert pay_requests(sandbox, "S", "terminal.capture") == 0
-    tabs.amount.setText(f"{(preauth.amount - 50) / 100:.2f}")  # the tab came to 50 cents less
+    tabs.amount.setText(money.field(preauth.amount - 50))  # the tab came to 50 cents less
     qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
     ended = ("Approved", "Declined", "Not charged", "Not done", "Result not known yet")
     try:
