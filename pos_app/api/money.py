@@ -1,8 +1,11 @@
-"""Money and the input limits of the reference (section 8), enforced before a request leaves.
+"""Money at the service's edge: the input limits of the reference (section 8), enforced
+before a request leaves, and the wire's dollars.
 
 Inside the app money is always an ``int`` of cents. The service speaks dollars only at
 the catalog item routes its money table marks (list, create, update, get); those values
 cross the wire as exact decimals and are converted here with ``Decimal``, never float.
+Amounts as people read and type them (screens, receipts, the dialogs' fields, in the
+store's locale) are ``pos_app.money``'s: nothing here is for people.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def require_cents(value: object, *, field: str = "amount", maximum: int | None =
     if value <= 0:
         raise InvalidInput(f"{field} must be more than 0 cents, got {value}")
     if maximum is not None and value > maximum:
-        raise InvalidInput(f"{field} must be at most {maximum} cents ({format_cents(maximum)}), got {value}")
+        raise InvalidInput(f"{field} must be at most {maximum} cents, got {value}")
     return value
 
 
@@ -36,7 +39,8 @@ def parse_cents(text: str, *, field: str = "amount", maximum: int | None = None)
     """A typed-in amount of cents (``"1250"``) checked like ``require_cents``."""
     cleaned = text.strip()
     if not re.fullmatch(r"[+-]?[0-9]+", cleaned):
-        raise InvalidInput(f"{field} must be a whole number of cents such as 1250 for $12.50, got {text!r}")
+        raise InvalidInput(f"{field} must be a whole number of cents (minor units) such as 1250 for 12.50, "
+                           f"got {text!r}")
     return require_cents(int(cleaned), field=field, maximum=maximum)
 
 
@@ -70,12 +74,6 @@ def cents_to_dollars(cents: int) -> Decimal:
     if isinstance(cents, bool) or not isinstance(cents, int):
         raise InvalidInput(f"cents must be an int, got {cents!r}")
     return (Decimal(cents) / 100).quantize(_CENT)
-
-
-def format_cents(cents: int) -> str:
-    """``-1250`` → ``-$12.50``: for people, never for the wire."""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
 def percent_of(cents: int, rate_percent: Decimal) -> int:

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from pos_app.api.money import format_cents, percent_of
+from pos_app.api.money import percent_of
+from pos_app.money import money_format
 from pos_app.sandbox.merchants import brand_for_bin, card_for_bin
 from pos_app.sandbox.protocol import Call, Reply, invalid, iso_time, not_found
 from pos_app.sandbox.receipts import Receipt, render_receipt
@@ -24,6 +25,8 @@ from pos_app.sandbox.validation import Fields
 if TYPE_CHECKING:
     from pos_app.sandbox.state import Book, Sandbox
 
+CURRENCY = "USD"
+"""The sandbox's merchants are US stores: their payments are in dollars, their receipts in en_US."""
 _QUOTE_AMOUNT = re.compile(r"^[0-9]{1,8}$")
 _BIN = re.compile(r"^[0-9]{6,8}$")
 _RECEIPT_STATUS = {
@@ -52,7 +55,7 @@ def payment_json(payment: Payment) -> dict:
         "netAmount": payment.net_amount,
         "surcharge": payment.surcharge,
         "refundedAmount": payment.refunded,
-        "currency": "USD",
+        "currency": CURRENCY,
         "paid": payment.paid,
         "status": payment.status,
         "settled": payment.settled,
@@ -111,10 +114,11 @@ def _receipt(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     f.check()
     assert payment_id is not None
     payment = _find(book, payment_id)
-    lines = [("Subtotal", format_cents(payment.amount)), ("Surcharge", format_cents(payment.surcharge))]
+    money = money_format(CURRENCY, "en_US")
+    lines = [("Subtotal", money(payment.amount)), ("Surcharge", money(payment.surcharge))]
     if payment.refunded:
-        lines.append(("Refunded", format_cents(-payment.refunded)))
-    lines.append(("Total", format_cents(payment.net_amount - payment.refunded)))
+        lines.append(("Refunded", money(-payment.refunded)))
+    lines.append(("Total", money(payment.net_amount - payment.refunded)))
     card = payment.card
     receipt = Receipt(
         store=book.merchant.name,

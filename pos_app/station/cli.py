@@ -32,7 +32,6 @@ from pos_app.staff.cli import os_operator
 from pos_app.station.events import EventKind, StationEvent
 from pos_app.station.station import Station
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal
-from pos_app.terminal.service import TerminalService
 
 EXIT = {Outcome.APPROVED: 0, Outcome.DECLINED: 2, Outcome.UNKNOWN: 3, Outcome.FAILED: 4}
 EXIT_INVALID = 1
@@ -65,7 +64,7 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type
     for name, text in (("sale", "charge an amount"), ("preauth", "reserve an amount")):
         parser = op(name, text)
         parser.add_argument("--terminal", required=True)
-        parser.add_argument("--amount", required=True, help="integer cents, e.g. 1250 for $12.50")
+        parser.add_argument("--amount", required=True, help="integer cents (minor units), e.g. 1250 for 12.50")
         parser.add_argument("--order-number")
         parser.add_argument("--email")
         parser.add_argument("--phone")
@@ -246,28 +245,39 @@ async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
         return result.to_json(), EXIT[Outcome.FAILED] if result.refusal else 0
     if args.operation == "close-batch":
         return await _close_batch(station, args)
-    result = await _operation(service, args)
+    result = await _operation(station, args)
     if result.refusal in CONFIG_REFUSALS:
         return {**result.to_json(), "outcome": "invalid"}, EXIT_INVALID
     return result.to_json(), EXIT[result.outcome]
 
 
-async def _operation(service: TerminalService, args: argparse.Namespace) -> OperationResult:
+async def _operation(station: Station, args: argparse.Namespace) -> OperationResult:
+    service = station.service
     operation = args.operation
     if operation in ("sale", "preauth"):
-        amount = parse_cents(args.amount)
+        amount = _amount(station, args.amount)
         run = service.sale if operation == "sale" else service.preauth
         return await run(args.terminal, amount, order_number=args.order_number, email=args.email,
                          phone=args.phone, receipt=args.receipt)
     if operation == "capture":
-        return await service.capture(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+        return await service.capture(args.terminal, args.ref, _amount(station, args.amount, TERMINAL_AMOUNT_MAX),
                                      payment_id=args.payment_id)
     if operation == "refund":
-        return await service.refund(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+        return await service.refund(args.terminal, args.ref, _amount(station, args.amount, TERMINAL_AMOUNT_MAX),
                                     payment_id=args.payment_id)
     if operation == "void":
         return await service.void(args.terminal, args.ref, payment_id=args.payment_id)
     raise Refused(f"unknown terminal operation {operation!r}")
+
+
+def _amount(station: Station, text: str, maximum: int | None = None) -> int:
+    """``--amount``: integer cents (minor units); refused with what 1250 is in this store's
+    currency and locale (``12,50 €``, ``¥1,250``), for a person who typed the amount as
+    written."""
+    try:
+        return parse_cents(text, field="--amount", maximum=maximum)
+    except InvalidInput as error:
+        raise Refused(f"{error}; in this store --amount 1250 is {station.money(1250)}") from None
 
 
 async def _close_batch(station: Station, args: argparse.Namespace) -> Payload:

@@ -91,6 +91,28 @@ def test_invalid_input_exits_1_and_sends_nothing(env_b, sandbox, args):
     assert pay_requests(sandbox, "B") == 0 and pay_requests(sandbox, "B", "terminal.capture") == 0
 
 
+@pytest.mark.parametrize("currency, locale, typed, written", [
+    ("EUR", "de_DE", "12,50", "1250 is 12,50\u00a0€"), ("JPY", "ja_JP", "500", None),
+    ("USD", None, "12.50", "1250 is $12.50"),
+])
+def test_an_amount_typed_as_written_is_refused_with_what_1250_is_in_this_store(sandbox, tmp_path, currency, locale,
+                                                                               typed, written):
+    """``--amount`` is cents (minor units): "12,50" is refused, saying what 1250 is in the
+    store's own currency and locale (store.toml); in a yen store 500 is ¥500 and is sent."""
+    env = cli_env(sandbox, "B", tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "store.toml").write_text(f'currency = "{currency}"\n' +
+                                                  (f'locale = "{locale}"\n' if locale else ""))
+    run = run_cli(env, "terminal", "sale", "--terminal", "tb-2001", "--amount", typed)
+    if written is None:
+        assert run.code == 0 and run.payload["amount"] == 500
+        return
+    assert run.code == 1 and run.payload["outcome"] == "invalid" and pay_requests(sandbox, "B") == 0
+    assert run.payload["error"].startswith(f"--amount must be a whole number of cents (minor units) such as 1250 "
+                                           f"for 12.50, got '{typed}'")
+    assert run.payload["error"].endswith(f"in this store --amount {written}")
+
+
 def test_bad_configuration_exits_1(sandbox, tmp_path):
     env = cli_env(sandbox, "B", tmp_path / "d")
     env["POS_BASE_URL"] = "http://payments.example.com"
