@@ -85,6 +85,7 @@ class ManagerApproval(QDialog):
             reason = check_reason(self.reason.text()) if self.ask_reason else ""
         except ValueError as error:  # an AmountError too: a sentence with an example the store's way
             self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            self.resize(self.width(), max(self.height(), self.heightForWidth(self.width())))  # the whole sentence
             return
         self.ok.setEnabled(False)
         try:

@@ -186,3 +186,59 @@ def test_a_conflict_is_shown_and_its_charge_given_back(qtbot, run, open_app, ui_
     approve(qtbot, DEMO_MANAGER_PIN, "paid in cash instead")
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Voided"), timeout=10_000)
     assert [e.action for e in audit(run, app)][0] == "void"
+
+
+def test_a_german_euro_store_refunds_what_is_typed_its_way(qtbot, run, open_app, b_config, sandbox):
+    """Row 6: in a de_DE EUR store the refund is prefilled "20,00" and "12,50" refunds 1250
+    cents (never 1.250,00 €); the payments list and the amount filters read and write
+    euros the German way."""
+    app = open_app(replace(b_config, currency="EUR", locale="de_DE"), "B")
+    sign_in(qtbot, app.window)
+    sale = run(app.station.service.sale("tb-2001", 2000))
+    sandbox.settle()
+    office = open_back_office(qtbot, app.window)
+    row = pick(qtbot, office, sale.attempt_id)
+    payments = office.payments
+    assert payments.model.cells(row)[3] == f"{row.total // 100},{row.total % 100:02d}\u00a0€"  # surcharge included
+    assert payments.min_total.placeholderText() == "from €"
+
+    qtbot.keyClicks(payments.min_total, "20.00")  # the US way: refused, said in its tooltip, not applied
+    assert "12,50" in payments.min_total.toolTip() and "'20.00' is not an amount" in payments.min_total.toolTip()
+    payments.min_total.clear()
+    qtbot.keyClicks(payments.min_total, "20,00")
+    qtbot.keyClicks(payments.max_total, "1.000,00")
+    assert payments.min_total.toolTip() == "" and payments.current_filter().min_total == 2000
+    assert payments.current_filter().max_total == 100000 and payments.select(sale.attempt_id)
+    payments.min_total.clear()
+    qtbot.keyClicks(payments.min_total, f"{row.total // 100 + 1},00")
+    assert not payments.select(sale.attempt_id)  # filtered out: the bound was read as euros
+    payments.min_total.clear()
+    payments.max_total.clear()
+    pick(qtbot, office, sale.attempt_id)
+
+    qtbot.mouseClick(payments.refund_button, Qt.MouseButton.LeftButton)
+    from pos_app.ui.manager_approval import ManagerApproval
+
+    dialog = modal(qtbot, ManagerApproval)
+    assert dialog.amount.text() == "20,00" and dialog.amount.hasFocus()
+    assert "20,00\u00a0€" in dialog.summary.text()
+    qtbot.keyClick(dialog.amount, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(dialog.amount, "12.50")  # the US way: refused with the store's example, nothing sent
+    qtbot.keyClicks(dialog.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClicks(dialog.reason, "one item back")
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "type an amount like 12,50" in dialog.message.text())
+    save(dialog, "refund-de_DE-refused")
+    assert dialog.isVisible() and run(app.station.client.get_payment(sale.payment_id)).refunded_amount in (0, None)
+    qtbot.keyClick(dialog.amount, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(dialog.amount, "12,50")
+    dialog.message.clear()
+    save(dialog, "refund-de_DE")
+    dialog.pin.clear()  # typed again, whether or not the refused attempt kept it
+    qtbot.keyClicks(dialog.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    assert run(app.station.client.get_payment(sale.payment_id)).refunded_amount == 1250
+    qtbot.waitUntil(lambda: payments.selected().refunded == 1250, timeout=10_000)
+    [entry, *_] = audit(run, app)
+    assert entry.action == "refund" and "refund of 12,50\u00a0€ of " in entry.detail

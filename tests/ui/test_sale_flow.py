@@ -209,6 +209,38 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     qtbot.keyClick(tabs, Qt.Key.Key_Escape)
 
 
+def test_a_yen_store_captures_the_yen_typed(qtbot, run, open_app, ui_config, sandbox):
+    """Row 6: in a JPY store (no minor digits) the capture is prefilled "1200" for ¥1,200
+    and "500" captures 500 (never ¥50,000); "500.5" is refused with the store's example."""
+    from dataclasses import replace
+
+    from pos_app.ui.preauths import PreauthsDialog
+
+    app = open_app(replace(ui_config, currency="JPY", locale="ja_JP"), "S")
+    sign_in(qtbot, app.window)
+    preauth = run(app.station.service.preauth("ts-1001", 1200))
+    assert preauth.outcome is Outcome.APPROVED
+    qtbot.keyClick(app.window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    tabs = modal(qtbot, PreauthsDialog)
+    qtbot.waitUntil(lambda: tabs.list.count() == 1)
+    assert tabs.amount.text() == "1200" and tabs.list.item(0).text().startswith("¥1,200")
+    assert tabs.amount.placeholderText() == "Amount to capture, e.g. 500"
+    for typed, said in (("500.5", "'500.5' is not an amount: JPY has no decimals; type an amount like 500."),
+                        ("1201", "At most ¥1,200: the amount reserved.")):
+        tabs.amount.clear()
+        qtbot.keyClicks(tabs.amount, typed)
+        qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda said=said: tabs.message.text() == said)
+    assert pay_requests(sandbox, "S", "terminal.capture") == 0
+    tabs.amount.clear()
+    qtbot.keyClicks(tabs.amount, "500")
+    qtbot.keyClick(tabs.amount, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: tabs.message.text().startswith("Approved"), timeout=20_000)
+    [payment] = [p for p in sandbox.stats()["payments"] if p["id"] == preauth.payment_id]
+    assert payment["amount"] == 500 and pay_requests(sandbox, "S", "terminal.capture") == 1
+    qtbot.keyClick(tabs, Qt.Key.Key_Escape)
+
+
 def test_the_card_slip_is_one_click_away(qtbot, run, open_app, ui_config, sandbox):
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
