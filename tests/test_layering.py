@@ -1,5 +1,6 @@
 """The core packages import without Qt: a fresh interpreter proves PySide6 stays unloaded."""
 
+import os
 import subprocess
 import sys
 
@@ -18,6 +19,7 @@ CORE = [
     "pos_app.cart",
     "pos_app.config",
     "pos_app.profile",
+    "pos_app.money",
 ]
 
 
@@ -51,4 +53,13 @@ def test_the_settings_files_are_read_without_dataclasses_or_the_client():
     code = ("import sys, pos_app.profile; "
             "print(sorted(m for m in ('dataclasses', 'httpx', 'pydantic', 'logging') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_first_screen_does_not_load_babel():
+    """Babel and its locale data (tens of milliseconds) load on a worker thread once the
+    sign-in screen is up (the counter opens with the store's money format), never before."""
+    code = "import sys, pos_app.ui.launch; print(sorted({'babel', 'pos_app.money'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.stdout.strip() == "[]"
