@@ -7,8 +7,9 @@
 2. The icon ``resources/icons/app.svg`` is rendered to ``build/packaging/pos-app.png``
    (256 px: the .desktop icon; PyInstaller makes the executables' icons from it) and
    ``pos-app.ico`` (the Inno Setup installer's).
-3. PyInstaller builds ``dist/<store>/`` from ``packaging/pos_app.spec``; the profile is
-   copied next to the executables as ``store-profile.toml``.
+3. PyInstaller builds ``dist/<store>/`` from ``packaging/pos_app.spec`` (Babel's locale
+   data cut to its languages and the profile's ``locale``'s); the profile is copied next
+   to the executables as ``store-profile.toml``.
 4. On Linux: ``dist/<store>-<version>-linux-x86_64.tar.gz`` holds that folder as
    ``pos-app/``, with ``pos-app.desktop``, ``pos-app.png`` and ``INSTALL.txt``.
 5. The sizes (unpacked, compressed) and the build time are written to
@@ -49,8 +50,8 @@ def version() -> str:
     return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
 
 
-def check_profile(store: str) -> Path:
-    """The store's profile file, checked as the installed app will load it."""
+def check_profile(store: str) -> tuple[Path, str | None]:
+    """The store's profile file, checked as the installed app will load it, and its locale."""
     from pos_app.config import check_store_profile
     from pos_app.profile import ConfigError
 
@@ -59,10 +60,10 @@ def check_profile(store: str) -> Path:
         known = ", ".join(sorted(p.stem for p in (PACKAGING / "stores").glob("*.toml")))
         raise BuildFailed(f"no store profile {path}; the stores are: {known}")
     try:
-        check_store_profile(path)
+        config = check_store_profile(path)
     except ConfigError as error:
         raise BuildFailed(f"the store profile {path.name} cannot be used: {error}") from None
-    return path
+    return path, config.locale
 
 
 def render_icon(target: Path, size: int = 256) -> Path:
@@ -87,8 +88,8 @@ def render_icon(target: Path, size: int = 256) -> Path:
     return target
 
 
-def run_pyinstaller(store: str, icon: Path) -> Path:
-    env = {**os.environ, "POS_BUNDLE_NAME": store, "POS_BUNDLE_ICON": str(icon)}
+def run_pyinstaller(store: str, icon: Path, locale: str | None) -> Path:
+    env = {**os.environ, "POS_BUNDLE_NAME": store, "POS_BUNDLE_ICON": str(icon), "POS_BUNDLE_LOCALE": locale or ""}
     command = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
                "--distpath", str(DIST), "--workpath", str(ROOT / "build" / "pyinstaller"),
                str(PACKAGING / "pos_app.spec")]
@@ -166,9 +167,9 @@ def self_test(folder: Path) -> dict[str, object]:
 
 def build(store: str, *, check: bool) -> dict[str, object]:
     started = time.monotonic()
-    profile = check_profile(store)
+    profile, locale = check_profile(store)
     icon = render_icon(WORK / "pos-app.png")
-    folder = run_pyinstaller(store, icon)
+    folder = run_pyinstaller(store, icon, locale)
     shutil.copy(profile, folder / PROFILE_FILE)
     if (DIST / f"{store}.app").is_dir():  # macOS: next to the executables inside the .app too
         shutil.copy(profile, DIST / f"{store}.app" / "Contents" / "MacOS" / PROFILE_FILE)

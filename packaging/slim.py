@@ -12,6 +12,9 @@ Here:
 3. ``prune_unlinked``: libraries that nothing kept links to any more (Qml, Quick, Wayland,
    ...), found by walking the import tables of the Python extensions, the kept plugins
    and the interpreter library, with PyInstaller's own ``bindepend``.
+4. ``keep_babel_file``: of Babel's CLDR locale data (about 30 MB, 1,000 locales) only
+   ``root`` and the languages the app writes money in: ``BABEL_LANGUAGES`` and the store
+   profile's ``locale`` (each language with all its countries: ``fr`` keeps ``fr_CA``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ EXCLUDED_MODULES = [
     # development tools that are installed next to the app but never imported by it
     "pytest", "_pytest", "pytestqt", "hypothesis", "mypy", "ruff", "PyInstaller", "pip", "setuptools",
 ]
+
+BABEL_LANGUAGES = ("en", "es", "fr", "de")
+"""The languages whose money formats every bundle has (with CLDR's ``root``, what they
+inherit); a store profile's ``locale`` adds its own language."""
 
 # Qt plugin folders kept, and for some of them which files (name stems, without the
 # "lib"/"q" prefixes and the suffix). Everything else under plugins/ is left out.
@@ -94,6 +101,22 @@ def keep_qt_file(dest: str) -> bool:
         return False
     wanted = KEPT_PLUGINS[folder]
     return wanted is None or _stem(name) in wanted
+
+
+def babel_languages(profile_locale: str | None) -> frozenset[str]:
+    """``BABEL_LANGUAGES`` and the language of the store profile's ``locale`` (``ja_JP``: ``ja``)."""
+    extra = profile_locale.replace("-", "_").split("_")[0].lower() if profile_locale else None
+    return frozenset((*BABEL_LANGUAGES, *((extra,) if extra else ())))
+
+
+def keep_babel_file(dest: str, languages: frozenset[str]) -> bool:
+    """False for a file of Babel's locale data whose language is not in ``languages``
+    (``root`` always stays); True for everything else."""
+    parts = PurePath(dest).parts
+    if len(parts) < 3 or parts[-3:-1] != ("babel", "locale-data") or not parts[-1].endswith(".dat"):
+        return True
+    name = parts[-1].removesuffix(".dat")
+    return name == "root" or name.split("_")[0] in languages
 
 
 def prune_unlinked(binaries: list[tuple[str, str, str]], roots: list[str]) -> tuple[list, list[str]]:

@@ -2,10 +2,12 @@
 
 An installer is only as good as the bundle it ships: a Qt plugin, a data file or a hidden
 import left out shows only when the app runs. The self-test runs the real parts on
-throw-away state: the built-in sandbox over loopback HTTP, a temporary data folder (a
-store's journal, cart and staff are never touched, the keyring is never read), the
-sale screen offscreen (``QT_QPA_PLATFORM=offscreen``, set here), one sale through the
-terminal layer, and its receipt rendered by the receipt renderer and read back.
+throw-away state: money written and read back in the store's currency and locale and in
+each locale the bundle ships (Babel's data is cut to those), the built-in sandbox over
+loopback HTTP, a temporary data folder (a store's journal, cart and staff are never
+touched, the keyring is never read), the sale screen offscreen (``QT_QPA_PLATFORM=offscreen``,
+set here), one sale through the terminal layer, and its receipt rendered by the receipt
+renderer and read back.
 
 It prints one line per step as it happens (``self-test: <step> (<seconds> s) <detail>``)
 and then one JSON object; exit 0 when every step passed, 1 with the failed step and a
@@ -24,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 SANDBOX_S_DELAY = (0.2, 0.4)  # the type S terminal answers in well under a second
+MONEY_SAMPLES = (("USD", "en_US"), ("CAD", "fr_CA"), ("EUR", "de_DE"), ("EUR", "es_ES"), ("EUR", "fr_FR"))
+"""A currency and locale of each language every bundle ships (packaging/slim.py)."""
+SAMPLE_CENTS = 123450
 DEADLINE_S = 90.0
 
 
@@ -72,8 +77,9 @@ def check_pdf(pdf: bytes) -> int:
     return pages
 
 
-def check_profile(report: Report) -> None:
-    """The store profile this installation would start with, checked as the app loads it."""
+def check_profile(report: Report) -> tuple[str, str | None]:
+    """The store profile this installation would start with, checked as the app loads it;
+    its currency and locale (USD and the OS's without a profile)."""
     from pos_app.config import check_store_profile
     from pos_app.profile import ConfigError, baked_profile
 
@@ -82,12 +88,36 @@ def check_profile(report: Report) -> None:
         path = baked_profile(os.environ)
         if path is None:
             report.passed("profile", "no store profile in this installation (running from source)")
-            return
+            return "USD", None
         config = check_store_profile(path)
     except ConfigError as error:
         raise SelfTestFailed(f"the store profile cannot be used: {error}") from None
     report.facts["profile"] = {"file": str(path), "store_id": config.store_id, "mode": config.mode.value}
     report.passed("profile", f"{path.name}: store {config.store_id} ({config.mode.value})")
+    return config.currency, config.locale
+
+
+def check_money(report: Report, store: tuple[str, str | None]) -> None:
+    """An amount written and read back (the written text and the field's prefill) in the
+    store's currency and locale, and in ``MONEY_SAMPLES``: Babel and its locale data work
+    in this installation."""
+    from pos_app.money import money_format
+
+    report.begin("money")
+    written: dict[str, str] = {}
+    for currency, locale in (store, *MONEY_SAMPLES):
+        try:
+            money = money_format(currency, locale)
+            text = money(SAMPLE_CENTS)
+            read = (money.parse(text), money.parse(money.field(SAMPLE_CENTS)))
+        except ValueError as error:
+            raise SelfTestFailed(f"money in {currency} for {locale or 'the OS locale'} cannot be written: "
+                                 f"{error}") from None
+        if read != (SAMPLE_CENTS, SAMPLE_CENTS):
+            raise SelfTestFailed(f"{text!r} ({currency}, {money.locale}) reads back as {read}, not {SAMPLE_CENTS}")
+        written[f"{currency} {money.locale}"] = text
+    report.facts["money"] = written
+    report.passed("money", "; ".join(written.values()))
 
 
 def run_self_test() -> int:
@@ -95,7 +125,7 @@ def run_self_test() -> int:
     os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before Qt loads: no display needed, none used
     report = Report()
     try:
-        check_profile(report)
+        check_money(report, check_profile(report))
         with tempfile.TemporaryDirectory(prefix="pos-app-self-test-") as directory:
             _run_on(Path(directory), report)
     except SelfTestFailed as error:

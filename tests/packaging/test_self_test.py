@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-STEPS = ("profile", "sandbox", "qt", "station", "sale screen shown", "scan", "sale", "receipt", "closed")
+STEPS = ("profile", "money", "sandbox", "qt", "station", "sale screen shown", "scan", "sale", "receipt", "closed")
 
 
 def self_test(env_extra: dict[str, str], tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
@@ -30,6 +30,7 @@ def test_the_self_test_sells_prints_and_leaves_the_store_data_alone(tmp_path):
     assert summary["outcome"] == "ok" and list(summary["steps"]) == list(STEPS)
     assert summary["bundled"] is False
     assert summary["receipt"]["pages"] == 1 and summary["receipt"]["total"].startswith("$")
+    assert summary["money"]["USD en_US"] == "$1,234.50" and summary["money"]["EUR de_DE"] == "1.234,50\u00a0€"
     assert summary["sale"]["amount"] > 0 and summary["sale"]["attempt_id"]
     lines = done.stdout.splitlines()
     assert any(line.startswith("self-test: sale screen shown (") for line in lines)  # as it happens
