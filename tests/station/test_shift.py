@@ -126,7 +126,7 @@ async def test_a_sale_the_journal_does_not_know_is_a_difference(sandbox, tmp_pat
     assert not check.clean and [line.attempt_id for line in check.lines] == [ours.attempt_id]
     [difference] = check.differences
     assert difference.kind is DifferenceKind.SERVICE_ONLY and difference.amount == 4321
-    sentence = difference.sentence(lambda cents: f"${cents / 100:.2f}")
+    sentence = difference.sentence(station.money)
     assert "$43.21" in sentence and "does not have" in sentence
 
 
