@@ -74,6 +74,7 @@ _SEPARATORS = ".," + _APOSTROPHES + _SPACES
 """What separates digits in some locale: typed where the store's locale does not use it,
 the text is refused as written otherwise, not as no number at all."""
 _MINUS = "-−–"
+_WRITTEN_OTHERWISE = "this store writes amounts otherwise"
 _CODE = re.compile(r"[A-Z]{3}")
 _OS_VARIABLES = ("LC_ALL", "LC_MONETARY", "LANG")
 """Where POSIX looks for the monetary locale, the first set one deciding."""
@@ -210,13 +211,12 @@ class MoneyFormat:
             number = re.sub(f"[{_APOSTROPHES}]", group, number)
         if not any(c in _DIGITS for c in number) or any(c not in _DIGITS + _SEPARATORS + group for c in number):
             raise self._refused(AmountProblem.NOT_A_NUMBER, shown)
-        otherwise = self._refused(AmountProblem.SEPARATORS, shown, "this store writes amounts otherwise")
         if any(c not in _DIGITS + group + decimal for c in number):  # "12.50" where a comma separates
-            raise otherwise
+            raise self._refused(AmountProblem.SEPARATORS, shown, _WRITTEN_OTHERWISE)
         try:
             value = parse_decimal(number, locale=self.locale, strict=True)
         except NumberFormatError:
-            raise otherwise from None
+            raise self._refused(AmountProblem.SEPARATORS, shown, _WRITTEN_OTHERWISE) from None
         exponent = value.as_tuple().exponent
         assert isinstance(exponent, int)  # a finite number: only digits and separators were let through
         if -exponent > self.digits:
