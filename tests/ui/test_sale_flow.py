@@ -209,6 +209,28 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     qtbot.keyClick(tabs, Qt.Key.Key_Escape)
 
 
+def test_a_german_store_shows_the_cashier_and_the_customer_euros(qtbot, run, open_app, ui_config):
+    """Row 6: the sale screen, the cart and the surcharge notice the customer reads write
+    the total in the store's currency and locale (1.234,50 €), not the OS's."""
+    from dataclasses import replace
+
+    from pos_app.ui.qt import QLabel
+
+    app = open_app(replace(ui_config, currency="EUR", locale="de_DE"), "S")
+    window = app.window
+    sign_in(qtbot, window)
+    for code in two_codes(run, app):
+        scan(qtbot, window, code)
+    total = app.counter.totals().total
+    german = f"{total // 100:,}".replace(",", ".") + f",{total % 100:02d}\u00a0€"
+    assert window.sale.total.text() == german and window.sale.cart_model.cells(app.counter.cart.lines[0])[2][-1] == "€"
+    qtbot.keyClick(window, Qt.Key.Key_F12)
+    ack = modal(qtbot, AcknowledgmentDialog)
+    assert ack.findChild(QLabel, "dialogHeading").text() == f"Total {german} by card"
+    qtbot.keyClick(ack, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+
+
 def test_a_yen_store_captures_the_yen_typed(qtbot, run, open_app, ui_config, sandbox):
     """Row 6: in a JPY store (no minor digits) the capture is prefilled "1200" for ¥1,200
     and "500" captures 500 (never ¥50,000); "500.5" is refused with the store's example."""
