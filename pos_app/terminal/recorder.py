@@ -18,7 +18,7 @@ from typing import Any
 from pos_app.api.models import CloseBatchResult, TerminalResult
 from pos_app.journal import Attempt, InvalidResolution, InvalidTransition, JournalError, Operation, Outcome
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS
+from pos_app.journal.models import AMOUNT_MISMATCH, LATE_ANSWER, ORDER_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.evidence import Evidence
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
@@ -40,6 +40,8 @@ class OutcomeRecorder:
 
     async def finish_evidence(self, attempt: Attempt, evidence: Evidence, *, cause: str = "") -> OperationResult:
         note = evidence.note if not cause else f"{evidence.note} (after: {cause})"
+        if evidence.over_approved:  # charged more than asked: on the manager's list before the outcome
+            await self._reader.note(attempt.id, AMOUNT_MISMATCH, {"note": evidence.note, **evidence.details})
         return await self.finish(attempt, evidence.outcome or Outcome.UNKNOWN, {**evidence.details, "message": note})
 
     async def finish(
@@ -50,7 +52,7 @@ class OutcomeRecorder:
         result = OperationResult(
             outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
             attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
-            refusal=refusal, **details,
+            refusal=refusal, order_key=attempt.order_key, **details,
         )
         journaled = {**result.details(), **({"message": message} if message else {})}
         try:

@@ -230,9 +230,10 @@ def import_modules(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> No
 
 
 async def start_up(station: Station, counter: Counter) -> None:
-    """Settle what a crash left in flight, then refresh the catalog (the old copy serves
-    meanwhile)."""
+    """Count what the restored cart's order was charged, settle what a crash left in
+    flight, then refresh the catalog (the old copy serves meanwhile)."""
     try:
+        await counter.restore_order()
         await station.recover()
     except Exception:  # noqa: BLE001 - recovery is retried by the next money-moving command
         log.exception("start-up recovery failed")
