@@ -82,6 +82,7 @@ class SaleScreen(QWidget):
         self.due.setObjectName("stillDue")
         self.due.setAccessibleName("Still due")
         self.due_caption = QLabel("Still due")
+        self.due_caption.setObjectName("stillDueCaption")
         self.charged_caption = QLabel("Charged by card")
         self.pay_button = QPushButton("Pay by card  (F12)")
         self.pay_button.setObjectName("payButton")
