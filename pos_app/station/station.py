@@ -3,7 +3,8 @@
 It owns the one ``PaymentsClient`` (the cashier's identity changes per sign-in without
 rebuilding it), the journal on its own thread (``AsyncJournal``), the terminal service
 with the station's shared poll budget, start-up recovery and the event stream that every
-window follows. It is the one way money moves: sale, pre-auth, capture, void, refund,
+window follows (in the app, an outcome the disk refuses is kept and written again:
+``OutcomeRecorder``). It is the one way money moves: sale, pre-auth, capture, void, refund,
 check again, a manager's decision and close batch are its methods (the cashier's counter,
 the back office and ``pos-app terminal`` call them, never the terminal service), and each
 publishes exactly one ``OperationEnded``. A sale runs as one task: ``stop_waiting``
@@ -30,7 +31,14 @@ from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.receipts import format_money
 from pos_app.receipts.tables import render_tables, save_pdf
-from pos_app.station.events import AttemptsSettled, EventBus, LateConflict, OperationEnded, PaymentProgress
+from pos_app.station.events import (
+    AttemptsSettled,
+    EventBus,
+    LateConflict,
+    OperationEnded,
+    PaymentProgress,
+    SaveTrouble,
+)
 from pos_app.station.report import day_report
 from pos_app.station.shift import (
     ShiftCheck,
@@ -63,10 +71,12 @@ class Station:
         self.client = client
         self.journal = journal
         self.training = training
+        self.budget = budget
         self.events = events or EventBus()
         self.service = TerminalService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
-            scheduler=PollScheduler(client.poll_message, shared=budget),
+            scheduler=PollScheduler(client.poll_message, shared=budget), save_later=journal.threaded,
+            on_saved=self._saved_late,
         )
         self._payment: asyncio.Task[OperationResult] | None = None
 
@@ -102,6 +112,7 @@ class Station:
             self._payment.cancel()
             await asyncio.gather(self._payment, return_exceptions=True)
         try:
+            await self.service.aclose()
             await self.client.aclose()
         finally:
             await self.journal.close()
@@ -287,7 +298,15 @@ class Station:
     def _progress(self, progress: Progress) -> None:
         self.events.publish(PaymentProgress(progress))
 
+    def _saved_late(self, result: OperationResult) -> None:
+        self.events.publish(SaveTrouble("outcome", f"The {result.operation} {result.attempt_id} ({result.outcome}) "
+                                                   "is saved on this computer now.", saved=True))
+
     async def _published(self, result: OperationResult) -> OperationResult:
+        if not result.saved:
+            self.events.publish(SaveTrouble("outcome", (
+                f"The {result.operation} is {result.outcome}, but this computer could not save it yet (disk full or "
+                "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")))
         self.events.publish(OperationEnded(result))
         if result.attempt_id:
             try:

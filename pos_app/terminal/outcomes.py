@@ -132,6 +132,9 @@ class OperationResult:
     """The attempt that caused the refusal (``TERMINAL_HAS_UNKNOWN``, ``ORDER_UNRESOLVED``...)."""
     recovered: tuple[OperationResult, ...] = field(default=())
     """Attempts that blocked this operation and were settled first, without resending."""
+    saved: bool = True
+    """False: the service's answer is known but the journal could not take it yet; the app
+    keeps it in memory and writes it again until it is saved (see ``OutcomeRecorder``)."""
 
     @property
     def charged(self) -> int | None:
@@ -149,7 +152,7 @@ class OperationResult:
         approval under ``error`` (an approval's remark under ``note``)."""
         data: dict[str, Any] = {}
         for key, value in asdict(self).items():
-            if key in ("message", "recovered"):
+            if key in ("message", "recovered") or (key == "saved" and value):
                 continue
             data[key] = str(value) if isinstance(value, (Outcome, Operation, Refusal)) else value
         if self.message:

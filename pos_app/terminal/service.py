@@ -59,7 +59,7 @@ from pos_app.terminal.evidence import (
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.reader import AttemptReader
-from pos_app.terminal.recorder import OutcomeRecorder, answer_record
+from pos_app.terminal.recorder import OutcomeRecorder, Saved, answer_record
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ class TerminalService:
         scheduler: PollScheduler | None = None,
         brief_wait: float = BRIEF_WAIT,
         follow_up_settle: float = FOLLOW_UP_SETTLE,
+        save_later: bool = False,
+        on_saved: Saved | None = None,
     ) -> None:
         self.client = client
         self.journal = journal if isinstance(journal, AsyncJournal) else AsyncJournal(journal)
@@ -98,8 +100,13 @@ class TerminalService:
         self.brief_wait = brief_wait
         self.reader = AttemptReader(client, self.journal, self.scheduler, wait_limit=wait_limit,
                                     follow_up_settle=follow_up_settle, report=self._progress)
-        self.outcomes = OutcomeRecorder(self.journal, self.reader, report=self._progress)
+        self.outcomes = OutcomeRecorder(self.journal, self.reader, report=self._progress, save_later=save_later,
+                                        on_saved=on_saved)
         self._active: set[str] = set()  # attempts this service is working on right now
+
+    async def aclose(self) -> None:
+        """Before the journal closes: stop writing kept outcomes again (see ``OutcomeRecorder``)."""
+        await self.outcomes.aclose()
 
     # ------------------------------------------------------------ operations
 

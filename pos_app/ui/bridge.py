@@ -3,7 +3,9 @@
 Station events are published on the event loop's thread, which under qasync is the Qt
 thread; each becomes a signal, so any number of widgets can follow the station with
 ordinary signal connections (and stop following when they are deleted). Windows react to
-their own order only through ``order_paid`` (the counter decides whose outcome it is).
+their own order only through ``order_paid`` (the counter decides whose outcome it is); a
+money-moving call's own result comes back to the window that made it, so the outcome
+events themselves are the counter's, not a signal.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from pos_app.station.events import (
     CatalogSyncFailed,
     EventBus,
     LateConflict,
-    OperationEnded,
     OrderPaid,
     PaymentProgress,
     SaveTrouble,
@@ -26,7 +27,6 @@ from pos_app.ui.qt import QObject, Signal
 
 class StationBridge(QObject):
     progress = Signal(object)  # terminal.Progress
-    operation_ended = Signal(object)  # OperationResult
     conflict = Signal(object)  # journal Attempt
     recovered = Signal(object)  # tuple[OperationResult, ...]
     catalog_synced = Signal(object)  # catalog.SyncResult
@@ -43,8 +43,6 @@ class StationBridge(QObject):
         match event:
             case PaymentProgress(progress=progress):
                 self.progress.emit(progress)
-            case OperationEnded(result=result):
-                self.operation_ended.emit(result)
             case LateConflict(attempt=attempt):
                 self.conflict.emit(attempt)
             case AttemptsSettled(results=results):

@@ -123,7 +123,11 @@ class PaymentDialog(QDialog):
         self.heading.setProperty("outcome", str(result.outcome) if result.refusal is None else "refused")
         self.heading.style().unpolish(self.heading)
         self.heading.style().polish(self.heading)
-        self.phase.setText(explain(result, self._money))
+        said = explain(result, self._money)
+        if not result.saved:
+            said += (" This computer could not save it yet (disk full or not writable): it is kept and saved as soon "
+                     "as the disk allows.")
+        self.phase.setText(said)
         self.detail.setText(" · ".join(part for part in (
             result.message, f"attempt {result.attempt_id}" if result.attempt_id else "",
             f"payment {result.payment_id}" if result.payment_id else "") if part))

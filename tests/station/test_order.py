@@ -205,3 +205,27 @@ async def test_row12_a_close_by_serial_ends_the_terminals_shift(sandbox, config)
         unknown = await station.shift_end("P3A-0000-9999", by="mgr", by_serial=True)
         assert unknown.report.close.result.refusal is Refusal.INVALID_INPUT
         assert not any(a.request.get("serial") == "P3A-0000-9999" for a in await station.journal.attempts())
+
+
+async def test_a_cart_restored_after_its_order_was_paid_becomes_a_new_sale(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            cart = await cart_of(counter)
+            total = counter.totals().total
+        finally:
+            await counter.aclose()  # the cart is on disk; the app stops here...
+        paid = await station.sale(total, order_key=cart.order_key)  # ...after its payment went through
+        assert paid.outcome is Outcome.APPROVED
+
+        restored = await counter_for(station)  # the next start: the same cart comes back
+        announced = []
+        station.events.subscribe(lambda e: announced.append(e.paid) if isinstance(e, OrderPaid) else None)
+        try:
+            assert restored.cart.order_key == cart.order_key
+            await restored.restore_order()
+            assert restored.cart.is_empty and restored.cart.order_key != cart.order_key
+            assert restored.last_paid is not None and restored.last_paid.restored
+            assert restored.last_paid.result.attempt_id == paid.attempt_id and announced == [restored.last_paid]
+        finally:
+            await restored.aclose()
