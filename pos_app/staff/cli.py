@@ -6,7 +6,9 @@ or PIN, an unknown name, a data dir or staff file that cannot be used). No trace
 any of those. A PIN is read from stdin (``--pin-from-stdin``: the first line; from a
 terminal, without echo), never from the command line, where other users and the shell
 history would see it. ``staff audit --csv FILE`` writes the audit trail as CSV (``-`` for
-stdout, then without the JSON line).
+stdout, then without the JSON line). The staff file is the station's (``<data dir>``,
+``POS_DATA_DIR``); ``pos-app staff --training list|audit|…`` works on training mode's
+(``<data dir>/training``), whose demo staff are the only ones it starts with (``add`` is refused).
 """
 
 from __future__ import annotations
@@ -24,10 +26,16 @@ from pos_app.staff.store import Role, Staff, staff_path
 
 EXIT_OK = 0
 EXIT_INVALID = 1
+TRAINING_ADD_REFUSED = ("training mode signs in with its demo staff only (PIN 1111 Demo Cashier, 9999 Demo "
+                        "Manager; it refuses to start with others in its staff file): add staff to a store's "
+                        "station, without --training")
 
 
 def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     staff = commands.add_parser("staff", help="add, list and remove staff (JSON on stdout)")
+    staff.add_argument("--training", action="store_true",
+                       help="training mode's staff file (`make run`, `pos-app --sandbox`): <data dir>/training; "
+                            "its demo staff only (add is refused)")
     ops = staff.add_subparsers(dest="staff_command", metavar="COMMAND", required=True)
     add = ops.add_parser("add", help="add a staff member; the PIN is read from stdin")
     add.add_argument("name")
@@ -65,10 +73,12 @@ def read_pin() -> str:
 
 
 def run_staff_command(args: argparse.Namespace) -> int:
-    from pos_app.profile import data_dir
+    from pos_app.profile import data_dir, training_data_dir
 
     try:
-        payload = _dispatch(args, data_dir())
+        if args.training and args.staff_command == "add":
+            raise StaffError(TRAINING_ADD_REFUSED)
+        payload = _dispatch(args, training_data_dir() if args.training else data_dir())
         code = EXIT_OK
     except _Written:
         return EXIT_OK

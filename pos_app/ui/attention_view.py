@@ -106,7 +106,7 @@ class AttentionPanel(QWidget):
         for button in (self.wait_button, self.check_button):
             button.setEnabled(False)
         try:
-            result = await self.office.counter.check_again(item.attempt.id, wait_limit=wait_limit)
+            result = await self.office.station.check_again(item.attempt.id, wait_limit=wait_limit)
         finally:
             self._selected()
         await self._said(result)
@@ -129,4 +129,4 @@ class AttentionPanel(QWidget):
     async def _said(self, result: OperationResult) -> None:
         if result.outcome is not Outcome.UNKNOWN:
             self.changed.emit()
-        self.refresh(f"{headline(result)}: {explain(result)}")
+        self.refresh(f"{headline(result)}: {explain(result, self.money)}")

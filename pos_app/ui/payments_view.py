@@ -305,7 +305,7 @@ class PaymentsPanel(QWidget):
     async def _done(self, result: OperationResult | None, extra: str = "") -> None:
         if result is None:
             return
-        said = f"{headline(result)}: {explain(result)} {extra}".strip()
+        said = f"{headline(result)}: {explain(result, self.money)} {extra}".strip()
         if result.outcome is Outcome.APPROVED:
             self.changed.emit()
         self.refresh(said)

@@ -99,7 +99,7 @@ class PreauthsDialog(QDialog):
             result = await self.counter.capture(preauth, cents)
         finally:
             self.capture_button.setEnabled(True)
-        said = f"{headline(result)}: {explain(result)}"
+        said = f"{headline(result)}: {explain(result, self.money)}"
         self.message.setText(said)
         if result.outcome is Outcome.APPROVED:
             self.load(said)

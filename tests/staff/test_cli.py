@@ -107,3 +107,28 @@ def test_the_audit_trail_as_json_and_as_a_csv_file(tmp_path):
     assert rows[1][2:] == ["Ann", "void", "void of $12.50 (t-9): approved", "wrong item rung up"]
     code, payload = run_staff(data, "audit", "--csv", str(tmp_path / "missing" / "audit.csv"))
     assert code == 1 and "cannot write the audit CSV" in payload["error"]
+
+
+def test_training_staff_live_in_the_training_folder_that_make_run_uses(tmp_path):
+    """Issue 16, item 14: ``make run`` (``pos-app --sandbox``) keeps its staff in
+    ``<data dir>/training``; ``pos-app staff --training`` reaches them, plain ``pos-app staff``
+    the station's, and adding staff to training (which starts with demo staff only) is refused."""
+    from pos_app.profile import training_data_dir
+
+    data = tmp_path / "data"
+    assert training_data_dir({"POS_DATA_DIR": str(data)}) == data / "training"  # the app's (tests/ui: training)
+    with Staff.open(data / "training" / "staff.sqlite3") as staff:
+        staff.ensure_demo_staff()  # what the training app does at its start
+    code, payload = run_staff(data, "--training", "list")
+    assert (code, payload["file"]) == (0, str(data / "training" / "staff.sqlite3"))
+    assert payload["staff"] == [{"name": "Demo Cashier", "role": "cashier"},
+                                {"name": "Demo Manager", "role": "manager"}]
+    code, payload = run_staff(data, "list")
+    assert (code, payload["file"], payload["staff"]) == (0, str(data / "staff.sqlite3"), [])
+    code, payload = run_staff(data, "--training", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin",
+                              stdin="2468\n")
+    assert (code, payload["outcome"]) == (1, "invalid")
+    assert payload["error"].startswith("training mode signs in with its demo staff only (PIN 1111 Demo Cashier")
+    with Staff.open(data / "training" / "staff.sqlite3") as staff:
+        assert [m.name for m in staff.list()] == ["Demo Cashier", "Demo Manager"]
+        staff.ensure_demo_staff()  # training still starts
