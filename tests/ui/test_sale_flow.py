@@ -188,9 +188,10 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     qtbot.keyClick(tabs, Qt.Key.Key_Escape)
 
 
-def test_a_german_store_shows_the_cashier_and_the_customer_euros(qtbot, run, open_app, ui_config):
-    """Row 6: the sale screen, the cart and the surcharge notice the customer reads write
-    the total in the store's currency and locale (1.234,50 €), not the OS's."""
+def test_a_german_store_shows_the_cashier_and_the_customer_euros(qtbot, run, open_app, ui_config, sandbox):
+    """Row 6: the sale screen, the cart, the surcharge notice the customer reads and a
+    partial approval's sentence write the total in the store's currency and locale
+    (1.234,50 €), not the OS's."""
     from dataclasses import replace
 
     from pos_app.ui.qt import QLabel
@@ -203,11 +204,18 @@ def test_a_german_store_shows_the_cashier_and_the_customer_euros(qtbot, run, ope
     total = app.counter.totals().total
     german = f"{total // 100:,}".replace(",", ".") + f",{total % 100:02d}\u00a0€"
     assert window.sale.total.text() == german and window.sale.cart_model.cells(app.counter.cart.lines[0])[2][-1] == "€"
+    sandbox.set_faults(approve_at_most=100)
     qtbot.keyClick(window, Qt.Key.Key_F12)
     ack = modal(qtbot, AcknowledgmentDialog)
     assert ack.findChild(QLabel, "dialogHeading").text() == f"Total {german} by card"
-    qtbot.keyClick(ack, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    qtbot.keyClick(ack, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    assert dialog.result.outcome is Outcome.PARTIALLY_APPROVED
+    assert dialog.phase.text().startswith(f"Only 1,00\u00a0€ of {german} was charged")
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.payment is None)
+    assert window.sale.charged.text() == "1,00\u00a0€"
 
 
 def test_a_yen_store_captures_the_yen_typed(qtbot, run, open_app, ui_config, sandbox):
