@@ -1,4 +1,5 @@
-"""``pos-app staff …``: add, list and remove the station's staff, and read the audit trail (no Qt).
+"""``pos-app staff …``: add, list and remove the station's staff, lift the sign-in lock, and read
+the audit trail (no Qt).
 
 Prints ONE JSON object on stdout: ``{"outcome": "ok", ...}`` and exit 0, or
 ``{"outcome": "invalid", "error": "..."}`` and exit 1 (a bad PIN or name, a duplicate name
@@ -6,7 +7,8 @@ or PIN, an unknown name, a data dir or staff file that cannot be used). No trace
 any of those. A PIN is read from stdin (``--pin-from-stdin``: the first line; from a
 terminal, without echo), never from the command line, where other users and the shell
 history would see it. ``staff audit --csv FILE`` writes the audit trail as CSV (``-`` for
-stdout, then without the JSON line).
+stdout, then without the JSON line). ``staff unlock`` lifts the sign-in lock (and clears
+the count of wrong PINs), audited under the OS user who ran it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: i
     add.set_defaults(handler=run_staff_command)
     listing = ops.add_parser("list", help="list staff members and whether sign-in is locked")
     listing.set_defaults(handler=run_staff_command)
+    unlock = ops.add_parser("unlock", help="lift the sign-in lock set by wrong PINs (audited under your OS user)")
+    unlock.set_defaults(handler=run_staff_command)
     remove = ops.add_parser("remove", help="remove a staff member")
     remove.add_argument("name")
     remove.set_defaults(handler=run_staff_command)
@@ -91,9 +95,13 @@ def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
         if args.staff_command == "remove":
             member = staff.remove(args.name, by=by)
             return {"outcome": "ok", "removed": member.to_json(), "file": str(staff.path)}
-        until = staff.locked_until()
+        if args.staff_command == "unlock":
+            was = staff.unlock(by=by)
+            return {"outcome": "ok", "unlocked": was.until is not None, "was": was.to_json(), "by": by,
+                    "file": str(staff.path)}
+        state = staff.lock_state()
         return {"outcome": "ok", "staff": [m.to_json() for m in staff.list()], "file": str(staff.path),
-                "locked_until": until.isoformat() if until else None}
+                "locked_until": state.until.isoformat() if state.until else None, "wrong_pins": state.wrong}
 
 
 def _audit(staff: Staff, args: argparse.Namespace) -> dict[str, Any]:
