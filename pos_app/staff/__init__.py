@@ -20,18 +20,17 @@ from pos_app.staff.errors import (
     UnknownMember,
     WrongPin,
 )
+from pos_app.staff.file import STAFF_FILE_NAME, staff_path
 from pos_app.staff.lockout import CLOSED_AT, LOCKOUT, LOCKOUT_CAP, MAX_WRONG_PINS, WINDOW, LockLevel, LockState
 from pos_app.staff.pins import DEFAULT_PARAMS, PIN_MAX_DIGITS, PIN_MIN_DIGITS, ScryptParams, check_pin
 from pos_app.staff.store import (
     DEMO_CASHIER_PIN,
     DEMO_MANAGER_PIN,
     DEMO_STAFF,
-    STAFF_FILE_NAME,
     PinMatch,
     Role,
     Staff,
     StaffMember,
-    staff_path,
 )
 
 __all__ = [

@@ -22,7 +22,8 @@ from typing import Any
 
 from pos_app.staff.audit import audit_csv
 from pos_app.staff.errors import StaffError
-from pos_app.staff.store import Role, Staff, staff_path
+from pos_app.staff.file import staff_path
+from pos_app.staff.store import Role, Staff
 
 EXIT_OK = 0
 EXIT_INVALID = 1

@@ -1,8 +1,8 @@
 """``Staff``: the station's staff, their PINs and roles, the sign-in lockout and an audit trail.
 
-Everything lives in one SQLite file, ``<data dir>/staff.sqlite3`` (WAL; schema version in
-``PRAGMA user_version``; created readable by its owner only). Only slow salted hashes of
-PINs are stored (``pins``). Sign-in is by PIN alone, so two members never share a PIN.
+Everything lives in one SQLite file, ``<data dir>/staff.sqlite3`` (its schema, migrations
+and opening are ``file``'s). Only slow salted hashes of PINs are stored (``pins``).
+Sign-in is by PIN alone, so two members never share a PIN.
 
 Costs, with the default hash parameters (about 0.12 s per PIN hash, see ``pins``), for a
 staff of N members:
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import builtins
 import hmac
-import os
 import sqlite3
 import threading
 import unicodedata
@@ -47,8 +46,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from pos_app import sqlite_file
-from pos_app.sqlite_file import FileKind
 from pos_app.staff.audit import AuditAction, AuditEntry
 from pos_app.staff.errors import (
     DuplicateName,
@@ -58,61 +55,14 @@ from pos_app.staff.errors import (
     NotAManager,
     StaffError,
     StaffFileError,
-    StaffTooNew,
     UnknownMember,
     WrongPin,
 )
+from pos_app.staff.file import DEFAULT_BUSY_TIMEOUT, connect, file_error
 from pos_app.staff.lockout import WINDOW, LockLevel, LockState, in_window
 from pos_app.staff.pins import DEFAULT_PARAMS, ScryptParams, check_pin, hash_pin, needs_rehash, verify_pin
 
-STAFF_FILE_NAME: Final = "staff.sqlite3"
 NAME_MAX: Final = 64
-DEFAULT_BUSY_TIMEOUT: Final = 5.0
-
-APPLICATION_ID: Final = 0x504F5353  # "POSS" in the SQLite header: this file is a pos-app staff file
-
-V1: tuple[str, ...] = (
-    f"PRAGMA application_id = {APPLICATION_ID}",
-    """CREATE TABLE members (
-        name_key TEXT PRIMARY KEY,
-        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
-        role TEXT NOT NULL CHECK (role IN ('cashier', 'manager')),
-        pin_hash TEXT NOT NULL,
-        added_at TEXT NOT NULL
-    )""",
-    """CREATE TABLE sign_in_state (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        wrong_pins INTEGER NOT NULL CHECK (wrong_pins >= 0),
-        locked_until TEXT
-    )""",
-    "INSERT INTO sign_in_state (id, wrong_pins, locked_until) VALUES (1, 0, NULL)",
-    """CREATE TABLE audit (
-        seq INTEGER PRIMARY KEY,
-        at TEXT NOT NULL,
-        actor TEXT NOT NULL,
-        action TEXT NOT NULL,
-        detail TEXT NOT NULL
-    )""",
-    """CREATE TRIGGER audit_append_only_u BEFORE UPDATE ON audit
-        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
-    """CREATE TRIGGER audit_append_only_d BEFORE DELETE ON audit
-        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
-)
-V2: tuple[str, ...] = ("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''",)
-"""Version 2: the audit says why (``reason``), apart from what (``action``, ``detail``)."""
-
-V3: tuple[str, ...] = (
-    "CREATE TABLE wrong_pins (seq INTEGER PRIMARY KEY, at TEXT NOT NULL)",
-    "ALTER TABLE sign_in_state DROP COLUMN wrong_pins",
-)
-"""Version 3: wrong PINs count over a rolling window, so each one's time is kept
-(``wrong_pins``) instead of a count in a row; a count left by version 2 (at most 4) is
-dropped, a lock it set is kept."""
-
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3)
-"""``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``; never edited once released."""
-CURRENT_VERSION: Final = len(MIGRATIONS)
-
 
 class Role(StrEnum):
     CASHIER = "cashier"
@@ -141,11 +91,6 @@ DEMO_STAFF: Final[tuple[tuple[str, Role, str], ...]] = (
 """Training mode's staff: (name, role, PIN). The PINs are public: never in a store's real staff file."""
 
 SYSTEM_ACTOR: Final = "system"
-
-
-def staff_path(data_dir: str | Path) -> Path:
-    """``<data dir>/staff.sqlite3``."""
-    return Path(data_dir) / STAFF_FILE_NAME
 
 
 def check_name(name: object) -> str:
@@ -232,7 +177,7 @@ class Staff:
         except OSError as error:
             raise StaffFileError(f"cannot create the folder {path.parent} for the staff file: "
                                  f"{error.strerror or error}") from None
-        conn = _connect(path, busy_timeout)
+        conn = connect(path, busy_timeout)
         return cls(conn, path, params, clock or _utc_now)
 
     @property
@@ -460,7 +405,7 @@ class Staff:
             try:
                 rows = conn.execute(query, params).fetchall()
             except sqlite3.Error as error:
-                raise _file_error(error, self._path, "reading the audit") from None
+                raise file_error(error, self._path, "reading the audit") from None
         return [AuditEntry(seq, _parse_time(at), actor, action, detail, reason)
                 for seq, at, actor, action, detail, reason in rows]
 
@@ -481,7 +426,7 @@ class Staff:
         try:
             rows = conn.execute("SELECT name, role, pin_hash FROM members ORDER BY rowid").fetchall()
         except sqlite3.Error as error:
-            raise _file_error(error, self._path, "reading the staff") from None
+            raise file_error(error, self._path, "reading the staff") from None
         return [_Row(name, Role(role), pin_hash) for name, role, pin_hash in rows]
 
     def _lock_state(self, conn: sqlite3.Connection, now: datetime) -> LockState:
@@ -489,7 +434,7 @@ class Staff:
             row = conn.execute("SELECT locked_until FROM sign_in_state WHERE id = 1").fetchone()
             times = [_parse_time(at) for (at,) in conn.execute("SELECT at FROM wrong_pins")]
         except sqlite3.Error as error:
-            raise _file_error(error, self._path, "reading the sign-in state") from None
+            raise file_error(error, self._path, "reading the sign-in state") from None
         if row is None:
             raise StaffFileError(f"staff file {self._path} is damaged: its sign-in state is missing")
         until = _parse_time(row[0]) if row[0] else None
@@ -528,7 +473,7 @@ class Staff:
         except sqlite3.Error as error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise _file_error(error, self._path, action) from None
+            raise file_error(error, self._path, action) from None
 
 
 def _minutes(length: timedelta) -> str:
@@ -541,45 +486,3 @@ def _role(role: Role | str) -> Role:
         return Role(role.lower() if isinstance(role, str) else role)
     except ValueError:
         raise ValueError(f"a role is {' or '.join(r.value for r in Role)}, not {role!r}") from None
-
-
-def _file_error(error: sqlite3.Error, path: Path, action: str) -> StaffFileError:
-    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
-        return StaffFileError(f"staff file {path} is busy (another program holds it) while {action}; try again")
-    if code in (8, 14):  # SQLITE_READONLY, SQLITE_CANTOPEN
-        return StaffFileError(f"staff file {path} cannot be written while {action}: {error}; "
-                              "check the data folder's permissions")
-    if code == 13:  # SQLITE_FULL
-        return StaffFileError(f"the disk is full: staff file {path} cannot be written while {action}")
-    if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return StaffFileError(f"staff file {path} is damaged or not a database ({error}); it was left as it is")
-    return StaffFileError(f"staff file {path}: {error} while {action}")
-
-
-def _create_private(path: Path) -> None:
-    """Create an empty file readable by its owner only (SQLite gives its WAL files the same mode)."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
-    except OSError as error:
-        raise StaffFileError(f"cannot create the staff file {path}: {error.strerror or error}") from None
-
-
-STAFF_FILE: Final = FileKind(
-    name="staff file",
-    application_id=APPLICATION_ID,
-    migrations=MIGRATIONS,
-    error=StaffFileError,
-    corrupt=StaffFileError,
-    too_new=StaffTooNew,
-    from_sqlite=_file_error,
-    advice="move it away to start a new staff list",
-    checks=("SELECT count(*) FROM members",),  # cheap damage check
-)
-
-
-def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    _create_private(path)  # an existing file is left as it is, and checked by connect
-    return sqlite_file.connect(STAFF_FILE, path, busy_timeout=busy_timeout, check_same_thread=False)

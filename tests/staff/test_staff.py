@@ -39,7 +39,7 @@ from pos_app.staff import (
     audit_csv,
 )
 from pos_app.staff.audit import AuditAction
-from pos_app.staff.store import V1, V2
+from pos_app.staff.file import V1, V2
 from tests.staff.conftest import FAST
 
 
