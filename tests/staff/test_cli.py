@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import getpass
 import json
 import os
 import subprocess
@@ -10,7 +11,8 @@ import sys
 
 import pytest
 
-from pos_app.staff import AuditAction, Role, Staff, StaffMember, WrongPin
+from pos_app.staff import CLOSED_AT, AuditAction, LockedOut, LockLevel, Role, Staff, StaffMember, WrongPin
+from tests.staff.conftest import FAST
 
 
 def run_staff(data_dir, *args: str, stdin: str | None = None) -> tuple[int, dict]:
@@ -32,7 +34,7 @@ def test_add_list_sign_in_remove_round_trip(tmp_path):
     assert code == 0, payload
     code, payload = run_staff(data, "list")
     assert code == 0
-    assert payload == {"outcome": "ok", "file": str(data / "staff.sqlite3"), "locked_until": None,
+    assert payload == {"outcome": "ok", "file": str(data / "staff.sqlite3"), "locked_until": None, "wrong_pins": 0,
                        "staff": [{"name": "Ann Lee", "role": "manager"}, {"name": "Bob", "role": "cashier"}]}
     with Staff.open(data / "staff.sqlite3") as staff:  # the app signs in with what the CLI stored
         assert staff.sign_in("1357") == StaffMember("Bob", Role.CASHIER)
@@ -132,3 +134,30 @@ def test_training_staff_live_in_the_training_folder_that_make_run_uses(tmp_path)
     with Staff.open(data / "training" / "staff.sqlite3") as staff:
         assert [m.name for m in staff.list()] == ["Demo Cashier", "Demo Manager"]
         staff.ensure_demo_staff()  # training still starts
+
+
+def test_unlock_lifts_a_lock_that_even_a_manager_cannot_and_is_audited(tmp_path):
+    data = tmp_path / "data"
+    with Staff.open(data / "staff.sqlite3", params=FAST) as staff:
+        staff.add("Ann", Role.MANAGER, "4821")
+        for _ in range(CLOSED_AT):
+            with pytest.raises((WrongPin, LockedOut)):
+                staff.sign_in("0000")
+        with pytest.raises(LockedOut) as caught:
+            staff.sign_in("4821")
+        assert caught.value.level is LockLevel.CLOSED
+        until = staff.locked_until()
+        assert until is not None
+    code, payload = run_staff(data, "list")
+    assert (code, payload["locked_until"], payload["wrong_pins"]) == (0, until.isoformat(), CLOSED_AT)
+    code, payload = run_staff(data, "unlock")
+    assert (code, payload["outcome"], payload["unlocked"]) == (0, "ok", True)
+    assert payload["was"] == {"level": "closed", "wrong_pins": CLOSED_AT, "locked_until": until.isoformat()}
+    assert payload["by"] == f"os:{getpass.getuser()}"
+    with Staff.open(data / "staff.sqlite3", params=FAST) as staff:
+        assert staff.sign_in("4821").name == "Ann"
+        [lifted, *_] = staff.audit()
+        assert (lifted.actor, lifted.action) == (f"os:{getpass.getuser()}", "sign_in_unlocked")
+        assert "by `pos-app staff unlock`" in lifted.detail
+    code, payload = run_staff(data, "unlock")  # nothing to lift
+    assert (code, payload["unlocked"], payload["was"]["wrong_pins"]) == (0, False, 0)
