@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-STEPS = ("profile", "money", "sandbox", "qt", "station", "sale screen shown", "scan", "sale", "receipt", "closed")
+STEPS = ("profile", "sandbox", "qt", "station", "sale screen shown", "scan", "sale", "receipt", "closed", "money")
 
 
 def self_test(env_extra: dict[str, str], tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict]:
