@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,9 @@ class Item:
     created_at: float
     updated_at: float
     deleted_at: float | None = None
+    wire_fields: dict = field(default_factory=dict)
+    """Fields its answers carry as given, over its own: values the item routes refuse but the
+    real service may send (``POST /_sandbox/item-fields``: a price of 1E+17 dollars, "NaN")."""
 
     def as_json(self, client_id: str, *, dollars: bool) -> dict:
         return {
@@ -70,6 +73,7 @@ class Item:
             "createdAt": iso_time(self.created_at),
             "updatedAt": iso_time(self.updated_at),
             "deletedAt": None if self.deleted_at is None else iso_time(self.deleted_at),
+            **self.wire_fields,
         }
 
 
@@ -232,6 +236,7 @@ class Catalog:
             name=f"{item.name} (copy)",
             categories=list(item.categories),
             taxes=list(item.taxes),
+            wire_fields=dict(item.wire_fields),
             created_by=created_by,
             created_at=at,
             updated_at=at,
