@@ -16,7 +16,9 @@
 Values are checked at this edge: an item whose price cannot be read or is beyond
 ``MAX_PRICE_CENTS``, or a tax whose rate is no number from 0 to 100 % (``TaxRate``), is
 left out, named in the result (``skipped_items``, ``skipped_taxes``) and logged; the rest
-is stored. Items naming a tax the merchant does not list are kept, and logged.
+is stored. Items naming a tax the merchant does not list are kept, and logged: a sale
+that rang one up before keeps the rate it was rung up with; a new sale refuses it, saying
+why (``pos_app.cart``).
 
 Any failure before the commit (a page that still fails after the client's retries, an
 answer that is not a list of items or taxes at all, too many items missed) raises and

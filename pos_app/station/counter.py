@@ -65,7 +65,7 @@ class Counter:
 
     def __init__(self, config: StoreConfig, events: EventBus, catalog: Catalog, cart_store: CartStore,
                  staff: Staff, cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor, *,
-                 training: bool = False) -> None:
+                 training: bool = False, restore_notice: str | None = None) -> None:
         self.config = config
         self.events = events
         self.training = training
@@ -81,6 +81,8 @@ class Counter:
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
+        self.restore_notice = restore_notice
+        """Why the saved sale was not restored (a new one was started), for the cashier; None when it was."""
         self._station: Station | None = None
         self._executor = executor
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
@@ -96,25 +98,23 @@ class Counter:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="counter")
         loop = asyncio.get_running_loop()
 
-        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate]]:
+        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate], str | None]:
             catalog = Catalog.open(config.catalog_path)
             staff = Staff.open(config.staff_path)
             if training:
                 staff.ensure_demo_staff()
             store = CartStore(config.cart_path)
-            try:
-                cart = store.load() or Cart()
-            except CartError as error:  # kept aside by the store: start afresh, say why in the log
-                log.error("the saved cart could not be restored: %s", error)
-                cart = Cart()
-            return catalog, store, staff, cart, catalog.taxes()
+            rates = catalog.taxes()
+            cart, notice = _restored_cart(store, rates)
+            return catalog, store, staff, cart, rates, notice
 
         try:
-            catalog, store, staff, cart, rates = await loop.run_in_executor(executor, open_all)
+            catalog, store, staff, cart, rates, notice = await loop.run_in_executor(executor, open_all)
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(config, events, catalog, store, staff, cart, rates, executor, training=training)
+        return cls(config, events, catalog, store, staff, cart, rates, executor, training=training,
+                   restore_notice=notice)
 
     def attach(self, station: Station) -> None:
         """The payment side has opened: card payments, the catalog sync and the service's
@@ -178,6 +178,9 @@ class Counter:
             self.events.publish(CatalogSyncFailed(str(error)))
             return None
         self.rates = await self.disk(self.catalog.taxes)
+        if not self.cart.is_empty:  # its totals follow the new rates; a tax no longer listed keeps its known one
+            self.cart.refresh_rates(self.rates)
+            await self._changed()
         self.events.publish(CatalogSynced(result))
         return result
 
@@ -194,7 +197,9 @@ class Counter:
         return await self.add(item)
 
     async def add(self, item: CatalogItem, quantity: int = 1) -> CartLine:
-        line = self.cart.add(item, quantity)
+        """``ValueError`` (the cart unchanged) for a bad quantity, or an item naming a tax no
+        rate is known for (``UnknownTax``)."""
+        line = self.cart.add(item, quantity, rates=self.rates)
         await self._changed()
         return line
 
@@ -385,3 +390,25 @@ class Counter:
         assert preauth.transaction_id is not None
         return await self.station.capture(preauth.terminal_id, preauth.transaction_id, amount,
                                           payment_id=preauth.payment_id)
+
+
+def _restored_cart(store: CartStore, rates: dict[str, TaxRate]) -> tuple[Cart, str | None]:
+    """The saved cart with its known rates brought up to date, or a new one and why (a file
+    that cannot be read, or a cart with a line whose tax no rate is known for, is kept aside).
+    Runs on the disk thread."""
+    try:
+        cart = store.load() or Cart()
+    except CartError as error:  # kept aside by the store
+        log.error("the saved cart could not be restored: %s", error)
+        return Cart(), f"The saved sale could not be restored ({error}); a new sale was started."
+    cart.refresh_rates(rates)
+    unrated = cart.totals(rates).unrated_lines
+    if not unrated:
+        return cart, None
+    names = ", ".join(cart.line(line_id).name for line_id in unrated)
+    kept = store.keep_aside()
+    where = f"It was kept as {kept}" if kept else "It could not be moved aside"
+    log.error("the saved cart was not restored: %s name taxes with no known rate; %s", names, where)
+    return Cart(), (f"The saved sale could not be restored: {names} {'names' if len(unrated) == 1 else 'name'} "
+                    "a tax the merchant no longer lists, and an older pos-app saved it without the rates it was "
+                    f"rung up with. {where}; a new sale was started.")

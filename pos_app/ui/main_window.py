@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
         self.status = QLabel("")
         self.status.setObjectName("statusLine")
         self.status.setAccessibleName("Status")
+        self.status.setWordWrap(True)  # a long sentence (a cart kept aside, with its path) never widens the window
         self.sign_in = SignInScreen()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.sign_in)
@@ -131,6 +132,8 @@ class MainWindow(QMainWindow):
         self._age_timer.start()
         self._show_sync_age()
         self.attached = True
+        if counter.restore_notice:
+            self.status.setText(counter.restore_notice)
         self.sign_in.attach(counter)
 
     def attach_station(self, station: Station) -> None:

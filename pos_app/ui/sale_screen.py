@@ -157,8 +157,8 @@ class SaleScreen(QWidget):
     def refresh(self) -> None:
         cart = self.counter.cart
         selected = self._selected_line_id()
-        self.cart_model.show(cart.lines)
         totals = self.counter.totals()
+        self.cart_model.show_lines(cart.lines, totals.flagged)
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))
         self.total.setText(self.money(totals.total))
@@ -210,7 +210,11 @@ class SaleScreen(QWidget):
         self.results.hide()
         if not text:
             return
-        line = await self.counter.scan(text)
+        try:
+            line = await self.counter.scan(text)
+        except ValueError as error:  # an item that cannot be rung up (its tax has no rate), a bad quantity
+            self.message.emit(str(error))
+            return
         if line is not None:
             self.message.emit(f"Added {line.name}")
         elif picked is not None:

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pos_app.cart import MAX_QUANTITY, Cart, CartLine, LineNotFound, UnknownTax, compute_totals, line_tax
-from pos_app.catalog import CatalogItem, TaxRate
+from pos_app.cart import (
+    MAX_QUANTITY,
+    Cart,
+    CartLine,
+    FlaggedTax,
+    LineNotFound,
+    TaxFlag,
+    UnknownTax,
+    compute_totals,
+    line_tax,
+)
+from pos_app.catalog import MAX_PRICE_CENTS, CatalogItem, TaxRate
 
 STATE = TaxRate("t-state", "State sales tax", Decimal("6.25"))
 CITY = TaxRate("t-city", "City tax", Decimal("2.00"))
@@ -228,11 +239,80 @@ def test_a_total_of_zero_or_less_is_not_payable():
     assert cart.totals(RATES).payable
 
 
-def test_an_unknown_tax_is_refused_never_taken_as_zero():
+def test_a_tax_no_longer_listed_keeps_the_rate_the_line_was_rung_with_and_flags_it():
     cart = Cart()
-    line = cart.add(item("Mystery", 100, ("t-gone",)))
-    with pytest.raises(UnknownTax, match=f"line {line.line_id} \\(Mystery\\) names tax 't-gone'.*sync the catalog"):
-        cart.totals(RATES)
+    latte = cart.add(LATTE, 2, rates=RATES)  # 900 at 9.00 %
+    novel = cart.add(NOVEL, rates=RATES)
+    assert dict(cart.known_rates) == {STATE.id: STATE, CITY.id: CITY, LEVY.id: LEVY}
+    before = cart.totals(RATES)
+    without_city = {t.id: t for t in (STATE, LEVY, FOOD)}  # the merchant deleted the city tax
+    totals = cart.totals(without_city)
+    assert totals.total == before.total and totals.per_line[latte.line_id] == 81 and totals.payable
+    assert dict(totals.flagged) == {latte.line_id: (FlaggedTax(CITY.id, TaxFlag.RATE_KEPT, CITY),)}
+    assert novel.line_id not in totals.flagged and dict(totals.breakdown) == dict(before.breakdown)
+    [flag] = totals.flagged[latte.line_id]
+    assert flag.label == "City tax 2.00 % kept: no longer listed"
+    assert "no longer lists City tax" in flag.sentence and "2.00 %" in flag.sentence
+    assert cart.add(LATTE, rates=without_city).quantity == 3  # the cart still knows the rate: rung up again
+
+
+def test_an_item_naming_a_tax_with_no_known_rate_is_refused_never_taken_as_zero():
+    cart = Cart()
+    cart.add(NOVEL, rates=RATES)
+    mystery = item("Mystery", 100, (STATE.id, "t-gone"))
+    with pytest.raises(UnknownTax, match="Mystery cannot be rung up: it names tax t-gone.*sync the catalog"):
+        cart.add(mystery, rates=RATES)
+    assert len(cart) == 1 and "t-gone" not in cart.known_rates
+    assert isinstance(UnknownTax("x", "t"), ValueError)  # the sale screen says it as it says a bad quantity
+
+
+def test_the_totals_never_raise_a_line_with_no_rate_is_flagged_and_the_cart_not_payable():
+    cart = Cart()  # lines added without rates: as a cart saved before pos-app remembered them
+    mystery = cart.add(item("Mystery", 1000, (STATE.id, "t-gone")))
+    novel = cart.add(NOVEL)
+    totals = cart.totals(RATES)
+    assert dict(totals.flagged) == {mystery.line_id: (FlaggedTax("t-gone", TaxFlag.NO_RATE),)}
+    assert totals.unrated_lines == (mystery.line_id,) and not totals.payable and totals.total > 0
+    assert totals.per_line[mystery.line_id] == 63 and totals.per_line[novel.line_id] == 125  # never guessed
+    assert "remove this line" in totals.flagged[mystery.line_id][0].sentence
+    cart.remove(mystery.line_id)
+    assert cart.totals(RATES).payable
+
+
+def test_refreshed_rates_follow_the_merchant_and_keep_the_ones_it_stopped_listing():
+    changes = []
+    cart = Cart(on_change=changes.append)
+    cart.add(LATTE, rates=RATES)
+    raised = TaxRate(STATE.id, STATE.name, Decimal("6.50"))
+    assert cart.refresh_rates({STATE.id: raised, LEVY.id: LEVY})  # city no longer listed
+    assert dict(cart.known_rates) == {STATE.id: raised, CITY.id: CITY, LEVY.id: LEVY} and len(changes) == 2
+    assert not cart.refresh_rates({STATE.id: raised}) and len(changes) == 2  # nothing changed: no save
+
+
+def test_a_rate_is_forgotten_with_the_last_line_naming_it():
+    cart = Cart()
+    latte = cart.add(LATTE, rates=RATES)
+    cart.add(NOVEL, rates=RATES)
+    cart.remove(latte.line_id)
+    assert dict(cart.known_rates) == {STATE.id: STATE}
+    cart.clear()
+    assert dict(cart.known_rates) == {}
+
+
+def test_a_price_beyond_any_item_is_refused_by_the_cart():
+    with pytest.raises(ValueError, match="beyond the 1000000000 cents"):
+        Cart().add(item("Gold", MAX_PRICE_CENTS + 1, ()))
+    with pytest.raises(ValueError, match="beyond"):
+        CartLine(1, "x", "Debt", None, -MAX_PRICE_CENTS - 1, 1)
+    assert Cart().add(item("Dear", MAX_PRICE_CENTS, ()), MAX_QUANTITY).base_cents == MAX_PRICE_CENTS * MAX_QUANTITY
+
+
+@given(st.integers(1, MAX_PRICE_CENTS * MAX_QUANTITY),
+       st.lists(st.decimals(0, 100, places=4, allow_nan=False, allow_infinity=False), max_size=6))
+def test_line_tax_is_exact_half_up_for_every_value_in_bounds(base, rates):
+    exact = Fraction(base) * sum((Fraction(r) for r in rates), Fraction(0)) / 100
+    tax = line_tax(base, rates)
+    assert tax - Fraction(1, 2) <= exact < tax + Fraction(1, 2)  # never an InvalidOperation, never rounded early
 
 
 def test_a_tax_named_twice_is_charged_once():
