@@ -106,6 +106,16 @@ class SyncResult:
     skipped_items: tuple[Skipped, ...] = ()
     skipped_taxes: tuple[Skipped, ...] = ()
 
+    @property
+    def left_out(self) -> str | None:
+        """A sentence for the manager when entries were left out (the log names them); else None."""
+        kinds = ((self.skipped_items, "item", "items"), (self.skipped_taxes, "tax", "taxes"))
+        counted = [f"{len(entries)} {one if len(entries) == 1 else many}" for entries, one, many in kinds if entries]
+        if not counted:
+            return None
+        return (f"The catalog was refreshed, but {' and '.join(counted)} with values pos-app cannot use "
+                "were left out (the log names them): have them fixed in the merchant's catalog.")
+
 
 @dataclass(frozen=True, slots=True)
 class Skipped:

@@ -119,6 +119,8 @@ async def test_items_and_taxes_with_values_out_of_bounds_are_left_out_and_counte
     assert list(catalog.taxes()) == [state.id] and catalog.get(huge) is None and catalog.get(nan) is None
     assert "left out 3 items" in caplog.text and huge in caplog.text and "left out 2 taxes" in caplog.text
     assert f"{city.id} (" in caplog.text  # items naming a tax left out are kept, and said
+    assert result.left_out == ("The catalog was refreshed, but 3 items and 2 taxes with values pos-app cannot use "
+                               "were left out (the log names them): have them fixed in the merchant's catalog.")
 
 
 

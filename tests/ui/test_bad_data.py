@@ -90,3 +90,14 @@ def test_an_old_cart_that_cannot_be_used_is_kept_aside_and_the_cashier_is_told(
     sign_in(qtbot, app.window)
     assert app.window.status.text() == status  # still there once the cashier is on the sale screen
     save(app.window, "sale-cart-kept-aside")
+
+
+def test_a_sync_that_left_items_out_says_so_on_the_status_line(qtbot, run, open_app, ui_config, sandbox):
+    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    sign_in(qtbot, app.window)
+    priced_in_gold = run(app.counter.search("a", 1))[0]
+    sandbox.set_item_fields("B", priced_in_gold.id, salesPrice="NaN")
+    result = run(app.counter.sync_catalog())
+    assert [s.id for s in result.skipped_items] == [priced_in_gold.id] and result.count == 299
+    qtbot.waitUntil(lambda: app.window.status.text().startswith("The catalog was refreshed, but 1 item with values"))
+    assert priced_in_gold.id not in {i.id for i in run(app.counter.search(priced_in_gold.name, 20))}
