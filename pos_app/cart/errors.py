@@ -31,9 +31,8 @@ class UnknownTax(CartError, ValueError):
     def __init__(self, item_name: str, tax_id: str) -> None:
         self.tax_id = tax_id
         super().__init__(
-            f"{item_name} cannot be rung up: it names tax {tax_id}, which the merchant does not list "
-            "(or lists with a rate pos-app cannot use); sync the catalog, or ask a manager to have the item "
-            "fixed in the merchant's catalog"
+            f"{item_name} cannot be rung up: its tax {tax_id} is not listed by the merchant (or has a rate "
+            "pos-app cannot use). Ask a manager to have the item or the tax fixed in the merchant's catalog."
         )
 
 

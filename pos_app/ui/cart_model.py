@@ -1,5 +1,5 @@
 """The cart as a table: item, quantity, unit price, line total (and its tax). A line with a
-tax the merchant no longer lists says so after its name (⚠), the whole sentence as its tooltip."""
+tax the merchant no longer lists says so under its name (⚠), the whole sentence as its tooltip."""
 
 from __future__ import annotations
 
@@ -33,16 +33,18 @@ class CartModel(RowsModel[CartLine]):
         return next((row for row, line in enumerate(self.rows) if line.line_id == line_id), -1)
 
     def cells(self, line: CartLine) -> tuple[str, ...]:
-        return (self._name(line), str(line.quantity), format_money(line.unit_cents, self.currency),
+        money = format_money(line.unit_cents, self.currency)
+        return ("\n".join((line.name, *self._notes(line))), str(line.quantity), money,
                 format_money(line.unit_cents * line.quantity, self.currency))
 
     def extra(self, line: CartLine, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{self._name(line)}, {line.quantity} at {format_money(line.unit_cents, self.currency)}"
+            money = format_money(line.unit_cents, self.currency)
+            return ", ".join((line.name, *self._notes(line), f"{line.quantity} at {money}"))
         if role == Qt.ItemDataRole.ToolTipRole and line.line_id in self.flagged:
             return " ".join(tax.sentence for tax in self.flagged[line.line_id])
         return None
 
-    def _name(self, line: CartLine) -> str:
-        flags = self.flagged.get(line.line_id, ())
-        return line.name + "".join(f"  ⚠ {tax.label}" for tax in flags)
+    def _notes(self, line: CartLine) -> tuple[str, ...]:
+        """One line under the item's name for each flagged tax."""
+        return tuple(f"⚠ {tax.label}" for tax in self.flagged.get(line.line_id, ()))

@@ -49,7 +49,8 @@ def test_the_app_starts_with_a_cart_naming_a_deleted_tax_flags_the_line_and_f12_
     sign_in(qtbot, window)
     sale = window.sale
     shown = sale.cart_model.index(0, 0)
-    assert sale.cart_model.data(shown) == f"{name}  ⚠ City tax 2.00 % kept: no longer listed"
+    assert sale.cart_model.data(shown) == f"{name}\n⚠ City tax 2.00 % kept: no longer listed"
+    assert sale.table.rowHeight(0) > sale.table.fontMetrics().height() * 2  # the flag's own line shows whole
     assert "no longer lists City tax" in sale.cart_model.data(shown, Qt.ItemDataRole.ToolTipRole)
     assert sale.total.text() == sale.money(quoted) and sale.pay_button.isEnabled()
     save(window, "sale-flagged-line")
