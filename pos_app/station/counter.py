@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
+from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
@@ -80,6 +81,7 @@ class Counter:
         self._executor = executor
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
         self._saving = asyncio.Lock()
+        self._editing = asyncio.Lock()
 
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
@@ -175,25 +177,43 @@ class Counter:
     def totals(self) -> Totals:
         return self.cart.totals(self.rates)
 
-    async def scan(self, code: str) -> CartLine | None:
-        """A scanned or typed code: the item whose SKU/barcode it is, added; None if none."""
+    async def scan(self, code: str, quantity: int = 1) -> CartLine | None:
+        """A scanned or typed code: ``quantity`` of the item whose SKU/barcode it is, added;
+        None if none."""
         item = await self.disk(self.catalog.by_code, code)
         if item is None:
             return None
-        return await self.add(item)
+        return await self.add(item, quantity)
 
     async def add(self, item: CatalogItem, quantity: int = 1) -> CartLine:
-        line = self.cart.add(item, quantity)
-        await self._changed()
+        async with self._editing:
+            line = self.cart.add(item, quantity)
+            self.events.publish(EventKind.CART_CHANGED, self.cart)
+        await self._save()
         return line
 
-    async def set_quantity(self, line_id: int, quantity: int) -> None:
-        self.cart.set_quantity(line_id, quantity)
-        await self._changed()
+    async def set_quantity(self, line_id: int, quantity: int) -> CartLine | None:
+        """Set a line's quantity; 0 removes it (None)."""
+        return await self._edit_line(line_id, lambda line: quantity)
+
+    async def step_quantity(self, line_id: int, step: int) -> CartLine | None:
+        """One more (``+1``) or one less (``-1``) of a line, counted from its quantity when
+        this edit's turn comes (two quick presses make two steps); 1 less than 1 removes it."""
+        return await self._edit_line(line_id, lambda line: line.quantity + step)
 
     async def remove(self, line_id: int) -> None:
-        self.cart.remove(line_id)
-        await self._changed()
+        await self._edit_line(line_id, lambda line: 0)
+
+    async def _edit_line(self, line_id: int, quantity_of: Callable[[CartLine], int]) -> CartLine | None:
+        """Set line ``line_id`` to ``quantity_of(line)`` (0 removes it), one edit at a time.
+        ``ValueError`` for a quantity out of range, ``LineNotFound`` for a line no longer there."""
+        async with self._editing:
+            line = self.cart.line(line_id)
+            quantity = check_quantity(quantity_of(line), allow_zero=True)
+            changed = self.cart.set_quantity(line_id, quantity)
+            self.events.publish(EventKind.CART_CHANGED, self.cart)
+        await self._save()
+        return changed
 
     async def new_sale(self) -> None:
         """An empty cart with a new order key (the last one was paid or abandoned)."""
@@ -201,9 +221,13 @@ class Counter:
         await self._changed()
 
     async def _changed(self) -> None:
-        """Publish the change at once (the screen follows), then save it (on the disk thread)."""
+        """Publish the change at once (the screen follows), then save it."""
         self.events.publish(EventKind.CART_CHANGED, self.cart)
-        async with self._saving:  # saves in order: the file always ends as the newest cart
+        await self._save()
+
+    async def _save(self) -> None:
+        """Save the cart on the disk thread, in order: the file always ends as the newest cart."""
+        async with self._saving:
             await self.disk(self.cart_store.save, self.cart)
 
     # staff ------------------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""The cart as a table: item, quantity, unit price, line total (and its tax)."""
+"""The cart as a table: item, quantity, unit price, line total (and its tax).
+
+The Qty cell is editable (F2 on the sale screen): what is typed there is handed on as text
+(``quantity_typed``) for the sale screen to read and the counter to apply; the table shows
+the cart as the counter has it, never a value it refused."""
 
 from __future__ import annotations
 
@@ -6,13 +10,16 @@ from typing import Any
 
 from pos_app.cart import CartLine
 from pos_app.receipts import format_money
-from pos_app.ui.qt import QObject, Qt
+from pos_app.ui.qt import QModelIndex, QObject, Qt, Signal
 from pos_app.ui.table_model import RowsModel
+
+QTY_COLUMN = 1
 
 
 class CartModel(RowsModel[CartLine]):
     HEADERS = ("Item", "Qty", "Price", "Total")
     RIGHT_ALIGNED = frozenset({1, 2, 3})
+    quantity_typed = Signal(int, str)  # line id, the text typed in its Qty cell
 
     def __init__(self, currency: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -31,4 +38,17 @@ class CartModel(RowsModel[CartLine]):
     def extra(self, line: CartLine, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return f"{line.name}, {line.quantity} at {format_money(line.unit_cents, self.currency)}"
+        if role == Qt.ItemDataRole.EditRole and column == QTY_COLUMN:
+            return str(line.quantity)  # text: a line edit, whose input the sale screen reads and explains
         return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        return flags | Qt.ItemFlag.ItemIsEditable if index.column() == QTY_COLUMN else flags
+
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        line = self.line_at(index.row())
+        if line is None or index.column() != QTY_COLUMN or role != Qt.ItemDataRole.EditRole:
+            return False
+        self.quantity_typed.emit(line.line_id, str(value))
+        return True
