@@ -102,6 +102,7 @@ def test_the_qty_cell_is_edited_by_keyboard(qtbot, run, open_app, ui_config):
     a, b = codes(run, app, 2)
     scan(qtbot, window, a)
     scan(qtbot, window, b)
+    qtbot.waitUntil(lambda: window.status.text() == f"Added {window.counter.cart.lines[-1].name}")  # saved
 
     def edit(typed: str, key: Qt.Key = Qt.Key.Key_Return) -> None:
         qtbot.keyClick(window.sale.scan, Qt.Key.Key_F2)
