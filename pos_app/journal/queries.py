@@ -52,6 +52,11 @@ ORDER_PAID_SQL = (
     "(e.kind = 'outcome' AND e.outcome = 'approved') OR "
     "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') = 'approved'))) LIMIT 1"
 )
+# The latest sale or pre-auth of an order (a cashier lowers a line: was a payment attempted?).
+ORDER_LAST_ATTEMPT_SQL = (
+    "SELECT a.id FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    "ORDER BY a.rowid DESC LIMIT 1"
+)
 # Not a hot path (a follow-up names a pnRefNum the journal may know): the payment id an
 # earlier outcome recorded for that gateway transaction id.
 PAYMENT_FOR_REF_SQL = (

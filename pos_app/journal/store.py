@@ -365,6 +365,13 @@ class Journal:
             ).fetchall()
         return fold(row, map(make_event, events), keep_events=True)
 
+    def order_attempt(self, order_key: str) -> Attempt | None:
+        """The latest sale or pre-auth begun for ``order_key``, with its events (whatever
+        its outcome, or none yet); None when the order was never attempted."""
+        with self._read(f"finding the attempts of order {order_key}") as conn:
+            row = conn.execute(queries.ORDER_LAST_ATTEMPT_SQL, (order_key,)).fetchone()
+        return None if row is None else self.get(row[0])
+
     def payment_for_ref(self, ref: str) -> str | None:
         """The payment id an earlier outcome recorded for gateway transaction ``ref``, if any.
 

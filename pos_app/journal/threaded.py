@@ -104,6 +104,9 @@ class AsyncJournal:
     async def resumable(self) -> list[Attempt]:
         return await self._call(self.journal.resumable)
 
+    async def order_attempt(self, order_key: str) -> Attempt | None:
+        return await self._call(self.journal.order_attempt, order_key)
+
     async def payment_for_ref(self, ref: str) -> str | None:
         return await self._call(self.journal.payment_for_ref, ref)
 

@@ -30,7 +30,7 @@ from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
 from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
-from pos_app.journal import Operation, Outcome
+from pos_app.journal import JournalError, Operation, Outcome
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
 from pos_app.station.events import EventBus, EventKind
 from pos_app.terminal.outcomes import OperationResult, Refusal
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 OPEN_PREAUTH_DAYS = 14
 """How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
+PAYMENT_RECORD_NOT_OPEN = "not known: the payment record was not open yet"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,31 @@ class PaidCart:
     result: OperationResult
     cashier: str
     when: datetime
+
+
+@dataclass(frozen=True)
+class LineLowered:
+    """A cart line removed, or its quantity lowered, after a card payment was attempted on
+    its order (the customer may have seen a higher total on the terminal): what the audit
+    trail records, under the cashier's name."""
+
+    line: CartLine
+    """The line as it was."""
+    quantity: int
+    """What it was set to (0: removed)."""
+    order_key: str
+    attempt: str
+    """Which attempt, and its outcome (or why that is not known)."""
+
+    @property
+    def action(self) -> AuditAction:
+        return AuditAction.LINE_REMOVED if self.quantity == 0 else AuditAction.QUANTITY_LOWERED
+
+    @property
+    def detail(self) -> str:
+        code = f", SKU {self.line.sku}" if self.line.sku else ""
+        return (f"{self.line.name} (line {self.line.line_id}{code}): quantity {self.line.quantity} → "
+                f"{self.quantity}; order {self.order_key}, after payment attempt {self.attempt}")
 
 
 class PaymentsNotReady(RuntimeError):
@@ -82,6 +108,9 @@ class Counter:
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
         self._saving = asyncio.Lock()
         self._editing = asyncio.Lock()
+        self._restored_order_key = None if cart.is_empty else cart.order_key
+        """The order of the cart found on disk at start: it may have had a payment attempt
+        before the journal (``attach``) is open to say."""
 
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
@@ -193,7 +222,7 @@ class Counter:
         return line
 
     async def set_quantity(self, line_id: int, quantity: int) -> CartLine | None:
-        """Set a line's quantity; 0 removes it (None)."""
+        """Set a line's quantity; 0 removes it (None). See ``_edit_line`` for the audit."""
         return await self._edit_line(line_id, lambda line: quantity)
 
     async def step_quantity(self, line_id: int, step: int) -> CartLine | None:
@@ -206,14 +235,39 @@ class Counter:
 
     async def _edit_line(self, line_id: int, quantity_of: Callable[[CartLine], int]) -> CartLine | None:
         """Set line ``line_id`` to ``quantity_of(line)`` (0 removes it), one edit at a time.
-        ``ValueError`` for a quantity out of range, ``LineNotFound`` for a line no longer there."""
+
+        Lowering or removing a line once a payment was attempted on the order is written to
+        the audit trail first (``LineLowered``); if that record cannot be written the error
+        (``StaffError``) reaches the caller and the line is left as it was. ``ValueError``
+        for a quantity out of range, ``LineNotFound`` for a line no longer there."""
         async with self._editing:
             line = self.cart.line(line_id)
             quantity = check_quantity(quantity_of(line), allow_zero=True)
+            if quantity < line.quantity:
+                attempt = await self._payment_attempted(self.cart.order_key)
+                if attempt is not None:
+                    lowered = LineLowered(line, quantity, self.cart.order_key, attempt)
+                    cashier = self.cashier.name if self.cashier else "-"
+                    await self.disk(self.staff.record, cashier, lowered.action, lowered.detail)
             changed = self.cart.set_quantity(line_id, quantity)
             self.events.publish(EventKind.CART_CHANGED, self.cart)
         await self._save()
         return changed
+
+    async def _payment_attempted(self, order_key: str) -> str | None:
+        """What says a card payment was attempted on ``order_key`` (any outcome, or none
+        yet), for the audit trail; None when none was. When the journal cannot tell (not
+        open yet for the cart restored at start, or unreadable) the change counts as after
+        an attempt, and the note says why."""
+        if self._station is None:
+            return PAYMENT_RECORD_NOT_OPEN if order_key == self._restored_order_key else None
+        try:
+            attempt = await self._station.journal.order_attempt(order_key)
+        except JournalError as error:
+            return f"not known: the payment record could not be read ({error})"
+        if attempt is None:
+            return None
+        return f"{attempt.id} ({attempt.outcome or 'no result yet'})"
 
     async def new_sale(self) -> None:
         """An empty cart with a new order key (the last one was paid or abandoned)."""

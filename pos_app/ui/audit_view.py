@@ -1,5 +1,6 @@
-"""The audit-trail tab of the back office: every manager action and staff change (who,
-when, what, why), shown after a manager's PIN and exported as CSV."""
+"""The audit-trail tab of the back office: every manager action, staff change and cart line
+lowered after a payment attempt (who, when, what, why), shown after a manager's PIN and
+exported as CSV."""
 
 from __future__ import annotations
 

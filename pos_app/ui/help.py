@@ -12,7 +12,7 @@ KEYS = (
     ("↑ ↓", "Pick a search result; with no results, select a line of the cart (the line just added is selected)"),
     ("+ / −", "One more / one less of the selected line (− on 1 removes it)"),
     ("F2", "Type the selected line's quantity, Enter (0 removes the line; Esc leaves it)"),
-    ("Delete", "Remove the selected line"),
+    ("Delete", "Remove the selected line (after a payment attempt, recorded in the audit trail)"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),

@@ -8,7 +8,8 @@ what is scanned or picked next. Quick keys list a category's items.
 The line just added is the selected one; ↑ and ↓ in the scan field move the selection.
 ``+``/``-`` change the selected line's quantity wherever the focus is (never typed into
 the field: no UPC/EAN code holds them), F2 edits its Qty cell (Enter applies it), Delete
-removes it. A change the counter refuses is said on the status line.
+removes it. The counter records in the audit trail what is lowered or removed after a
+payment attempt; a change it refuses is said on the status line.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pos_app.cart import CartError
 from pos_app.cart.entry import LINE_KEYS, Entry, read_entry, read_quantity
 from pos_app.catalog import CatalogItem
 from pos_app.receipts import format_money
+from pos_app.staff import StaffError
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
 from pos_app.ui.cart_model import QTY_COLUMN, CartModel
@@ -344,6 +346,9 @@ class SaleScreen(QWidget):
             await change
         except (ValueError, CartError) as error:  # out of range; a line gone meanwhile
             self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return False
+        except StaffError as error:
+            self.message.emit(f"Not changed: the change could not be written to the audit trail ({error}).")
             return False
         return True
 

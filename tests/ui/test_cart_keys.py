@@ -1,10 +1,13 @@
 """The cart by keyboard, offscreen, against the sandbox: the line just scanned is the one
-+ and − change, ``3*`` before a scan or a pick, the Qty cell edited with F2."""
++ and − change, ``3*`` before a scan or a pick, the Qty cell edited with F2, and what the
+audit trail records of lines lowered or removed after a payment attempt."""
 
 from __future__ import annotations
 
+from pos_app.journal import Outcome
 from pos_app.ui.qt import Qt
-from tests.ui.helpers import save, scan, sign_in
+from tests.counters import under_a_dollar
+from tests.ui.helpers import pay, save, scan, sign_in
 
 
 def codes(run, app, count: int = 3) -> list[str]:
@@ -129,3 +132,48 @@ def test_the_qty_cell_is_edited_by_keyboard(qtbot, run, open_app, ui_config):
     edit("0")
     qtbot.waitUntil(lambda: b not in quantities(app))
     assert quantities(app) == {a: 1}
+
+
+def lowered_entries(run, app) -> list:
+    entries = run(app.counter.disk(app.counter.staff.audit))
+    return [e for e in entries if e.action in ("line_removed", "quantity_lowered")]
+
+
+def test_lines_lowered_or_removed_after_a_declined_payment_are_audited_not_before(qtbot, run, open_app, ui_config):
+    app = open_app(ui_config, "S")
+    window = app.window
+    sign_in(qtbot, window)
+    cheap, deal_item = run(under_a_dollar(app.counter))
+    item, deal, name = cheap.sku, deal_item.sku, cheap.name
+    [other] = [code for code in codes(run, app, 2) if code != item][:1]
+    scan(qtbot, window, item)
+    scan(qtbot, window, other)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_Plus)
+    qtbot.waitUntil(lambda: quantities(app)[other] == 2)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_Minus)
+    qtbot.waitUntil(lambda: quantities(app)[other] == 1)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: other not in quantities(app))
+    assert lowered_entries(run, app) == []  # no payment attempted yet: nothing to audit
+
+    scan(qtbot, window, deal)
+    assert 0 < app.counter.totals().total < 100
+    dialog = pay(qtbot, window)
+    declined = dialog.result
+    assert declined.outcome is Outcome.DECLINED
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # back to the sale: the cart stays
+    qtbot.waitUntil(lambda: app.window.payment is None and window.sale.scan.hasFocus())
+
+    scan(qtbot, window, item)  # selected: the line just scanned
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_Minus)
+    qtbot.waitUntil(lambda: quantities(app)[item] == 1)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: item not in quantities(app))
+    removed, lowered = lowered_entries(run, app)  # newest first
+    assert (lowered.actor, lowered.action) == ("Demo Cashier", "quantity_lowered")
+    assert (removed.actor, removed.action) == ("Demo Cashier", "line_removed")
+    assert lowered.detail.startswith(f"{name} (line 1, SKU {item}): quantity 2 → 1")
+    assert removed.detail.startswith(f"{name} (line 1, SKU {item}): quantity 1 → 0")
+    for entry in (removed, lowered):
+        assert f"after payment attempt {declined.attempt_id} (declined)" in entry.detail
+        assert app.counter.cart.order_key in entry.detail
