@@ -65,7 +65,6 @@ class AuditPanel(QWidget):
         self.export_button.setEnabled(False)
         buttons = QHBoxLayout()
         for button in (self.show_button, self.export_button):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)

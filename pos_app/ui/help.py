@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 KEYS = (
@@ -37,3 +38,4 @@ class HelpDialog(QDialog):
         close.setDefault(True)
         close.clicked.connect(self.accept)
         layout.addWidget(close)
+        enter_presses_focused_button(self)

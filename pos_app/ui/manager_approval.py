@@ -10,6 +10,7 @@ from pos_app.api.money import cents_to_dollars
 from pos_app.staff import StaffError, StaffMember
 from pos_app.station.back_office import check_reason
 from pos_app.station.payments import parse_amount
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
     QFormLayout,
@@ -57,7 +58,6 @@ class ManagerApproval(QDialog):
         self.ok = QPushButton(f"{title}  (Enter)")
         self.ok.setDefault(True)
         cancel = QPushButton("Cancel  (Esc)")
-        cancel.setAutoDefault(False)
         form = QFormLayout()
         if max_amount is not None:
             self.amount.setText(str(cents_to_dollars(max_amount)))
@@ -77,6 +77,7 @@ class ManagerApproval(QDialog):
         self.ok.clicked.connect(self._approve)
         cancel.clicked.connect(self.reject)
         (self.amount if max_amount is not None else self.pin).setFocus()
+        enter_presses_focused_button(self)
 
     @asyncSlot()
     async def _approve(self) -> None:

@@ -8,6 +8,7 @@ from pos_app.journal import Outcome
 from pos_app.station.counter import Counter
 from pos_app.station.payments import parse_amount
 from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
     QHBoxLayout,
@@ -40,7 +41,6 @@ class PreauthsDialog(QDialog):
         self.capture_button = QPushButton("Capture  (Enter)")
         self.capture_button.setDefault(True)
         close = QPushButton("Close  (Esc)")
-        close.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.capture_button)
         buttons.addWidget(close)
@@ -53,6 +53,7 @@ class PreauthsDialog(QDialog):
         self.list.currentItemChanged.connect(self._picked)
         self.capture_button.clicked.connect(self._capture)
         close.clicked.connect(self.reject)
+        enter_presses_focused_button(self)
         self.load()
 
     @asyncSlot()

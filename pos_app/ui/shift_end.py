@@ -17,7 +17,7 @@ from pos_app.receipts import PrintError, PrintJob, format_money, print_pdf
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
-from pos_app.ui.dialogs import shown
+from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
@@ -94,7 +94,6 @@ class ShiftEndDialog(QDialog):
         top.addWidget(self.check_button)
         buttons = QHBoxLayout()
         for button in (self.close_button, self.show_button, self.print_button, done):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
@@ -115,6 +114,7 @@ class ShiftEndDialog(QDialog):
         self.print_button.clicked.connect(self._print_report)
         done.clicked.connect(self.accept)
         self.pin.setFocus()
+        enter_presses_focused_button(self)
         self._load_terminals()
 
     def money(self, cents: int) -> str:
