@@ -29,7 +29,7 @@ class BackOfficeDialog(QDialog):
         self.tabs.addTab(self.audit, "Audit &trail")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
-        self.resize(1100, 640)
+        self.resize(1000, 640)  # fits a 1024×768 screen with its frame
         self.attention.show_payment.connect(self._show_payment)
         self.attention.changed.connect(lambda: self.payments.refresh())
         self.payments.changed.connect(lambda: self.attention.refresh())

@@ -24,6 +24,9 @@ from pos_app.ui.qt import (
 )
 from pos_app.ui.sentences import pin_refused
 
+TEXT_WIDTH_CHARS = 72
+"""How wide the summary and the messages are, in characters, before they wrap."""
+
 
 class ManagerApproval(QDialog):
     """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents)."""
@@ -73,7 +76,10 @@ class ManagerApproval(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        self.resize(460, 0)
+        # as tall as its wrapped text, again whenever a message appears: sized by hand, the
+        # summary or the refusal was cut at the bottom (1024×768 or not)
+        layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetFixedSize)
+        self.summary.setMinimumWidth(self.fontMetrics().averageCharWidth() * TEXT_WIDTH_CHARS)
         self.ok.clicked.connect(self._approve)
         cancel.clicked.connect(self.reject)
         (self.amount if max_amount is not None else self.pin).setFocus()
