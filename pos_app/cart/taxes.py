@@ -4,11 +4,15 @@ A line's tax is computed on its base (unit × quantity) with the sum of its taxe
 and rounded half-up to the cent, per line:
 ``line_tax = round_half_up(base × Σ rates / 100)``. Discount lines (negative base) carry
 no taxes; they do not lower the tax of other lines either (each line stands alone).
+
+The receipt names each tax: a line's tax is shared among its taxes in proportion to their
+rates, whole cents by the largest remainder (``split_line_tax``), so the named taxes add
+up to the tax charged, to the cent, with no rounding line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 
 from pos_app.api.money import percent_of
@@ -23,6 +27,19 @@ def line_tax(base_cents: int, rates: Iterable[Decimal]) -> int:
     if base_cents <= 0 or not combined:
         return 0
     return percent_of(base_cents, combined)
+
+
+def split_line_tax(base_cents: int, line_cents: int, rates: Sequence[TaxRate]) -> list[int]:
+    """``line_cents`` (the line's tax) shared among ``rates`` in whole cents: each gets its
+    exact share ``base × rate / 100`` rounded down, and the cents left go one each to the
+    largest remainders (the first listed on a tie). The shares add up to ``line_cents``."""
+    exact = [Decimal(base_cents) * rate.rate / 100 for rate in rates]
+    shares = [int(share) for share in exact]  # down: the shares are not negative
+    left = line_cents - sum(shares)  # 0 to len(rates): the line's tax is the rounded sum of the exact shares
+    by_remainder = sorted(range(len(rates)), key=lambda i: exact[i] - shares[i], reverse=True)
+    for index in by_remainder[:left]:
+        shares[index] += 1
+    return shares
 
 
 def compute_totals(lines: Iterable[CartLine], rates: Mapping[str, TaxRate]) -> Totals:
@@ -44,8 +61,8 @@ def compute_totals(lines: Iterable[CartLine], rates: Mapping[str, TaxRate]) -> T
                     raise UnknownTax(line.line_id, line.name, tax_id)
                 line_rates.append(rate)
         per_line[line.line_id] = line_tax(base, (r.rate for r in line_rates))
-        for rate in line_rates:
-            shares[rate.id] = shares.get(rate.id, 0) + line_tax(base, (rate.rate,))
+        for rate, share in zip(line_rates, split_line_tax(base, per_line[line.line_id], line_rates), strict=True):
+            shares[rate.id] = shares.get(rate.id, 0) + share
     breakdown: dict[str, int] = {}
     for tax_id, rate in rates.items():  # the merchant's order
         if tax_id in shares:
