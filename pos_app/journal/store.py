@@ -299,18 +299,23 @@ class Journal:
 
     def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
-        checked: dict[str, Any] | None = None,
+        checked: dict[str, Any] | None = None, evidence: dict[str, Any] | None = None,
+        partially: bool = False,
     ) -> Attempt:
-        """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved,
-        not paid → failed, recorded with who decided, why, and when. ``checked`` is what
-        the service said when it was asked first; ``forced`` marks a decision taken without
-        the service's answer (listed for a manager's attention)."""
+        """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved
+        (``partially``: partially approved), not paid → failed, recorded with who decided,
+        why, and when. ``checked`` is what the service said when it was asked first;
+        ``evidence`` the ids and amounts of the charge it showed (kept in the result, for the
+        receipt and later refunds); ``forced`` marks a decision taken without the service's
+        answer (listed for a manager's attention)."""
         if not isinstance(paid, bool):
             raise ValueError(f"paid must be True or False, got {paid!r}")
+        if partially and not paid:
+            raise ValueError("only a paid decision can be partial")
         for name, value in (("reason", reason), ("by", by)):
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"a manager resolution needs a non-empty {name}")
-        outcome = Outcome.APPROVED if paid else Outcome.FAILED
+        outcome = (Outcome.PARTIALLY_APPROVED if partially else Outcome.APPROVED) if paid else Outcome.FAILED
         decision = "paid" if paid else "not_paid"
         with self._write(f"resolving attempt {attempt_id}") as conn:
             current = queries.attempt_state(conn, attempt_id).outcome
@@ -321,7 +326,7 @@ class Journal:
                 )
             data = {
                 "outcome": outcome.value,
-                "result": {"decision": decision, "reason": reason.strip()},
+                "result": {**(evidence or {}), "decision": decision, "reason": reason.strip()},
                 "resolved_by": by.strip(),
                 "reason": reason.strip(),
                 "previous_outcome": None if current is None else current.value,
@@ -365,13 +370,6 @@ class Journal:
             ).fetchall()
         return fold(row, map(make_event, events), keep_events=True)
 
-    def order_attempt(self, order_key: str) -> Attempt | None:
-        """The latest sale or pre-auth begun for ``order_key``, with its events (whatever
-        its outcome, or none yet); None when the order was never attempted."""
-        with self._read(f"finding the attempts of order {order_key}") as conn:
-            row = conn.execute(queries.ORDER_LAST_ATTEMPT_SQL, (order_key,)).fetchone()
-        return None if row is None else self.get(row[0])
-
     def payment_for_ref(self, ref: str) -> str | None:
         """The payment id an earlier outcome recorded for gateway transaction ``ref``, if any.
 
@@ -379,6 +377,15 @@ class Journal:
         with self._read(f"finding the payment of transaction {ref}") as conn:
             row = conn.execute(queries.PAYMENT_FOR_REF_SQL, (ref,)).fetchone()
         return None if row is None or row[0] in (None, "") else str(row[0])
+
+    def charge_owner(self, reference: str) -> str | None:
+        """The sale or pre-auth whose outcome (or late answer) names ``reference`` as its
+        payment id or gateway transaction id: a charge already accounted to that attempt.
+
+        Reads history (not a hot path: once per manager decision that names a reference)."""
+        with self._read(f"finding the attempt of payment {reference}") as conn:
+            row = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
+        return None if row is None else str(row[0])
 
     def in_flight(self) -> list[Attempt]:
         """Attempts to resume: no outcome yet, or ``unknown`` and not resolved; in the order begun.
@@ -424,6 +431,14 @@ class Journal:
             rows = conn.execute(rows_sql, params).fetchall()
             events = conn.execute(events_sql, params).fetchall()
         return fold_many(rows, events, keep_events=keep_events)
+
+    def order_attempts(self, order_key: str) -> list[Attempt]:
+        """The sales and pre-auths of one order, in the order they were begun (what a
+        restored cart has been charged so far)."""
+        with self._read("reading an order's attempts") as conn:
+            rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
+            events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
+        return fold_many(rows, events, keep_events=False)
 
     def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
 from pos_app.profile import ConfigError, data_dir
+from pos_app.ui import failures
 from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.theme import use_theme
@@ -64,8 +65,19 @@ class StartProblem(Exception):
 async def run(window: MainWindow, *, sandbox: bool) -> int:
     """The start on qasync, from the window ``pos_app.ui.launch`` has shown (or not yet:
     without settings the setup screen comes first); returns the exit code."""
+    loop = asyncio.get_running_loop()
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
-    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    restore_hooks = failures.install(window.status.setText, loop)  # no error fails silently from here on
+    try:
+        return await open_and_run(window, sandbox=sandbox)
+    finally:
+        restore_hooks()
+
+
+async def open_and_run(window: MainWindow, *, sandbox: bool) -> int:
+    """Training, or the store on its settings (the setup screen first when they are
+    missing or cannot be used), until the window closes; the exit code."""
     if sandbox:
         return await run_training(window)
     try:
@@ -230,9 +242,10 @@ def import_modules(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> No
 
 
 async def start_up(station: Station, counter: Counter) -> None:
-    """Settle what a crash left in flight, then refresh the catalog (the old copy serves
-    meanwhile)."""
+    """Count what the restored cart's order was charged, settle what a crash left in
+    flight, then refresh the catalog (the old copy serves meanwhile)."""
     try:
+        await counter.restore_order()
         await station.recover()
     except Exception:  # noqa: BLE001 - recovery is retried by the next money-moving command
         log.exception("start-up recovery failed")

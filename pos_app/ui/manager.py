@@ -1,6 +1,8 @@
 """A manager's decision on a payment whose result is not known: their PIN, a reason,
 paid or not paid. The decision is checked against the payment service first; what the
-service refuses is shown, and "decide anyway" is recorded as forced."""
+service refuses is shown. "Paid" needs the service's evidence (the attempt's own charge,
+or the one whose slip reference the manager types); "not paid" may be decided anyway when
+the service cannot tell, recorded as forced."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ from pos_app.ui.qt import (
 from pos_app.ui.sentences import REFUSALS, pin_refused
 
 FORCEABLE = frozenset({Refusal.TOO_EARLY, Refusal.SERVICE_UNREACHABLE, Refusal.POSSIBLE_MATCH})
+"""Refusals of "not paid" a manager may override (recorded as forced)."""
+UNPROVEN = frozenset({Refusal.NO_CHARGE_FOUND, Refusal.SERVICE_UNREACHABLE})
+"""Refusals of "paid": the service did not show the charge; no override, only a reference."""
 
 
 class ManagerDialog(QDialog):
@@ -39,6 +44,10 @@ class ManagerDialog(QDialog):
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Reason (what the terminal or its printout showed)")
         self.reason.setAccessibleName("Reason")
+        self.reference = QLineEdit()
+        self.reference.setPlaceholderText("For \"paid\": the reference on the terminal's slip (if the service "
+                                          "does not show the charge)")
+        self.reference.setAccessibleName("Reference of the charge")
         self.message = QLabel("Decide only after looking at the terminal's screen or printout.")
         self.message.setWordWrap(True)
         self.paid = QPushButton("Mark paid")
@@ -51,6 +60,7 @@ class ManagerDialog(QDialog):
         layout.addWidget(QLabel(f"Attempt {self.attempt_id}"))
         layout.addWidget(self.pin)
         layout.addWidget(self.reason)
+        layout.addWidget(self.reference)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         self.paid.clicked.connect(lambda: self._decide(True))
@@ -71,9 +81,14 @@ class ManagerDialog(QDialog):
         except StaffError as error:  # not a manager's, wrong, locked out, file trouble
             self.message.setText(pin_refused(error))
             return
-        result = await self.counter.resolve(self.attempt_id, paid=paid, reason=reason, by=manager.name,
-                                            force=self._force)
-        if result.refusal in FORCEABLE and not self._force:
+        result = await self.counter.station.resolve(self.attempt_id, paid=paid, reason=reason, by=manager.name,
+                                                    force=self._force and not paid,
+                                                    reference=self.reference.text().strip() or None)
+        if paid and result.refusal in UNPROVEN:  # "paid" is never forced: the reference may prove it
+            self.message.setText(f"{REFUSALS[result.refusal]} ({result.message})")
+            self.reference.setFocus()
+            return
+        if not paid and result.refusal in FORCEABLE and not self._force:
             self._force = True
             self.message.setText(f"{REFUSALS[result.refusal]} Press the button again to decide anyway "
                                  "(recorded as forced).")

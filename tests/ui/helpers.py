@@ -45,13 +45,13 @@ def scan(qtbot: Any, window: Any, code: str) -> None:
 
 
 def two_codes(run: Any, app: Any) -> list[str]:
-    """Two codes of the app's catalog (items above $1.00: approved by the sandbox)."""
+    """Two barcodes of synced catalog items over $1 (a sale of them is approved)."""
     items = [i for i in run(app.counter.search("a", 40)) if i.sku and i.price_cents > 100]
     return [items[0].sku, items[1].sku]
 
 
-def pay(qtbot: Any, window: Any, key: Qt.Key = Qt.Key.Key_F12) -> Any:
-    """F12 (or ``key``), Enter at the surcharge notice; the payment dialog once it has a result."""
+def pay(qtbot: Any, window: Any, key: Any = Qt.Key.Key_F12) -> Any:
+    """F12 (or ``key``), Enter on the surcharge notice; the payment dialog once it has a result."""
     from pos_app.ui.acknowledgment import AcknowledgmentDialog
     from pos_app.ui.payment_dialog import PaymentDialog
 
@@ -65,7 +65,7 @@ def pay(qtbot: Any, window: Any, key: Qt.Key = Qt.Key.Key_F12) -> Any:
 
 
 def close_preview(qtbot: Any) -> None:
-    """The receipt preview that an approval opens (no printer set), checked and closed by Esc."""
+    """The receipt preview shown after an approval (no printer set), closed by Esc."""
     from pos_app.ui.receipt_view import ReceiptPreview
 
     preview = modal(qtbot, ReceiptPreview)
