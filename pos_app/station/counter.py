@@ -84,6 +84,18 @@ class LineLowered:
                 f"{self.quantity}; order {self.order_key}, after payment attempt {self.attempt}")
 
 
+@dataclass(frozen=True)
+class OpenPreauth:
+    """An approved pre-auth not captured or voided yet (a tab, a deposit), as the list of
+    open pre-auths shows it."""
+
+    result: OperationResult
+    at: datetime
+    """When it was taken (aware)."""
+    cashier: str | None
+    """Who was signed in then (None: taken unattended)."""
+
+
 class PaymentsNotReady(RuntimeError):
     """The payment side of the station has not opened yet (the first moments of a start)."""
 
@@ -442,19 +454,19 @@ class Counter:
         self.events.publish(OrderPaid(paid))
         self._save_soon()
 
-    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OperationResult]:
+    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OpenPreauth]:
         """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,
-        a deposit), newest first, as their results (amount, card, ids)."""
+        a deposit), newest first: their results (amount, card, ids), when and by whom."""
         today = datetime.now().date()
         attempts = []
         for back in range(days):
             attempts.extend(await self.station.journal.attempts(day=today - timedelta(days=back)))
         closed = {a.ref for a in attempts if a.operation in (Operation.CAPTURE, Operation.VOID)
                   and a.outcome is Outcome.APPROVED}
-        found = [OperationResult.from_attempt(a) for a in attempts
+        found = [OpenPreauth(OperationResult.from_attempt(a), a.created_at, a.cashier) for a in attempts
                  if a.operation is Operation.PREAUTH and a.outcome is Outcome.APPROVED]
-        return sorted((r for r in found if r.transaction_id and r.transaction_id not in closed),
-                      key=lambda r: r.attempt_id or "", reverse=True)
+        return sorted((p for p in found if p.result.transaction_id and p.result.transaction_id not in closed),
+                      key=lambda p: p.at, reverse=True)
 
     async def capture(self, preauth: OperationResult, amount: int) -> OperationResult:
         """Capture ``amount`` cents (at most the pre-auth's) of an open pre-auth."""

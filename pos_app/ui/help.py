@@ -7,7 +7,7 @@ from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 KEYS = (
     ("F12", "Pay by card (the customer accepts the surcharge notice first)"),
-    ("F11", "Pre-auth (a tab or a deposit)"),
+    ("F11", "Pre-auth (a tab or a deposit): the amount is held on the card, not charged yet"),
     ("Enter", "Add the scanned or typed item; accept; press the focused button; close after an approval"),
     ("3 *", "Before a scan or a search: add 3 of the item scanned or picked next"),
     ("↑ ↓", "Pick a search result; with no results, select a line of the cart (the line just added is selected)"),
