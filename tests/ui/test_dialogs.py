@@ -1,7 +1,7 @@
 """Every dialog, offscreen: by keyboard, Enter on a focused button presses that button (a
 QDialog pressed its default button instead: Tab to Cancel, Enter, and the surcharge
 notice was accepted) and Enter in a field never presses a button nobody chose; on a
-1024×768 screen, none is cut (a refusal below a manager's PIN was)."""
+1024×768 screen, none is cut (a refusal below a manager's PIN was), nor the sale screen."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult
-from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt
+from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QWidget
 from tests.ui.helpers import sign_in
 
 REFUND_ALL = ("Refund all that is left, $41.23, to Visa •••• 4242. The terminal refund returns the amount of the "
@@ -129,10 +129,10 @@ def refused(qtbot, name: str, dialog: QDialog) -> None:
     qtbot.waitUntil(lambda: dialog.message.text() != "" and dialog.ok.isEnabled(), timeout=10_000)
 
 
-def clipped(dialog: QDialog) -> list[str]:
-    """What of ``dialog`` a person cannot read whole: the dialog larger than the screen, a
-    field or button smaller than it needs, a wrapped text shorter than its lines, a widget
-    reaching past the dialog's edge."""
+def clipped(dialog: QWidget) -> list[str]:
+    """What of ``dialog`` (or the main window) a person cannot read whole: larger than the
+    screen, a field or button smaller than it needs, a wrapped text shorter than its lines,
+    a widget reaching past its edge."""
     from pos_app.ui.qt import QComboBox, QLabel
 
     found = []
@@ -162,7 +162,7 @@ def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
 
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
-    problems: list[str] = []
+    problems = [f"the sale screen: {problem}" for problem in clipped(app.window)]
     for name, make in dialogs(app).items():
         dialog = make()
         dialog.open()
