@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, Totals
+from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, LineNotFound, Totals
 from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
@@ -263,17 +263,23 @@ class Counter:
         Lowering or removing a line once a payment was attempted on the order is written to
         the audit trail first (``LineLowered``); if that record cannot be written the error
         (``StaffError``) reaches the caller and the line is left as it was. ``ValueError``
-        for a quantity out of range, ``LineNotFound`` for a line no longer there."""
+        for a quantity out of range, ``LineNotFound`` for a line no longer there (also when
+        the order was paid meanwhile, e.g. by recovery: a new cart has begun)."""
         async with self._editing:
-            line = self.cart.line(line_id)
+            cart = self.cart
+            line = cart.line(line_id)
             quantity = check_quantity(quantity_of(line), allow_zero=True)
             if quantity < line.quantity:
-                attempt = await self._payment_attempted(self.cart.order_key)
+                attempt = await self._payment_attempted(cart.order_key)
                 if attempt is not None:
-                    lowered = LineLowered(line, quantity, self.cart.order_key, attempt)
+                    if self.cart is not cart:
+                        raise LineNotFound(line_id)
+                    lowered = LineLowered(line, quantity, cart.order_key, attempt)
                     cashier = self.cashier.name if self.cashier else "-"
                     await self.disk(self.staff.record, cashier, lowered.action, lowered.detail)
-            changed = self.cart.set_quantity(line_id, quantity)
+            if self.cart is not cart:
+                raise LineNotFound(line_id)
+            changed = cart.set_quantity(line_id, quantity)
             self.events.publish(CartChanged(self.cart))
         await self._save()
         return changed
