@@ -168,9 +168,11 @@ def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfi
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
-    """The key-hash from ``POS_KEY_HASH`` or the OS keyring; never logged, never stored in files."""
+    """The key-hash from ``POS_KEY_HASH`` or the OS keyring; never logged, never stored in files.
+    A value that cannot be sent as a header (a space, a line break, not printable ASCII) is
+    refused here, before any request, with a sentence that says where, never the value."""
     if env.get("POS_KEY_HASH"):
-        return env["POS_KEY_HASH"]
+        return _usable(env["POS_KEY_HASH"], "the key-hash in POS_KEY_HASH")
     try:
         import keyring
 
@@ -184,31 +186,28 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
             f"no key-hash for {config.keyring_user} in the OS keyring; store it with `pos-app setup` "
             "or set POS_KEY_HASH"
         )
-    return secret
+    return _usable(secret, f"the key-hash in the OS keyring (user {config.keyring_user})")
 
 
-class RedactSecrets(logging.Filter):
-    """Replaces a secret wherever it would appear in a log record."""
+def _usable(secret: str, source: str) -> str:
+    from pos_app.api.errors import InvalidKeyHash
+    from pos_app.api.secrets import check_key_hash
 
-    def __init__(self, *secrets: str) -> None:
-        super().__init__()
-        self._secrets = [s for s in secrets if s]
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if any(s in message for s in self._secrets):
-            for secret in self._secrets:
-                message = message.replace(secret, "[redacted]")
-            record.msg, record.args = message, None
-        return True
+    try:
+        return check_key_hash(secret, source=source)
+    except InvalidKeyHash as error:
+        raise ConfigError(str(error)) from error
 
 
 def setup_logging(config: StoreConfig, secret: str, *, verbose: bool = False) -> None:
-    """Log to ``<data dir>/logs/pos-app.log`` with the key-hash redacted from every record."""
+    """Log to ``<data dir>/logs/pos-app.log`` with the key-hash redacted from every record
+    (its message, traceback and stack: ``pos_app.api.secrets.RedactingFilter``)."""
+    from pos_app.api.secrets import RedactingFilter, Redactor
+
     config.log_path.parent.mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(config.log_path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactSecrets(secret))
+    handler.addFilter(RedactingFilter(Redactor([secret])))
     root = logging.getLogger("pos_app")
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.INFO)

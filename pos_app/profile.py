@@ -40,6 +40,12 @@ def data_dir(env: Mapping[str, str] = os.environ) -> Path:
     return Path(user_data_dir("pos-app", appauthor=False))
 
 
+def training_data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """Training mode's own folder (``make run``, ``pos-app --sandbox``): ``<data dir>/training``,
+    so that training never mixes with a store's journal and staff."""
+    return data_dir(env) / "training"
+
+
 PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
     "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from pos_app.config import RedactSecrets, key_hash, load_config
+from pos_app.config import key_hash, load_config, setup_logging
 from pos_app.profile import ConfigError
 
 EXAMPLE = Path(__file__).parent.parent / "resources" / "store.example.toml"
@@ -91,7 +92,40 @@ def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):
         keyring.set_keyring(previous)
 
 
-def test_log_records_have_the_secret_redacted():
-    record = logging.LogRecord("pos_app", logging.INFO, __file__, 1, "sent with %s", ("sk-123",), None)
-    RedactSecrets("sk-123").filter(record)
-    assert "sk-123" not in record.getMessage() and "[redacted]" in record.getMessage()
+def test_the_log_file_has_the_secret_redacted_from_messages_and_tracebacks(tmp_path):
+    config = load_config(profile(tmp_path, 'base_url = "https://a.example.com"\n'))
+    root = logging.getLogger("pos_app")
+    handlers, level = root.handlers[:], root.level
+    try:
+        setup_logging(config, "sk-123456")
+        log = logging.getLogger("pos_app.tests")
+        log.info("sent with %s", "sk-123456")
+        try:
+            raise RuntimeError("the service said: bad key sk-123456")
+        except RuntimeError:
+            log.exception("the request failed")
+        for handler in root.handlers:
+            handler.close()
+    finally:
+        root.handlers[:], root.level = handlers, level
+    written = config.log_path.read_text(encoding="utf-8")
+    assert "RuntimeError: the service said: bad key [redacted]" in written and "sent with [redacted]" in written
+    assert "sk-123456" not in written
+
+
+@pytest.mark.parametrize(("value", "where"), [
+    ("sk-123456\n", "line break (LF) at the end"), ("sk-123456\r", "carriage return (CR) at the end"),
+    ("sk 123456", "space at position 3 of 9"),
+    ("sk-1234é6", "character that is not plain ASCII (letters, digits, symbols) at position 8 of 9"),
+])
+def test_a_key_hash_that_cannot_be_sent_is_refused_with_where_never_the_value(tmp_path, memory_keyring, value,
+                                                                               where):
+    config = load_config(profile(tmp_path, 'base_url = "https://a.example.com"\nstore_id = "s9"\n'))
+    with pytest.raises(ConfigError, match=re.escape(f"the key-hash in POS_KEY_HASH has a {where}")) as refused:
+        key_hash(config, {"POS_KEY_HASH": value})
+    assert "123" not in str(refused.value)
+    memory_keyring.set_password("pos-app", "s9@https://a.example.com", value)
+    with pytest.raises(ConfigError, match=re.escape(f"the key-hash in the OS keyring (user s9@https://a.example.com) "
+                                                    f"has a {where}")) as refused:
+        key_hash(config, {})
+    assert "123" not in str(refused.value)

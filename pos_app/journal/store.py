@@ -9,6 +9,11 @@ they hold between processes sharing the file, not just inside one.
 Rows are only ever inserted; the one exception is ``open_attempts``, an index of attempts
 that still need an outcome, whose row is deleted when the attempt gets a final outcome.
 
+Every JSON value written (request, events, outcomes, notes, decisions) first goes through
+the ``redact`` function given to ``open``: the journal does not know the key-hash, the
+station that opens it does (``pos_app.api.secrets.Redactor.value``), and this is the one
+place all of its writers pass through, whatever the service echoed into their data.
+
 Each open ``Journal`` is an *owner* (``owners``) and holds the attempts it begins. Another
 process resumes an attempt only after ``claim`` handed it over, which happens only when its
 holder is no longer alive; only the holder may send an attempt's request.
@@ -57,6 +62,9 @@ from pos_app.journal.models import (
 )
 from pos_app.journal.schema import connect
 
+Redact = Callable[[Any], Any]
+"""Takes the secrets out of a JSON value before it is written (the same shape back)."""
+
 DEFAULT_BUSY_TIMEOUT = 2.0
 """Seconds a write waits for another process's transaction before ``JournalLocked``."""
 
@@ -70,12 +78,14 @@ class Journal:
     """One open journal file. Use from one thread; other processes may open the same file."""
 
     def __init__(
-        self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime], lock: owners.OwnerLock
+        self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime], lock: owners.OwnerLock,
+        redact: Redact | None = None,
     ) -> None:
         self._conn: sqlite3.Connection | None = conn
         self._path = path
         self._clock = clock
         self._lock = lock
+        self._redact: Redact = redact or _as_it_is
 
     @classmethod
     def open(
@@ -84,9 +94,11 @@ class Journal:
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
+        redact: Redact | None = None,
     ) -> Journal:
         """Open (creating it and its folders if needed) and migrate the journal at ``path``,
         as a new owner whose lock file is ``<path>.owners/<owner>.lock`` until ``close``.
+        ``redact`` is applied to every JSON value before it is written (see the module).
 
         Raises ``JournalCorrupt`` (not SQLite, damaged, or not a pos-app journal),
         ``JournalTooNew`` (newer schema) or ``JournalLocked``; refused files are not written
@@ -103,7 +115,7 @@ class Journal:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, clock or utc_now, lock)
+        return cls(conn, path, clock or utc_now, lock, redact)
 
     @property
     def path(self) -> Path:
@@ -173,7 +185,7 @@ class Journal:
                 outcome: Outcome | None = None) -> None:
         conn.execute(
             "INSERT INTO events (attempt_id, kind, at, outcome, data) VALUES (?, ?, ?, ?, ?)",
-            (attempt_id, kind, self._now(), outcome, dump_json(data, what=f"{kind} data")),
+            (attempt_id, kind, self._now(), outcome, dump_json(self._redact(data), what=f"{kind} data")),
         )
 
     # -- writes -------------------------------------------------------------------------
@@ -202,7 +214,7 @@ class Journal:
         """
         operation = Operation(operation)
         check_attempt_args(operation, terminal_id, gateway, amount, order_key, ref, request)
-        request_text = dump_json(request, what="request")
+        request_text = dump_json(self._redact(request), what="request")
         attempt_id = new_attempt_id()
         created = self._clock()
         with self._write(f"starting a {operation} on terminal {terminal_id!r}") as conn:
@@ -279,6 +291,7 @@ class Journal:
         whoever learnt the outcome records it (a resuming process ``claim``s first).
         """
         outcome = Outcome(outcome)
+        result = None if result is None else self._redact(result)  # compared below as it is stored
         data = {"outcome": outcome.value, "result": {} if result is None else result}
         dump_json(data, what="outcome result")
         with self._write(f"finishing attempt {attempt_id} as {outcome.value}") as conn:
@@ -473,3 +486,7 @@ class Journal:
                 return None
 
         return reports.reconcile(service_entries, candidates, lookup)
+
+
+def _as_it_is(value: Any) -> Any:
+    return value

@@ -8,23 +8,29 @@ configuration (nothing sent), 2 declined, 3 unknown, 4 failed (nothing was charg
 partially approved (charged ``approved_amount``, less than asked). ``resume`` exits 0 when every
 in-flight attempt reached a final outcome, 3 when any is still unknown. Ctrl-C while a
 request is out leaves the attempt ``unknown`` and resumable, and exits 3 with its JSON.
-No traceback for any expected condition; ``--verbose`` adds detail in the log.
+No traceback for any expected condition; ``--verbose`` adds detail in the log. The
+key-hash's value never appears on stdout or stderr, even when the service echoes it
+(``pos_app.api.secrets.Redactor``); a key-hash that cannot be sent is refused (exit 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import getpass
 import json
 import sys
+import traceback
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
+from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
 from pos_app.journal import JournalError, Outcome
 from pos_app.profile import ConfigError
@@ -128,9 +134,12 @@ Command = Callable[[Station, argparse.Namespace], Awaitable[Payload]]
 
 
 def _run(args: argparse.Namespace, command: Command) -> int:
+    redactor = Redactor()
+    sys.excepthook = functools.partial(_print_redacted, redactor)
     try:
         config = load_config()
         secret = key_hash(config)
+        redactor.add(secret)
         setup_logging(config, secret, verbose=args.verbose)
         payload, code = asyncio.run(_with_station(config, secret, args, command))
     except (Refused, ConfigError, InvalidInput) as error:
@@ -141,8 +150,14 @@ def _run(args: argparse.Namespace, command: Command) -> int:
         where = f" {error.filename}" if error.filename else ""
         payload, code = {"outcome": "invalid",
                          "error": f"cannot write{where}: {error.strerror or error}; nothing was sent"}, EXIT_INVALID
-    emit(payload)
+    emit(redactor.value(payload))  # whatever the service echoed, the key-hash is not printed
     return code
+
+
+def _print_redacted(redactor: Redactor, kind: type[BaseException], error: BaseException,
+                    trace: TracebackType | None) -> None:
+    """``sys.excepthook`` of a command: a bug's traceback on stderr, without the key-hash."""
+    sys.stderr.write(redactor.text("".join(traceback.format_exception(kind, error, trace))))
 
 
 async def _with_station(config: StoreConfig, secret: str, args: argparse.Namespace, command: Command) -> Payload:

@@ -26,6 +26,7 @@ from typing import Any
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity
+from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
 from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
@@ -91,10 +92,11 @@ class Station:
         journal's errors (nothing is sent before the journal is open)."""
         identity = Identity(store=config.store_id, station=config.station_id,
                             cashier=cashier or os.environ.get("POS_CASHIER", config.cashier_id))
+        redact = Redactor([secret]).value  # whatever the service echoes, the journal never keeps the key
         if threaded:
-            journal = await AsyncJournal.open(config.journal_path)
+            journal = await AsyncJournal.open(config.journal_path, redact=redact)
         else:
-            journal = AsyncJournal(Journal.open(config.journal_path))
+            journal = AsyncJournal(Journal.open(config.journal_path, redact=redact))
         try:  # built on a worker thread: its TLS context loads the CA store (tens of ms), not the screen's time
             client = await asyncio.to_thread(functools.partial(
                 PaymentsClient, config.base_url, secret, identity=identity, routes=config.route_table(),

@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError, TransportError, Unauthorized
+from pos_app.api.errors import InvalidInput, PaymentsError, TransportError, Unauthorized
 from pos_app.api.models import CloseBatchResult, PayAccepted, TerminalResult
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
 from pos_app.journal import (
@@ -288,7 +288,7 @@ class TerminalService:
         if isinstance(error, TransportError):
             if error.request_sent:
                 await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
-        else:
+        elif not isinstance(error, InvalidInput):  # refused before it left (RequestNotBuilt): nobody answered
             await self.reader.note(attempt.id, ERROR_ANSWER, {
                 "error": type(error).__name__, "status": getattr(error, "status_code", None)})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)

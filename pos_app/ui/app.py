@@ -26,11 +26,10 @@ import importlib
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
-from pos_app.profile import ConfigError, data_dir
+from pos_app.profile import ConfigError, data_dir, training_data_dir
 from pos_app.ui import failures
 from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
@@ -257,7 +256,7 @@ def training_config(base_url: str = "") -> StoreConfig:
     sandbox's ``base_url`` is known once it serves; the counter opens before that."""
     return replace(StoreConfig(base_url=base_url), store_id="demo", store_name="Corner Market (training)",
                    station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
-                   data_dir=Path(data_dir()) / "training")
+                   data_dir=training_data_dir())
 
 
 def cannot_start(window: MainWindow, text: str) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from pos_app.journal import Operation, Outcome
 from pos_app.receipts import format_money
-from pos_app.staff import NotAManager, StaffError, WrongPin
+from pos_app.staff import LockedOut, LockLevel, NotAManager, StaffError, WrongPin
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 
 PHASES = {
@@ -101,5 +101,12 @@ def pin_refused(error: StaffError) -> str:
     if isinstance(error, NotAManager):
         return "That is not a manager's PIN."
     if isinstance(error, WrongPin):
-        return f"Wrong PIN ({error.tries_left} tries left before sign-in locks)."
+        return f"Wrong PIN ({error.left} before sign-in locks)."
+    if isinstance(error, LockedOut):
+        until = error.until.astimezone().strftime("%H:%M")
+        if error.level is LockLevel.CLOSED:
+            return (f"Too many wrong PINs: manager approvals are locked until {until}, and no PIN lifts it. "
+                    "Running `pos-app staff unlock` on this computer lifts it sooner.")
+        return (f"Too many wrong PINs: manager approvals are locked until {until}. A manager lifts the lock "
+                "by signing in on this station (Ctrl+L signs the cashier out).")
     return f"PIN refused: {error}"

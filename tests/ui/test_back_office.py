@@ -90,8 +90,10 @@ def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, 
     too_much = approve(qtbot, DEMO_MANAGER_PIN, "one item back", amount="40.01")
     qtbot.waitUntil(lambda: "between" in too_much.message.text())
     save(too_much, "light-refund-approval")
-    too_much.amount.setText("15.00")  # the PIN and reason typed stay: only the amount is fixed
-    qtbot.keyClick(too_much.amount, Qt.Key.Key_Return)
+    assert too_much.pin.text() == "" and too_much.reason.text() == "one item back"  # the PIN is forgotten
+    too_much.amount.setText("15.00")
+    qtbot.keyClicks(too_much.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClick(too_much.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
     qtbot.waitUntil(lambda: office.payments.selected().refunded == 1500, timeout=10_000)
     assert office.payments.selected().status is PaymentStatus.PARTLY_REFUNDED
