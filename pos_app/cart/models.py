@@ -122,12 +122,10 @@ class Totals:
     line's base with the SUM of its taxes' rates and rounded half-up once: this is the
     contract's rule and what ``total`` (= ``subtotal + tax``) uses.
 
-    ``breakdown`` (tax name → cents, in the merchant's order) is for the receipt: each tax
-    on each line rounded half-up on its own, then summed. Rounding per tax can differ from
-    rounding the combined rate, so ``sum(breakdown.values())`` may differ from ``tax`` by a
-    cent or so (e.g. 20 cents at 6.25 % + 2 % + 0.75 %: one line tax of 2 cents, shares of
-    1 + 0 + 0); ``breakdown_rounding`` is ``tax - sum(breakdown)``, to print as a rounding
-    line when it is not 0. The total never uses the breakdown.
+    ``breakdown`` (tax name → cents, in the merchant's order) is for the receipt: each
+    line's tax shared among its taxes by rate (``taxes.split_line_tax``), then summed per
+    tax; it adds up to ``tax`` exactly (20 cents at 6.25 % + 2 % + 0.75 %: a line tax of 2
+    cents, exact shares 1.25, 0.40 and 0.15 made 1 + 1 + 0). The total never uses the breakdown.
 
     ``flagged`` (line id → its ``FlaggedTax``es) names the lines with a tax the merchant's
     rates do not list: charged at the rate the cart remembers, or not at all when none is
@@ -155,7 +153,3 @@ class Totals:
         """True when the total is above 0 (a card payment of 0 or less cannot be taken) and
         every tax of every line has a rate."""
         return self.total > 0 and not self.unrated_lines
-
-    @property
-    def breakdown_rounding(self) -> int:
-        return self.tax - sum(self.breakdown.values())

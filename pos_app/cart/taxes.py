@@ -9,12 +9,16 @@ The computation is total: it never raises on a line. A tax the merchant's rates 
 list is charged at the rate the cart remembers for it and the line flagged; with no rate
 known it is not charged, the line flagged and the cart not payable (never guessed as 0 %).
 The arithmetic is exact (``Fraction``): no rate or amount can overflow a decimal context.
+
+The receipt names each tax: a line's tax is shared among its taxes in proportion to their
+rates, whole cents by the largest remainder (``split_line_tax``), so the named taxes add
+up to the tax charged, to the cent, with no rounding line.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
@@ -31,6 +35,21 @@ def line_tax(base_cents: int, rates: Iterable[Decimal]) -> int:
     if base_cents <= 0 or not combined:
         return 0
     return math.floor(base_cents * combined / 100 + Fraction(1, 2))
+
+
+def split_line_tax(base_cents: int, line_cents: int, rates: Sequence[TaxRate]) -> list[int]:
+    """``line_cents`` (the line's tax) shared among ``rates`` in whole cents: each gets its
+    exact share ``base × rate / 100`` rounded down, and the cents left go one each to the
+    largest remainders (the first listed on a tie). The shares add up to ``line_cents``."""
+    if base_cents <= 0 or line_cents <= 0:
+        return [0] * len(rates)
+    exact = [Fraction(base_cents) * Fraction(rate.rate) / 100 for rate in rates]
+    shares = [math.floor(share) for share in exact]  # down: the shares are not negative
+    left = line_cents - sum(shares)  # 0 to len(rates): the line's tax is the rounded sum of the exact shares
+    by_remainder = sorted(range(len(rates)), key=lambda i: exact[i] - shares[i], reverse=True)
+    for index in by_remainder[:left]:
+        shares[index] += 1
+    return shares
 
 
 def compute_totals(
@@ -61,8 +80,8 @@ def compute_totals(
                 if rate is not None:
                     line_rates.append(rate)
         per_line[line.line_id] = line_tax(base, (r.rate for r in line_rates))
-        for rate in line_rates:
-            shares[rate.id] = shares.get(rate.id, 0) + line_tax(base, (rate.rate,))
+        for rate, share in zip(line_rates, split_line_tax(base, per_line[line.line_id], line_rates), strict=True):
+            shares[rate.id] = shares.get(rate.id, 0) + share
         if line_flags:
             flagged[line.line_id] = tuple(line_flags)
     for tax_id, rate in (*rates.items(), *known_rates.items()):

@@ -283,6 +283,16 @@ class Catalog:
 
         return self._read("reading a category", run)
 
+    def codes_containing(self, characters: str) -> frozenset[str]:
+        """Which of ``characters`` occur in some item's SKU (a scan types them: the sale
+        screen keeps ``+`` and ``-`` for the selected line unless a code holds them)."""
+
+        def run(conn: sqlite3.Connection) -> frozenset[str]:
+            return frozenset(char for char in characters
+                             if conn.execute("SELECT 1 FROM items WHERE instr(sku, ?) > 0 LIMIT 1", (char,)).fetchone())
+
+        return self._read("reading the codes", run)
+
     def taxes(self) -> dict[str, TaxRate]:
         """The merchant's taxes by id, in the service's order, as stored by the last sync.
 

@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         central.setLayout(body)
         self.setCentralWidget(central)
-        self.resize(1100, 720)
+        self.resize(1000, 700)  # fits a 1024×768 screen with its frame (a lane PC)
         self.sign_in.signed_in.connect(self._signed_in)
 
     def attach_counter(self, counter: Counter) -> None:

@@ -206,15 +206,29 @@ def test_totals_of_several_lines_with_several_taxes():
     assert totals.tax == 206 and totals.total == 2699 + 206 and totals.payable
     # shares: state 56.25 → 56 and 125; city 18; levy 6.75 → 7
     assert dict(totals.breakdown) == {"State sales tax": 181, "City tax": 18, "Cultural district levy": 7}
-    assert totals.breakdown_rounding == 0
 
 
-def test_the_breakdown_can_differ_from_the_per_line_tax_by_rounding():
+def test_the_named_taxes_add_up_to_the_tax_charged_with_no_rounding_line():
     cart = Cart()
-    cart.add(item("Cookie", 20, ALL_B))  # 1.8 → 2 combined; shares 1.25 → 1, 0.4 → 0, 0.15 → 0
+    cart.add(item("Cookie", 20, ALL_B))  # 1.8 → 2 combined; exact shares 1.25, 0.40, 0.15
     totals = cart.totals(RATES)
-    assert totals.tax == 2 and sum(totals.breakdown.values()) == 1
-    assert totals.breakdown_rounding == 1 and totals.total == 22  # the total uses the per-line rule
+    assert totals.tax == 2 and totals.total == 22  # the total uses the per-line rule
+    # each share rounded on its own made 1 + 0 + 0 = 1 ("Tax rounding 0.01" on the receipt); the cent left
+    # goes to the largest remainder, 0.40
+    assert dict(totals.breakdown) == {"State sales tax": 1, "City tax": 1, "Cultural district levy": 0}
+
+
+@pytest.mark.parametrize("base,line_cents,rates,shares", [
+    (20, 2, ("6.25", "2", "0.75"), [1, 1, 0]),
+    (1000, 90, ("6.25", "2", "0.75"), [63, 20, 7]),  # 62.5, 20, 7.5: a tie goes to the first listed
+    (100, 9, ("4.5", "4.5"), [5, 4]),
+    (333, 0, ("0.1",), [0]),
+])
+def test_a_line_tax_is_split_by_rate_to_the_cent(base, line_cents, rates, shares):
+    from pos_app.cart.taxes import split_line_tax
+
+    taxes = [TaxRate(f"t{n}", f"tax {n}", Decimal(rate)) for n, rate in enumerate(rates)]
+    assert split_line_tax(base, line_cents, taxes) == shares
 
 
 def test_discounts_do_not_lower_other_lines_tax():
@@ -358,5 +372,4 @@ def test_totals_follow_the_rule_exactly(specs):
             assert tax - Decimal("0.5") <= exact < tax + Decimal("0.5")  # half-up: ties go up
     assert totals.tax == sum(totals.per_line.values())
     assert totals.total == totals.subtotal + totals.tax
-    taxed_lines = sum(1 for line in lines if line.base_cents > 0 and line.tax_ids)
-    assert abs(totals.breakdown_rounding) <= 2 * taxed_lines  # each line: 3 roundings vs 1
+    assert sum(totals.breakdown.values()) == totals.tax  # the named taxes add up, to the cent

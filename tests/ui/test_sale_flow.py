@@ -162,7 +162,7 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
                     and app.window.isActiveWindow())
     qtbot.keyClick(app.window, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
     tabs = modal(qtbot, PreauthsDialog)
-    qtbot.waitUntil(lambda: tabs.list.count() == 1)
+    qtbot.waitUntil(lambda: tabs.model.rowCount() == 1)
     assert tabs.amount.text() == f"{preauth.amount / 100:.2f}"
     for typed, said in (("nan", "'nan' is not an amount"), ("12.505", "'12.505' is not an amount"),
                         ("0", "more than 0"), ("", "more than 0"),
@@ -182,7 +182,7 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     except Exception as error:
         raise AssertionError(f"the capture did not end: {tabs.message.text()!r}") from error
     assert tabs.message.text().startswith("Approved"), tabs.message.text()
-    qtbot.waitUntil(lambda: tabs.list.count() == 0)
+    qtbot.waitUntil(lambda: tabs.model.rowCount() == 0)
     assert pay_requests(sandbox, "S", "terminal.capture") == 1
     qtbot.keyClick(tabs, Qt.Key.Key_Escape)
 
