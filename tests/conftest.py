@@ -39,7 +39,7 @@ def memory_keyring():
     """An in-memory keyring for the test (the real Secret Service is tested on its own)."""
     import keyring
 
-    from tests.test_config import MemoryKeyring
+    from tests.keyrings import MemoryKeyring
 
     previous = keyring.get_keyring()
     backend = MemoryKeyring()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from pos_app.config import RedactSecrets, key_hash, load_config
 from pos_app.profile import ConfigError
+from tests.keyrings import MemoryKeyring
 
 EXAMPLE = Path(__file__).parent.parent / "resources" / "store.example.toml"
 
@@ -55,25 +55,6 @@ def test_route_overrides_reach_the_route_table(tmp_path):
     text = 'base_url = "https://a.example.com"\n[routes]\n"terminal.void" = "POST /public/terminal/void-tx"\n'
     env = profile(tmp_path, text)
     assert load_config(env).route_table()["terminal.void"].path == "/public/terminal/void-tx"
-
-
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring: headless test machines have no OS keyring service."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.secrets = {}
-
-    def get_password(self, service, username):
-        return self.secrets.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.secrets.pop((service, username), None)
 
 
 def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):

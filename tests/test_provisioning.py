@@ -168,7 +168,7 @@ def test_an_unwritable_data_dir_is_a_sentence(tmp_path):
 def test_provision_stores_the_key_where_the_app_reads_it(tmp_path, memory_keyring):
     result = provision(tmp_path, SETUP, "sandbox-key-type-b\n")
     assert memory_keyring.secrets == {(KEYRING_SERVICE, "harbor-7@https://payments.example.com"): "sandbox-key-type-b"}
-    assert result.keyring_backend == "tests.test_config.MemoryKeyring"
+    assert result.keyring_backend == "tests.keyrings.MemoryKeyring"
     assert key_hash(load_config({"POS_DATA_DIR": str(tmp_path)}), {}) == "sandbox-key-type-b"
     assert "sandbox-key-type-b" not in (tmp_path / "store.toml").read_text()
 
