@@ -31,9 +31,8 @@ from typing import TYPE_CHECKING
 
 from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
 from pos_app.profile import ConfigError, data_dir
-from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
-from pos_app.ui.theme import use_theme
+from pos_app.ui.theme import show_in_theme, use_theme
 
 if TYPE_CHECKING:
     from pos_app.sandbox.config import SandboxConfig
@@ -171,7 +170,7 @@ async def open_counter(window: MainWindow, config: StoreConfig, *, training: boo
     except (CatalogError, StaffError, OSError) as error:
         raise StartProblem(_start_problem(error)) from None
     window.attach_counter(counter)
-    show(window, config.theme)
+    show_in_theme(window, config.theme)
     return counter
 
 

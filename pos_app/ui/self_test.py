@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pos_app.journal import Outcome
 from pos_app.receipts import format_money, render_receipt
-from pos_app.self_test import Report, SelfTestFailed, check_pdf
+from pos_app.self_test_report import Report, SelfTestFailed, check_pdf
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
 from pos_app.station.station import Station
