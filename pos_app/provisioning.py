@@ -54,8 +54,8 @@ from pos_app.api.errors import (
 )
 from pos_app.api.identity import Identity
 from pos_app.api.models import Terminal
-from pos_app.config import GATEWAYS, KEYRING_SERVICE, config_from_values
-from pos_app.profile import PROFILE_NAME, ConfigError, check_profile_entries, profile_path, read_profile
+from pos_app.config import GATEWAYS, KEYRING_SERVICE, check_profile_values
+from pos_app.profile import PROFILE_NAME, ConfigError, profile_path, read_profile
 from pos_app.staff import (
     PIN_MAX_DIGITS,
     PIN_MIN_DIGITS,
@@ -249,11 +249,12 @@ def write_profile(directory: Path, setup: StationSetup, *, key: str | None = Non
     if path.exists():
         try:
             kept = {k: v for k, v in read_profile(path).items() if k not in SETUP_KEYS}
+            check_profile_values({**setup.entries(), **kept}, path)
         except ConfigError:
+            kept = {}
             broken = not _holds_a_key(path)  # a key-hash is never kept in a file, not even a backup
     values = {**setup.entries(), **kept}
-    check_profile_entries(values, path)
-    config_from_values(values, directory)  # the whole profile as the app will load it
+    check_profile_values(values, path)  # the whole profile as the app will load it
     text = render_toml(values)
     if tomllib.loads(text) != values:  # pragma: no cover - render_toml's own guarantee
         raise SetupError("store.toml could not be written faithfully; nothing was changed.")
@@ -370,7 +371,7 @@ def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setu
     refused. The change is written to the audit trail (``by``; the settings, never the key)."""
     key = check_key(key)
     refuse_key_in(setup, key)
-    config_from_values(setup.entries(), directory)  # before the keyring: a bad profile stores nothing
+    check_profile_values(setup.entries(), profile_path(directory))  # before the keyring: a bad one stores nothing
     backend = store_key(setup.base_url, setup.store_id, key)
     written = write_profile(directory, setup, key=key)
     settings = ", ".join(f"{name} {value}" for name, value in sorted(setup.entries().items()))

@@ -25,16 +25,15 @@ import gc
 import importlib
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
 from pos_app.profile import ConfigError, data_dir
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.theme import show_in_theme, use_theme
 
 if TYPE_CHECKING:
+    from pos_app.config import StoreConfig
     from pos_app.sandbox.config import SandboxConfig
     from pos_app.sandbox.server import SandboxServer
     from pos_app.station.counter import Counter
@@ -83,7 +82,10 @@ async def run(window: MainWindow, *, sandbox: bool) -> int:
 
 
 def settings() -> tuple[StoreConfig, str]:
-    """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread."""
+    """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread,
+    as is the settings model's import (pydantic)."""
+    from pos_app.config import key_hash, load_config
+
     config = load_config()
     return config, key_hash(config)
 
@@ -108,7 +110,7 @@ async def run_training(window: MainWindow) -> int:
     from pos_app.sandbox.config import SandboxConfig
 
     sandbox = SandboxConfig()
-    config = training_config()
+    config = await asyncio.to_thread(training_config)  # the settings model's import: off the Qt thread
     counter = await begin(window, config, sandbox.key_s, training=True)
     if counter is None:
         return 1
@@ -119,7 +121,7 @@ async def run_training(window: MainWindow) -> int:
         cannot_start(window, _start_problem(error))
         return 1
     try:
-        return await run_station(window, counter, replace(config, base_url=server.base_url), server.keys["S"],
+        return await run_station(window, counter, config.replace(base_url=server.base_url), server.keys["S"],
                                  training=True)
     finally:
         server.stop()
@@ -144,6 +146,8 @@ async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int
 async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
     """Logging (``secret`` redacted from it), then the counter attached to the window; None,
     once the cashier has been told why, when either cannot start."""
+    from pos_app.config import setup_logging
+
     try:
         await asyncio.to_thread(setup_logging, config, secret)
         return await open_counter(window, config, training=training)
@@ -238,12 +242,15 @@ async def start_up(station: Station, counter: Counter) -> None:
     await counter.sync_catalog()
 
 
-def training_config(base_url: str = "") -> StoreConfig:
+def training_config(base_url: str | None = None) -> StoreConfig:
     """The demo store on the built-in sandbox: its own data folder, a type S terminal. The
-    sandbox's ``base_url`` is known once it serves; the counter opens before that."""
-    return replace(StoreConfig(base_url=base_url), store_id="demo", store_name="Corner Market (training)",
-                   station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
-                   data_dir=Path(data_dir()) / "training")
+    sandbox's ``base_url`` is known once it serves (the counter opens before that: until
+    then it is ``TRAINING_BASE_URL``)."""
+    from pos_app.config import TRAINING_BASE_URL, StoreConfig
+
+    return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo", store_name="Corner Market (training)",
+                       station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
+                       data_dir=Path(data_dir()) / "training")
 
 
 def cannot_start(window: MainWindow, text: str) -> None:

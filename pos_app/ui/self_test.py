@@ -15,7 +15,6 @@ import asyncio
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from pos_app.journal import Outcome
@@ -61,7 +60,7 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_
 
 
 async def _sale(report: Report, base_url: str, key: str, directory: Path) -> None:
-    config = replace(training_config(base_url), data_dir=directory)
+    config = training_config(base_url).replace(data_dir=directory)
     report.begin("station")
     window = MainWindow(training=True)
     try:
