@@ -29,7 +29,6 @@ dumps or reprs), never in a file, a log or an error message.
 from __future__ import annotations
 
 import difflib
-import logging
 import os
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
@@ -194,10 +193,6 @@ class StoreConfig(BaseSettings):
     @property
     def staff_path(self) -> Path:
         return self.data_dir / "staff.sqlite3"
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / "logs" / "pos-app.log"
 
     def route_table(self) -> RouteTable:
         from pos_app.api.routes import RouteTable
@@ -452,29 +447,3 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
         )
     return secret
 
-
-class RedactSecrets(logging.Filter):
-    """Replaces a secret wherever it would appear in a log record."""
-
-    def __init__(self, *secrets: str) -> None:
-        super().__init__()
-        self._secrets = [s for s in secrets if s]
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if any(s in message for s in self._secrets):
-            for secret in self._secrets:
-                message = message.replace(secret, "[redacted]")
-            record.msg, record.args = message, None
-        return True
-
-
-def setup_logging(config: StoreConfig, secret: str, *, verbose: bool = False) -> None:
-    """Log to ``<data dir>/logs/pos-app.log`` with the key-hash redacted from every record."""
-    config.log_path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(config.log_path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactSecrets(secret))
-    root = logging.getLogger("pos_app")
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose else logging.INFO)

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pos_app import __version__
 from pos_app.profile import ConfigError, data_dir
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.theme import show_in_theme, use_theme
@@ -146,14 +147,21 @@ async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int
 async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
     """Logging (``secret`` redacted from it), then the counter attached to the window; None,
     once the cashier has been told why, when either cannot start."""
-    from pos_app.config import setup_logging
-
     try:
-        await asyncio.to_thread(setup_logging, config, secret)
+        await asyncio.to_thread(start_logging, config.data_dir, secret)
+        log.info("pos-app %s starting on %s%s", __version__, config.data_dir, " (training)" if training else "")
         return await open_counter(window, config, training=training)
     except (StartProblem, OSError) as problem:
         cannot_start(window, _start_problem(problem))
         return None
+
+
+def start_logging(folder: Path, secret: str) -> None:
+    """The app's log file, ``secret`` redacted (``pos_app.logs``, imported here: off the Qt
+    thread)."""
+    from pos_app.logs import ProcessKind, RedactSecrets, configure_logging
+
+    configure_logging(folder, ProcessKind.APP, RedactSecrets(secret))
 
 
 async def open_counter(window: MainWindow, config: StoreConfig, *, training: bool) -> Counter:
