@@ -24,6 +24,8 @@ import contextlib
 import gc
 import importlib
 import logging
+import sys
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +37,7 @@ from pos_app.ui.theme import show_in_theme, use_theme
 
 if TYPE_CHECKING:
     from pos_app.config import StoreConfig
+    from pos_app.folder_lock import AppLock
     from pos_app.sandbox.config import SandboxConfig
     from pos_app.sandbox.server import SandboxServer
     from pos_app.station.counter import Counter
@@ -54,6 +57,8 @@ vanish for a moment)."""
 FIRST_REQUEST_MODULES = ("anyio._backends._asyncio",)
 """What the HTTP stack imports at its first request (httpcore's asyncio backend, through
 anyio): imported with the station's modules, off the Qt thread, when present."""
+HEADLESS_PLATFORMS = ("offscreen", "minimal")
+"""Qt platforms with no screen a person sees."""
 
 
 class StartProblem(Exception):
@@ -112,20 +117,21 @@ async def run_training(window: MainWindow) -> int:
 
     sandbox = SandboxConfig()
     config = await asyncio.to_thread(training_config)  # the settings model's import: off the Qt thread
-    counter = await begin(window, config, sandbox.key_s, training=True)
-    if counter is None:
-        return 1
-    try:
-        server = await asyncio.to_thread(start_sandbox, sandbox)
-    except OSError as error:
-        await counter.aclose()
-        cannot_start(window, _start_problem(error))
-        return 1
-    try:
-        return await run_station(window, counter, config.replace(base_url=server.base_url), server.keys["S"],
-                                 training=True)
-    finally:
-        server.stop()
+    async with own_folder(window, config.data_dir) as owned:
+        counter = await begin(window, config, sandbox.key_s, training=True) if owned else None
+        if counter is None:
+            return 1
+        try:
+            server = await asyncio.to_thread(start_sandbox, sandbox)
+        except OSError as error:
+            await counter.aclose()
+            cannot_start(window, _start_problem(error))
+            return 1
+        try:
+            return await run_station(window, counter, config.replace(base_url=server.base_url), server.keys["S"],
+                                     training=True)
+        finally:
+            server.stop()
 
 
 def start_sandbox(config: SandboxConfig) -> SandboxServer:
@@ -137,11 +143,45 @@ def start_sandbox(config: SandboxConfig) -> SandboxServer:
 
 
 async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int:
-    """A store's station on its settings: logging, the counter, then the station."""
-    counter = await begin(window, config, secret, training=False)
-    if counter is None:
-        return 1
-    return await run_station(window, counter, config, secret)
+    """A store's station on its settings: its data folder held, logging, the counter, then
+    the station."""
+    async with own_folder(window, config.data_dir) as owned:
+        counter = await begin(window, config, secret, training=False) if owned else None
+        if counter is None:
+            return 1
+        return await run_station(window, counter, config, secret)
+
+
+@contextlib.asynccontextmanager
+async def own_folder(window: MainWindow, folder: Path) -> AsyncIterator[bool]:
+    """Hold the data folder while the body runs, one app per folder (two would both save
+    the cart): True; False, once the cashier has been told which app holds it."""
+    try:
+        lock = await asyncio.to_thread(hold_folder, folder)
+    except StartProblem as problem:
+        window.hide()  # the sentence alone, not a second sign-in screen behind it
+        cannot_start(window, str(problem))
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def hold_folder(folder: Path) -> AppLock:
+    """This app's lock on ``folder`` (``pos_app.folder_lock``; filelock is imported here,
+    off the Qt thread); ``StartProblem`` naming the app that holds it, or why it cannot be
+    taken."""
+    from pos_app.folder_lock import AlreadyOpen, AppLock
+
+    try:
+        return AppLock(folder).acquire()
+    except AlreadyOpen as refused:
+        raise StartProblem(str(refused)) from refused
+    except OSError as error:
+        raise StartProblem(f"the data folder {folder} cannot be used ({error.strerror or error}): check its "
+                           "permissions, or set POS_DATA_DIR to another") from error
 
 
 async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
@@ -262,10 +302,16 @@ def training_config(base_url: str | None = None) -> StoreConfig:
 
 
 def cannot_start(window: MainWindow, text: str) -> None:
-    """Say why the app cannot start (a modal message; the app then exits)."""
-    from pos_app.ui.qt import QMessageBox  # only when it is needed: not part of every start
+    """Say why the app cannot start, on stderr (the terminal that started it, a service's
+    journal) and, when there is a screen, in a modal message; the app then exits. Without
+    a screen (the ``offscreen`` or ``minimal`` platform) nobody could close the message:
+    the app would wait for ever."""
+    sys.stderr.write(f"pos-app cannot start: {text}\n")
+    sys.stderr.flush()
+    from pos_app.ui.qt import QApplication, QMessageBox  # only when it is needed: not part of every start
 
-    QMessageBox.critical(window, "pos-app cannot start", text)
+    if QApplication.platformName() not in HEADLESS_PLATFORMS:
+        QMessageBox.critical(window if window.isVisible() else None, "pos-app cannot start", text)
 
 
 def _start_problem(error: Exception) -> str:
