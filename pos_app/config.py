@@ -34,7 +34,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
@@ -207,7 +207,8 @@ class StoreConfig(BaseSettings):
 SETTINGS = tuple(name for name in StoreConfig.model_fields if name != "data_dir")
 """Every setting's name, in the model's order (the data folder is where the files are:
 ``POS_DATA_DIR``, never a file's setting)."""
-TABLES = tuple(name for name in SETTINGS if name in {"routes", "stations"})
+TABLES = tuple(name for name in SETTINGS if get_origin(StoreConfig.model_fields[name].annotation) is Mapping)
+"""The settings that are tables (``[routes]``, ``[stations]``)."""
 
 
 # -- the layers, as pydantic-settings sources ------------------------------------------------
@@ -398,7 +399,7 @@ def _sentences(error: ValidationError, where: Callable[[str], str]) -> str:
             unknown.setdefault(where(loc[0]), []).append(loc[0])
         elif loc[0] == "stations" and len(loc) > 1:
             sentences.append(_station_sentence(where("stations"), loc, problem))
-        elif loc[0] == "routes":
+        elif loc[0] == "routes" and len(loc) > 1:
             sentences.append(f"{where('routes')}: every [routes] entry must be a string like "
                              "'POST /public/terminal/pay'")
         else:
