@@ -430,9 +430,11 @@ def _station_sentence(place: str, loc: list[str], problem: Any) -> str:
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
-    """The key-hash from ``POS_KEY_HASH`` or the OS keyring; never logged, never stored in files."""
+    """The key-hash from ``POS_KEY_HASH`` or the OS keyring; never logged, never stored in files.
+    A value that cannot be sent as a header (a space, a line break, not printable ASCII) is
+    refused here, before any request, with a sentence that says where, never the value."""
     if env.get("POS_KEY_HASH"):
-        return env["POS_KEY_HASH"]
+        return _usable(env["POS_KEY_HASH"], "the key-hash in POS_KEY_HASH")
     try:
         import keyring
 
@@ -446,5 +448,14 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
             f"no key-hash for {config.keyring_user} in the OS keyring; store it with `pos-app setup` "
             "or set POS_KEY_HASH"
         )
-    return secret
+    return _usable(secret, f"the key-hash in the OS keyring (user {config.keyring_user})")
 
+
+def _usable(secret: str, source: str) -> str:
+    from pos_app.api.errors import InvalidKeyHash
+    from pos_app.api.secrets import check_key_hash
+
+    try:
+        return check_key_hash(secret, source=source)
+    except InvalidKeyHash as error:
+        raise ConfigError(str(error)) from error

@@ -8,8 +8,8 @@ each call it once at their start. The kinds keep processes apart: two processes 
 rotate one file (only one app runs per data folder; two commands at once write
 ``cli.log`` side by side, and on POSIX a file rotated under one is renamed, not lost).
 
-``RedactSecrets`` is the handler's filter that keeps the key-hash out of the file: the
-record's message, and its exception's and stack's text.
+The caller gives the handler its filters: ``pos_app.api.secrets.RedactingFilter`` keeps
+the key-hash out of the file (each record's message, traceback and stack).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ MAX_BYTES = 5_000_000
 BACKUPS = 9
 """Rotated files kept (``app.log.1`` … ``app.log.9``): the log takes at most 50 MB."""
 FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
-REDACTED = "[redacted]"
 
 
 class ProcessKind(StrEnum):
@@ -41,32 +40,6 @@ def log_path(directory: Path, kind: ProcessKind) -> Path:
     return directory / "logs" / f"{kind}.log"
 
 
-class RedactSecrets(logging.Filter):
-    """Replaces each secret wherever a record would show it: the message (with its
-    arguments), the exception's traceback text and the stack."""
-
-    def __init__(self, *secrets: str) -> None:
-        super().__init__()
-        self._secrets = [secret for secret in secrets if secret]
-
-    def redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if self.redact(message) != message:
-            record.msg, record.args = self.redact(message), None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            record.exc_text = self.redact(record.exc_text)
-        if record.stack_info:
-            record.stack_info = self.redact(record.stack_info)
-        return True
-
-
 _installed: list[logging.Handler] = []
 """The handler ``configure_logging`` put on the root logger (none before)."""
 
@@ -74,7 +47,7 @@ _installed: list[logging.Handler] = []
 def configure_logging(directory: Path, kind: ProcessKind, *filters: logging.Filter,
                       verbose: bool = False) -> Path:
     """Log every record of the process (INFO and up; DEBUG when ``verbose``) into its
-    kind's rotating file under ``directory``, through ``filters`` (``RedactSecrets``);
+    kind's rotating file under ``directory``, through ``filters`` (``RedactingFilter``);
     returns the file's path. A later call (tests open many stations in one process)
     replaces the handler. ``OSError`` when the folder cannot be made."""
     path = log_path(directory, kind)

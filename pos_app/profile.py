@@ -51,6 +51,12 @@ def data_dir(env: Mapping[str, str] = os.environ) -> Path:
     return Path(user_data_dir("pos-app", appauthor=False))
 
 
+def training_data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """Training mode's own folder (``make run``, ``pos-app --sandbox``): ``<data dir>/training``,
+    so that training never mixes with a store's journal and staff."""
+    return data_dir(env) / "training"
+
+
 def profile_path(directory: Path) -> Path:
     """``<data dir>/store.toml``."""
     return directory / PROFILE_NAME

@@ -11,8 +11,13 @@
 - ``store_key(base_url, store_id, key)`` puts the key-hash into the OS keyring (service
   ``pos-app``, user ``<store_id>@<base_url>``, where ``config.key_hash`` reads it) and reads
   it back; ``NoKeyring`` when no keyring can keep it (then ``POS_KEY_HASH`` is the way).
-- ``provision(directory, setup, key)``: the key into the keyring first, then the file, so a
-  refused key leaves nothing half-done.
+- ``key_source()``: where the key-hash will live: ``POS_KEY_HASH`` when it is set (the app
+  uses it as it is; nothing is stored), the OS keyring when this computer has one, else
+  this session only (in memory; ``set_key_instructions`` says exactly how to set
+  ``POS_KEY_HASH`` for the next start). No file holds it: an "encrypted" file without a
+  keyring or a passphrase would be locked with a key kept next to it.
+- ``provision(directory, setup, key)``: the key into the keyring first (when that is where
+  it lives), then the file, so a refused key leaves nothing half-done.
 - ``check_manager``, ``provision_station``: the same plus the first manager (name, PIN
   twice) added to the staff file.
 - ``check_service(base_url, key)`` (async): the merchant's terminals through a one-off
@@ -35,7 +40,9 @@ import sys
 import tempfile
 import tomllib
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +63,7 @@ from pos_app.api.errors import (
 )
 from pos_app.api.identity import Identity
 from pos_app.api.models import Terminal
+from pos_app.api.secrets import key_hash_problem
 from pos_app.config import GATEWAYS, KEYRING_SERVICE, check_profile_values
 from pos_app.profile import PROFILE_NAME, ConfigError, holds_a_key, profile_path
 from pos_app.staff import (
@@ -74,9 +82,10 @@ from pos_app.staff.cli import os_operator
 from pos_app.staff.store import check_name
 
 __all__ = [
-    "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "add_setup_command", "check_key", "check_manager",
-    "check_service", "check_setup", "managers", "provision", "provision_station", "read_existing", "refuse_key_in",
-    "store_key", "terminal_label", "updated_profile", "write_profile",
+    "KeySource", "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "add_setup_command", "check_key",
+    "check_manager", "check_service", "check_setup", "environment_key", "key_source", "keyring_usable", "managers",
+    "provision", "provision_station", "read_existing", "refuse_key_in", "set_key_instructions", "store_key",
+    "terminal_label", "updated_profile", "write_profile",
 ]
 
 SETUP_KEYS = ("base_url", "gateway", "store_id", "store_name", "station_id", "terminal_id", "printer")
@@ -98,10 +107,24 @@ class SetupError(ConfigError):
 
 
 class NoKeyring(SetupError):
-    """No OS keyring can keep the key-hash on this computer."""
+    """No OS keyring can keep the key-hash on this computer; ``why`` says what went wrong."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="key")
+    def __init__(self, why: str) -> None:
+        super().__init__(_no_keyring(why), field="key")
+        self.why = why
+
+
+class KeySource(StrEnum):
+    """Where the station's key-hash lives once it is set up."""
+
+    KEYRING = "keyring"
+    """The OS keyring keeps it (service ``pos-app``, user ``<store_id>@<base_url>``)."""
+    ENVIRONMENT = "environment"
+    """``POS_KEY_HASH`` is set in the app's environment: it is used as it is (it always
+    wins over the keyring), nothing is stored."""
+    SESSION = "session"
+    """No keyring and no ``POS_KEY_HASH``: the key-hash typed is used until the app closes,
+    then forgotten; the next start asks for it again (or reads ``POS_KEY_HASH``)."""
 
 
 @dataclass(frozen=True)
@@ -169,13 +192,28 @@ def check_setup(*, base_url: str, store_id: str, station_id: str, store_name: st
 
 
 def check_key(key: str) -> str:
-    """The key-hash without surrounding spaces or line ends; ``SetupError`` if it cannot be one."""
+    """The key-hash typed or pasted, without surrounding spaces or line ends; ``SetupError``
+    saying what is wrong and where (never the value) if it cannot be one."""
     key = key.strip()
     if not key:
         raise SetupError("Type or paste the store's key-hash.", field="key")
-    if len(key) > KEY_MAX or not all(0x21 <= ord(c) <= 0x7E for c in key):
-        raise SetupError("The key-hash has letters, digits and symbols only (no spaces): paste it again.",
-                         field="key")
+    if len(key) > KEY_MAX:
+        raise SetupError(f"The key-hash has at most {KEY_MAX} characters: paste it again.", field="key")
+    problem = key_hash_problem(key)
+    if problem:
+        raise SetupError(f"The key-hash {problem}: it is letters, digits and symbols only (no spaces or line "
+                         "breaks); paste it again.", field="key")
+    return key
+
+
+def environment_key(env: Mapping[str, str] = os.environ) -> str:
+    """``POS_KEY_HASH`` as the app will send it (not trimmed: the app does not trim it
+    either); ``SetupError`` saying what is wrong with it and how to change it."""
+    key = env.get("POS_KEY_HASH", "")
+    problem = key_hash_problem(key)
+    if problem:
+        raise SetupError(f"POS_KEY_HASH, set in this app's environment, {problem}: set it again without it (or "
+                         "remove it to keep the key-hash in the keyring), then start the app again.", field="key")
     return key
 
 
@@ -351,22 +389,55 @@ def store_key(base_url: str, store_id: str, key: str) -> str:
         import keyring
         from keyring.errors import KeyringLocked, NoKeyringError
     except ImportError:
-        raise NoKeyring(_no_keyring("the keyring package is missing")) from None
+        raise NoKeyring("the keyring package is missing") from None
     try:
         backend = keyring.get_keyring()
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         keyring.set_password(KEYRING_SERVICE, user, key)
         stored = keyring.get_password(KEYRING_SERVICE, user)
     except NoKeyringError:
-        raise NoKeyring(_no_keyring("this computer has no usable OS keyring")) from None
+        raise NoKeyring("this computer has no usable OS keyring") from None
     except KeyringLocked:
-        raise NoKeyring(_no_keyring("the OS keyring is locked (unlock it, e.g. by signing in to the desktop, "
-                                    "and try again)")) from None
+        raise NoKeyring("the OS keyring is locked (unlock it, e.g. by signing in to the desktop, and try "
+                        "again)") from None
     except Exception as error:  # noqa: BLE001 - D-Bus, Secret Service, KWallet... all mean the same here
-        raise NoKeyring(_no_keyring(f"the OS keyring refused the key-hash ({type(error).__name__})")) from None
+        raise NoKeyring(f"the OS keyring refused the key-hash ({type(error).__name__})") from None
     if stored != key:
-        raise NoKeyring(_no_keyring(f"the OS keyring ({name}) did not keep the key-hash"))
+        raise NoKeyring(f"the OS keyring ({name}) did not keep the key-hash")
     return name
+
+
+def keyring_usable() -> bool:
+    """Whether this computer has an OS keyring backend (not that it is unlocked: saving says)."""
+    try:
+        import keyring
+        from keyring.backends import fail, null
+
+        backend = keyring.get_keyring()
+    except Exception:  # noqa: BLE001 - a backend that fails to load means there is none
+        return False
+    return not isinstance(backend, (fail.Keyring, null.Keyring))
+
+
+def key_source(env: Mapping[str, str] = os.environ) -> KeySource:
+    """Where the key-hash will live on this computer (see ``KeySource``); asks the keyring
+    library which backend it has (D-Bus on Linux: call it off the GUI thread)."""
+    if env.get("POS_KEY_HASH"):
+        return KeySource.ENVIRONMENT
+    return KeySource.KEYRING if keyring_usable() else KeySource.SESSION
+
+
+def set_key_instructions(platform: str = sys.platform) -> str:
+    """Exactly how to give the app ``POS_KEY_HASH`` on this system, for a person."""
+    if platform.startswith("win"):
+        return ('In a Command Prompt, run  setx POS_KEY_HASH "<key-hash>"  then start the app again '
+                "(it is kept in your Windows user's environment).")
+    if platform == "darwin":
+        return ("In Terminal, run  launchctl setenv POS_KEY_HASH '<key-hash>'  then start the app again "
+                "(it lasts until the Mac restarts).")
+    return ("Put the line  POS_KEY_HASH=<key-hash>  in ~/.config/environment.d/pos-app.conf, make the file "
+            "yours only (chmod 600), then sign out and in again; or start the app from a terminal with  "
+            "POS_KEY_HASH='<key-hash>' pos-app")
 
 
 def _no_keyring(why: str) -> str:
@@ -374,19 +445,25 @@ def _no_keyring(why: str) -> str:
             "unlock a keyring (GNOME Keyring, KWallet, the macOS or Windows keychain).")
 
 
-def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setup") -> ProvisionResult:
-    """The key-hash into the keyring, then ``store.toml``; nothing is written when the key is
-    refused. The change is written to the audit trail (``by``; the settings, never the key)."""
+KEPT = {KeySource.ENVIRONMENT: "key-hash from POS_KEY_HASH, not stored",
+        KeySource.SESSION: "key-hash for this session only, not stored (no keyring)"}
+
+
+def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setup",
+              source: KeySource = KeySource.KEYRING) -> ProvisionResult:
+    """The key-hash into the keyring (when ``source`` says it lives there), then
+    ``store.toml``; nothing is written when the key is refused. The change is written to
+    the audit trail (``by``; the settings and where the key lives, never the key)."""
     key = check_key(key)
     refuse_key_in(setup, key)
     check_profile_values(setup.entries(), profile_path(directory))  # before the keyring: a bad one stores nothing
-    backend = store_key(setup.base_url, setup.store_id, key)
+    backend = store_key(setup.base_url, setup.store_id, key) if source is KeySource.KEYRING else ""
     written = write_profile(directory, setup, key=key)
     settings = ", ".join(f"{name} {value}" for name, value in sorted(setup.entries().items()))
+    kept = KEPT.get(source) or f"key-hash in the keyring ({backend or 'none'})"
     try:
         with Staff.open(staff_path(directory)) as staff:
-            staff.record(by, AuditAction.SETTINGS_CHANGED,
-                         f"{written.profile}: {settings}; key-hash in the keyring ({backend or 'none'})")
+            staff.record(by, AuditAction.SETTINGS_CHANGED, f"{written.profile}: {settings}; {kept}")
     except StaffError as error:
         raise SetupError(f"The store is set up, but the audit trail could not record it ({error}).") from None
     return ProvisionResult(written.profile, written.keyring_user, backend, written.kept, written.previous_saved_as)
@@ -422,7 +499,8 @@ def managers(directory: Path) -> list[str]:
         return [m.name for m in staff.list() if m.is_manager]
 
 
-def provision_station(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None) -> None:
+def provision_station(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None, *,
+                      source: KeySource = KeySource.KEYRING) -> None:
     """``provision``, then the first manager (slow: PIN hashing; call it off the GUI thread).
     A name already in the staff file is refused before anything is written."""
     if manager is not None and staff_path(directory).exists():
@@ -430,7 +508,7 @@ def provision_station(directory: Path, setup: StationSetup, key: str, manager: t
             if any(m.name.casefold() == manager[0].casefold() for m in staff.list()):
                 raise SetupError(f"A staff member named {manager[0]} already exists: choose another name.",
                                  field="manager")
-    provision(directory, setup, key)
+    provision(directory, setup, key, source=source)
     if manager is not None:
         with Staff.open(staff_path(directory)) as staff:
             try:

@@ -62,3 +62,15 @@ def root_logging():
             handler.close()
     root.handlers[:] = handlers
     root.setLevel(level)
+
+
+@pytest.fixture
+def no_keyring():
+    """A computer without an OS keyring: the keyring library's ``fail`` backend."""
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -137,3 +138,21 @@ def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):
         assert key_hash(config, {"POS_KEY_HASH": "from-env"}) == "from-env"
     finally:
         keyring.set_keyring(previous)
+
+
+@pytest.mark.parametrize(("value", "where"), [
+    ("sk-123456\n", "line break (LF) at the end"), ("sk-123456\r", "carriage return (CR) at the end"),
+    ("sk 123456", "space at position 3 of 9"),
+    ("sk-1234é6", "character that is not plain ASCII (letters, digits, symbols) at position 8 of 9"),
+])
+def test_a_key_hash_that_cannot_be_sent_is_refused_with_where_never_the_value(tmp_path, memory_keyring, value,
+                                                                               where):
+    config = load_config(profile(tmp_path, 'base_url = "https://a.example.com"\nstore_id = "s9"\n'))
+    with pytest.raises(ConfigError, match=re.escape(f"the key-hash in POS_KEY_HASH has a {where}")) as refused:
+        key_hash(config, {"POS_KEY_HASH": value})
+    assert "123" not in str(refused.value)
+    memory_keyring.set_password("pos-app", "s9@https://a.example.com", value)
+    with pytest.raises(ConfigError, match=re.escape(f"the key-hash in the OS keyring (user s9@https://a.example.com) "
+                                                    f"has a {where}")) as refused:
+        key_hash(config, {})
+    assert "123" not in str(refused.value)

@@ -9,7 +9,8 @@ import gc
 import logging
 
 from pos_app import logs
-from pos_app.logs import ProcessKind, RedactSecrets, configure_logging
+from pos_app.api.secrets import RedactingFilter, Redactor
+from pos_app.logs import ProcessKind, configure_logging
 from tests.terminal.cli_runner import cli_env, run_cli
 
 SECRET = "k3y-hash-never-in-a-log-0123"
@@ -26,7 +27,8 @@ def test_a_terminal_command_logs_httpx_requests_into_cli_log_without_the_key(san
 
 
 def test_an_asyncio_record_lands_in_the_apps_file_with_the_secret_out_of_its_traceback(tmp_path, root_logging):
-    path = configure_logging(tmp_path, ProcessKind.APP, RedactSecrets(SECRET))
+    path = configure_logging(tmp_path, ProcessKind.APP, RedactingFilter(Redactor([SECRET])))
+    logging.getLogger("pos_app.test").info("sent with %s", SECRET)
 
     async def refused() -> None:
         raise RuntimeError(f"the service echoed {SECRET}")
@@ -42,7 +44,8 @@ def test_an_asyncio_record_lands_in_the_apps_file_with_the_secret_out_of_its_tra
     text = path.read_text(encoding="utf-8")
     assert path == tmp_path / "logs" / "app.log"
     assert "ERROR asyncio: Task exception was never retrieved" in text
-    assert "RuntimeError: the service echoed [redacted]" in text and SECRET not in text
+    assert "RuntimeError: the service echoed [redacted]" in text and "sent with [redacted]" in text
+    assert SECRET not in text
 
 
 def test_the_file_rotates_and_a_second_set_up_replaces_the_first(tmp_path, root_logging, monkeypatch):
@@ -56,9 +59,3 @@ def test_the_file_rotates_and_a_second_set_up_replaces_the_first(tmp_path, root_
     logging.getLogger("pos_app.test").debug("only in the second")
     assert "only in the second" in again.read_text() and "only in the second" not in path.read_text()
     assert sum(isinstance(h, logging.handlers.RotatingFileHandler) for h in root_logging.handlers) == 1
-
-
-def test_log_records_have_the_secret_redacted():
-    record = logging.LogRecord("pos_app", logging.INFO, __file__, 1, "sent with %s", ("sk-123",), None)
-    RedactSecrets("sk-123").filter(record)
-    assert "sk-123" not in record.getMessage() and "[redacted]" in record.getMessage()

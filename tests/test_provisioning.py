@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -16,11 +17,12 @@ from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backends import fail, null
+from keyring.backends import null
 
 from pos_app.config import KEYRING_SERVICE, key_hash, load_config
 from pos_app.profile import ConfigError
 from pos_app.provisioning import (
+    KeySource,
     NoKeyring,
     SetupError,
     StationSetup,
@@ -28,26 +30,22 @@ from pos_app.provisioning import (
     check_manager,
     check_service,
     check_setup,
+    environment_key,
+    key_source,
+    keyring_usable,
     provision,
     provision_station,
     read_existing,
+    set_key_instructions,
     store_key,
     write_profile,
 )
-from pos_app.staff import Role, Staff, StaffMember, staff_path
+from pos_app.staff import AuditAction, Role, Staff, StaffMember, staff_path
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
 
 SETUP = StationSetup(base_url="https://payments.example.com", store_id="harbor-7", station_id="lane-2",
                      store_name="Harbor Books", terminal_id="tb-2001")
-
-
-@pytest.fixture
-def no_keyring():
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    yield
-    keyring.set_keyring(previous)
 
 
 # -- checking what was typed ---------------------------------------------------------------
@@ -200,6 +198,47 @@ def test_no_keyring_is_a_clear_error_and_nothing_is_written(tmp_path):
     write_profile(tmp_path, SETUP)  # the app's side: it says what to do instead
     with pytest.raises(ConfigError, match=r"cannot read the OS keyring \(NoKeyringError\); set POS_KEY_HASH"):
         key_hash(load_config({"POS_DATA_DIR": str(tmp_path)}), {})
+
+
+@pytest.mark.usefixtures("no_keyring")
+@pytest.mark.parametrize(("env", "source", "kept"), [
+    ({"POS_KEY_HASH": "sandbox-key-type-b"}, KeySource.ENVIRONMENT, "key-hash from POS_KEY_HASH, not stored"),
+    ({}, KeySource.SESSION, "key-hash for this session only, not stored (no keyring)"),
+])
+def test_without_a_keyring_the_setup_is_written_and_the_key_lives_outside_files(tmp_path, env, source, kept):
+    assert key_source(env) is source and not keyring_usable()
+    provision_station(tmp_path, SETUP, "sandbox-key-type-b", ("Ann Lee", "4821"), source=source)
+    assert tomllib.loads((tmp_path / "store.toml").read_text())["store_id"] == "harbor-7"
+    assert [p for p in tmp_path.rglob("*") if p.is_file() and b"sandbox-key-type-b" in p.read_bytes()] == []
+    with Staff.open(staff_path(tmp_path)) as staff:
+        assert staff.list() == [StaffMember("Ann Lee", Role.MANAGER)]
+        [settings] = [entry for entry in staff.audit() if entry.action == AuditAction.SETTINGS_CHANGED]
+        assert settings.detail.endswith(kept)
+
+
+def test_the_keyring_is_where_the_key_lives_when_there_is_one_and_no_pos_key_hash(memory_keyring):
+    assert key_source({}) is KeySource.KEYRING
+    assert key_source({"POS_KEY_HASH": "k"}) is KeySource.ENVIRONMENT
+
+
+@pytest.mark.parametrize(("value", "sentence"), [
+    ("sandbox-key-type-b\n", "POS_KEY_HASH, set in this app's environment, has a line break (LF) at the end: set it "
+                             "again without it"),
+    ("", "POS_KEY_HASH, set in this app's environment, is empty"),
+])
+def test_pos_key_hash_is_taken_as_the_app_sends_it_or_refused_with_where(value, sentence):
+    with pytest.raises(SetupError, match=re.escape(sentence)) as refused:
+        environment_key({"POS_KEY_HASH": value})
+    assert refused.value.field == "key" and "type-b" not in str(refused.value)
+    assert environment_key({"POS_KEY_HASH": "sandbox-key-type-b"}) == "sandbox-key-type-b"
+
+
+@pytest.mark.parametrize(("platform", "words"), [
+    ("linux", "~/.config/environment.d/pos-app.conf"), ("win32", 'setx POS_KEY_HASH "<key-hash>"'),
+    ("darwin", "launchctl setenv POS_KEY_HASH"),
+])
+def test_the_way_to_set_pos_key_hash_is_said_for_each_system(platform, words):
+    assert words in set_key_instructions(platform)
 
 
 def test_a_keyring_that_keeps_nothing_is_refused(tmp_path):

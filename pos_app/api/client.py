@@ -36,6 +36,8 @@ from pos_app.api.errors import (
     ConnectionFailed,
     GatewayDeclined,
     InvalidInput,
+    InvalidKeyHash,
+    RequestNotBuilt,
     TimedOut,
     error_from_answer,
     parse_retry_after,
@@ -60,6 +62,7 @@ from pos_app.api.parsing import Expect as Expect
 from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
+from pos_app.api.secrets import Redactor, check_key_hash
 from pos_app.api.wire import encode_json
 
 log = logging.getLogger(__name__)
@@ -98,8 +101,10 @@ class PaymentsClient:
         retry: RetryPolicy = RetryPolicy(),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        if not key_hash or not key_hash.strip():
-            raise InvalidInput("no key-hash configured: set it in the OS keyring or POS_KEY_HASH")
+        if not key_hash:
+            raise InvalidKeyHash("no key-hash configured: set it in the OS keyring or POS_KEY_HASH")
+        check_key_hash(key_hash)
+        self.redactor = Redactor([key_hash])
         self.base_url = check_base_url(base_url)
         self.identity = identity
         self.routes = routes or RouteTable()
@@ -171,11 +176,14 @@ class PaymentsClient:
         if route.moves_money and not attempt_id:
             raise ValueError(f"{route_name} may move money: it needs an attempt id")
         response = await self._send(route, path_params or {}, query, body, attempt_id, retry)
+        content = response.content
+        if not content.startswith(b"%PDF"):  # a receipt is binary: nothing to echo there
+            content = self.redactor.content(content)  # a service that echoes the key-hash
         if not 200 <= response.status_code < 300:
-            raise error_from_answer(response.status_code, response.content, response.headers.get("retry-after"))
+            raise error_from_answer(response.status_code, content, response.headers.get("retry-after"))
         if expect is None:
-            return parse_answer(route_name, response.content, status_code=response.status_code)
-        return parse_answer(route_name, response.content, expect, status_code=response.status_code)
+            return parse_answer(route_name, content, status_code=response.status_code)
+        return parse_answer(route_name, content, expect, status_code=response.status_code)
 
     async def _send(
         self,
@@ -190,21 +198,16 @@ class PaymentsClient:
             path = route.format(**path_params)
         except ValueError as error:
             raise InvalidInput(str(error)) from None
-        headers = {"user-agent": self.identity.user_agent(attempt_id if route.moves_money else None)}
-        content = None
-        if body is not None:
-            content = encode_json(body)
-            headers["content-type"] = "application/json"
-        params = {k: v for k, v in (query or {}).items() if v is not None}
+        request = self._build(route, path, query, body, attempt_id)
         may_retry = (route.method == "GET" and not route.moves_money) if retry is None else retry
         tries = self.retry.attempts if may_retry and not route.moves_money else 1
         for number in range(1, tries + 1):
             last = number == tries
             try:
-                response = await self._http.request(
-                    route.method, path, params=params, content=content, headers=headers
-                )
+                response = await self._http.send(request)
             except httpx.HTTPError as error:
+                if isinstance(error, NOT_SENT):
+                    raise RequestNotBuilt(self._not_built(route, error)) from error
                 reason = type(error).__name__
                 if route.moves_money:
                     log.info("not retrying %s after %s: it may move money; the caller looks the outcome up",
@@ -234,6 +237,27 @@ class PaymentsClient:
                      route.name, number, tries, response.status_code, delay)
             await asyncio.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _build(
+        self, route: Route, path: str, query: Mapping[str, Any] | None, body: Any, attempt_id: str | None
+    ) -> httpx.Request:
+        """The request as it will leave (headers encoded, body as JSON); ``RequestNotBuilt``
+        when it cannot be built: nothing was sent."""
+        headers = {"user-agent": self.identity.user_agent(attempt_id if route.moves_money else None)}
+        params = {k: v for k, v in (query or {}).items() if v is not None}
+        try:
+            content = None
+            if body is not None:
+                content = encode_json(body)
+                headers["content-type"] = "application/json"
+            return self._http.build_request(route.method, path, params=params, content=content, headers=headers)
+        except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:  # UnicodeError is a ValueError
+            raise RequestNotBuilt(self._not_built(route, error)) from error
+
+    def _not_built(self, route: Route, error: Exception) -> str:
+        detail = self.redactor.text(str(error))[:200]
+        return (f"{route.method} {route.path}: the request could not be built ({type(error).__name__}: {detail}); "
+                "nothing was sent")
 
     # ------------------------------------------------------------ terminals
 
@@ -376,6 +400,13 @@ def _bulk(item_ids: list[str], created_by: str) -> dict[str, Any]:
 
 def _retryable_status(status: int) -> bool:
     return status == 429 or (500 <= status < 600 and status != 501)
+
+
+NOT_SENT = (httpx.LocalProtocolError, httpx.UnsupportedProtocol)
+"""Errors httpx raises before the request's bytes leave: h11 refuses to write an event it
+finds invalid (a header value with a line break, a body longer than declared) before
+writing it, and an unsupported URL scheme is refused before connecting. So a request
+that ends in one of them was certainly not processed."""
 
 
 def _transport_error(route: Route, error: httpx.HTTPError) -> Exception:

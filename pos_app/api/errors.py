@@ -4,6 +4,10 @@
 
     PaymentsError                  anything the client could not turn into a typed answer
     ├── InvalidInput               refused locally; nothing was sent (also a ValueError)
+    │   ├── InvalidKeyHash         a key-hash that cannot be a header: says what and where,
+    │   │                          never the value (``pos_app.api.secrets.check_key_hash``)
+    │   └── RequestNotBuilt        the request could not be built or was refused by httpx/h11
+    │                              before its bytes left (a header value, an encoding error)
     ├── TransportError             no HTTP answer; ``request_sent`` says if it may have arrived
     │   ├── ConnectionFailed       connect refused/reset, connection dropped mid-answer
     │   └── TimedOut               connect, write or read timeout
@@ -25,7 +29,8 @@
 An ``ApiError`` is chosen by status first (401, 404, 429, 501, 5xx, 901-906), then by the
 body's shape. Both body shapes fill the same attributes, so callers read ``code``,
 ``text`` and ``messages`` without caring which shape came back. Messages never contain
-the key-hash: the client never puts headers into an error.
+the key-hash: the client never puts headers into an error, and it takes the key-hash's
+value out of every answer before building anything from it (a service may echo it).
 """
 
 from __future__ import annotations
@@ -38,8 +43,8 @@ from pos_app.api.wire import decode_json
 
 __all__ = [
     "ApiError", "ChargeRequestError", "ConnectionFailed", "GatewayDeclined", "InvalidInput",
-    "NotFound", "PaymentsError", "ProtocolError", "RateLimited", "ServerError", "ServiceError",
-    "StatusError", "TimedOut", "TransportError", "Unauthorized", "ValidationFailed",
+    "InvalidKeyHash", "NotFound", "PaymentsError", "ProtocolError", "RateLimited", "RequestNotBuilt", "ServerError",
+    "ServiceError", "StatusError", "TimedOut", "TransportError", "Unauthorized", "ValidationFailed",
     "error_from_answer",
 ]
 
@@ -58,6 +63,15 @@ class PaymentsError(Exception):
 
 class InvalidInput(PaymentsError, ValueError):
     """Input refused before any request left: an amount, a phone number, an id."""
+
+
+class InvalidKeyHash(InvalidInput):
+    """A key-hash that cannot be sent: the message says what and where, never the value."""
+
+
+class RequestNotBuilt(InvalidInput):
+    """The request could not be built, or httpx refused it before any byte left (a header
+    value it cannot send, a body that cannot be encoded): nothing was sent."""
 
 
 class TransportError(PaymentsError):

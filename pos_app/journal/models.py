@@ -31,6 +31,9 @@ class Operation(StrEnum):
 
 class Outcome(StrEnum):
     APPROVED = "approved"
+    """Money moved, for the amount asked (or, flagged for a manager, for more)."""
+    PARTIALLY_APPROVED = "partially_approved"
+    """Money moved for less than a sale or pre-auth asked: ``result.approved_amount`` cents."""
     DECLINED = "declined"
     FAILED = "failed"
     UNKNOWN = "unknown"
@@ -38,6 +41,11 @@ class Outcome(StrEnum):
     @property
     def is_final(self) -> bool:
         return self is not Outcome.UNKNOWN
+
+    @property
+    def moved_money(self) -> bool:
+        """The card was charged (or the amount held, or the follow-up done), in full or in part."""
+        return self in (Outcome.APPROVED, Outcome.PARTIALLY_APPROVED)
 
 
 MONEY_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.REFUND})
@@ -55,7 +63,9 @@ LATE_ANSWER = "late_answer"
 """An answer that arrived after the attempt already had a final outcome (``data.outcome``)."""
 PAYMENT_BEFORE = "payment_before"
 """The payment's state read right before a capture, void or refund left (to verify it later)."""
-ATTENTION_KINDS = frozenset({"possible_match", "duplicate_entries"})
+AMOUNT_MISMATCH = "amount_mismatch"
+"""The service approved more than was asked: the customer must get the difference back."""
+ATTENTION_KINDS = frozenset({"possible_match", "duplicate_entries", AMOUNT_MISMATCH})
 """Events that put an attempt on a manager's list; each carries a ``note`` for a person."""
 RESERVED_KINDS = frozenset({SENT, OUTCOME, CLAIMED})
 """Event kinds only ``mark_sent``, ``finish``/``resolve_by_manager`` and ``claim`` may append."""
@@ -120,6 +130,15 @@ class Attempt:
     @property
     def is_final(self) -> bool:
         return self.outcome is not None and self.outcome.is_final
+
+    @property
+    def charged(self) -> int | None:
+        """Cents this attempt moved (what the service approved), ``None`` when it moved
+        nothing or nobody knows yet."""
+        if self.outcome is None or not self.outcome.moved_money:
+            return None
+        approved = self.result.get("approved_amount")
+        return approved if isinstance(approved, int) and not isinstance(approved, bool) else self.amount
 
 
 ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier"
@@ -247,7 +266,9 @@ def check_attempt_args(
         raise ValueError(f"request must be a dict (the body as sent), got {type(request).__name__}")
     if amount is not None and "amount" in request and request["amount"] != amount:
         raise ValueError(f"request amount {request['amount']!r} differs from the attempt amount {amount}")
-    if "terminalId" in request and request["terminalId"] != terminal_id:
+    named = request.get("terminalId", terminal_id)
+    by_serial = operation is Operation.CLOSE_BATCH and named == request.get("serial")  # the terminal's serial
+    if named != terminal_id and not by_serial:
         raise ValueError(f"request terminalId {request['terminalId']!r} differs from terminal_id {terminal_id!r}")
 
 

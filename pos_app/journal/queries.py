@@ -44,13 +44,23 @@ ORDER_OPEN_SQL = (
     f"SELECT o.attempt_id, {LATEST_OUTCOME.format(id='o.attempt_id')} FROM open_attempts o "
     "WHERE o.order_key = ? ORDER BY o.attempt_id LIMIT 1"
 )
-# Paid: an approved outcome, or a late approval that arrived after a decision (a conflict:
-# the customer was charged whatever the journal decided).
+# Paid: an approved (or partially approved) outcome, or a late approval that arrived after
+# a decision (a conflict: the customer was charged whatever the journal decided). A partial
+# approval counts: the rest is taken another way, never by charging the order again.
 ORDER_PAID_SQL = (
     "SELECT a.id FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND ("
-    "(e.kind = 'outcome' AND e.outcome = 'approved') OR "
-    "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') = 'approved'))) LIMIT 1"
+    "(e.kind = 'outcome' AND e.outcome IN ('approved', 'partially_approved')) OR "
+    "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') IN ('approved', 'partially_approved')))) "
+    "LIMIT 1"
+)
+ORDER_ROWS_SQL = (
+    f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    "ORDER BY a.rowid"
+)
+ORDER_EVENTS_SQL = (
+    f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id "
+    "WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') ORDER BY e.seq"
 )
 # Not a hot path (a follow-up names a pnRefNum the journal may know): the payment id an
 # earlier outcome recorded for that gateway transaction id.
@@ -58,6 +68,14 @@ PAYMENT_FOR_REF_SQL = (
     "SELECT json_extract(e.data, '$.result.payment_id') FROM events e WHERE e.kind = 'outcome' "
     "AND json_extract(e.data, '$.result.transaction_id') = ? "
     "AND json_extract(e.data, '$.result.payment_id') IS NOT NULL ORDER BY e.seq DESC LIMIT 1"
+)
+CHARGE_OWNER_SQL = (
+    "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
+    "WHERE e.kind IN ('outcome', 'late_answer') AND a.operation IN ('sale', 'preauth') "
+    "AND coalesce(json_extract(e.data, '$.result.payment_id'), json_extract(e.data, '$.payment_id')) = ? "
+    "OR e.kind IN ('outcome', 'late_answer') AND a.operation IN ('sale', 'preauth') "
+    "AND coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ? "
+    "ORDER BY e.seq LIMIT 1"
 )
 STATE_SQL = (
     "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "

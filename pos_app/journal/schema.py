@@ -15,6 +15,10 @@ attempts begun before. Who holds an attempt later is told by its ``claimed`` eve
 through their own small index (as outcomes are) so that no guard walks an attempt's history.
 Version 4: ``attempts.cashier``, the staff member signed in when the attempt began (for the
 payments list and the end-of-shift report per cashier); NULL for attempts begun before.
+Version 5: the outcome ``partially_approved`` (a sale or pre-auth the service approved for
+less than it asked; ``result.approved_amount`` says how much). SQLite cannot change a
+CHECK constraint in place, so ``events`` is copied, row for row, into a table that allows it
+(in the migration's one transaction), and its indexes and append-only triggers are made again.
 """
 
 from __future__ import annotations
@@ -92,7 +96,30 @@ V3: tuple[str, ...] = (
 
 V4: tuple[str, ...] = ("ALTER TABLE attempts ADD COLUMN cashier TEXT",)
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4)
+V5: tuple[str, ...] = (
+    """CREATE TABLE events_v5 (
+        seq INTEGER PRIMARY KEY,
+        attempt_id TEXT NOT NULL REFERENCES attempts (id),
+        kind TEXT NOT NULL,
+        at TEXT NOT NULL,
+        outcome TEXT CHECK (outcome IN ('approved', 'partially_approved', 'declined', 'failed', 'unknown')),
+        data TEXT NOT NULL DEFAULT '{}',
+        CHECK ((kind = 'outcome') = (outcome IS NOT NULL))
+    )""",
+    "INSERT INTO events_v5 (seq, attempt_id, kind, at, outcome, data) "
+    "SELECT seq, attempt_id, kind, at, outcome, data FROM events ORDER BY seq",
+    "DROP TABLE events",  # its indexes and triggers go with it (no trigger fires on a drop)
+    "ALTER TABLE events_v5 RENAME TO events",
+    "CREATE INDEX events_by_attempt ON events (attempt_id, seq)",
+    "CREATE INDEX outcome_events ON events (attempt_id, seq) WHERE kind = 'outcome'",
+    "CREATE INDEX claimed_events ON events (attempt_id, seq) WHERE kind = 'claimed'",
+    """CREATE TRIGGER events_append_only_u BEFORE UPDATE ON events
+        BEGIN SELECT raise(ABORT, 'journal events are append-only'); END""",
+    """CREATE TRIGGER events_append_only_d BEFORE DELETE ON events
+        BEGIN SELECT raise(ABORT, 'journal events are append-only'); END""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -9,6 +9,11 @@ they hold between processes sharing the file, not just inside one.
 Rows are only ever inserted; the one exception is ``open_attempts``, an index of attempts
 that still need an outcome, whose row is deleted when the attempt gets a final outcome.
 
+Every JSON value written (request, events, outcomes, notes, decisions) first goes through
+the ``redact`` function given to ``open``: the journal does not know the key-hash, the
+station that opens it does (``pos_app.api.secrets.Redactor.value``), and this is the one
+place all of its writers pass through, whatever the service echoed into their data.
+
 Each open ``Journal`` is an *owner* (``owners``) and holds the attempts it begins. Another
 process resumes an attempt only after ``claim`` handed it over, which happens only when its
 holder is no longer alive; only the holder may send an attempt's request.
@@ -57,6 +62,9 @@ from pos_app.journal.models import (
 )
 from pos_app.journal.schema import connect
 
+Redact = Callable[[Any], Any]
+"""Takes the secrets out of a JSON value before it is written (the same shape back)."""
+
 DEFAULT_BUSY_TIMEOUT = 2.0
 """Seconds a write waits for another process's transaction before ``JournalLocked``."""
 
@@ -70,12 +78,14 @@ class Journal:
     """One open journal file. Use from one thread; other processes may open the same file."""
 
     def __init__(
-        self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime], lock: owners.OwnerLock
+        self, conn: sqlite3.Connection, path: Path, clock: Callable[[], datetime], lock: owners.OwnerLock,
+        redact: Redact | None = None,
     ) -> None:
         self._conn: sqlite3.Connection | None = conn
         self._path = path
         self._clock = clock
         self._lock = lock
+        self._redact: Redact = redact or _as_it_is
 
     @classmethod
     def open(
@@ -84,9 +94,11 @@ class Journal:
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         clock: Callable[[], datetime] | None = None,
+        redact: Redact | None = None,
     ) -> Journal:
         """Open (creating it and its folders if needed) and migrate the journal at ``path``,
         as a new owner whose lock file is ``<path>.owners/<owner>.lock`` until ``close``.
+        ``redact`` is applied to every JSON value before it is written (see the module).
 
         Raises ``JournalCorrupt`` (not SQLite, damaged, or not a pos-app journal),
         ``JournalTooNew`` (newer schema) or ``JournalLocked``; refused files are not written
@@ -103,7 +115,7 @@ class Journal:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, clock or utc_now, lock)
+        return cls(conn, path, clock or utc_now, lock, redact)
 
     @property
     def path(self) -> Path:
@@ -173,7 +185,7 @@ class Journal:
                 outcome: Outcome | None = None) -> None:
         conn.execute(
             "INSERT INTO events (attempt_id, kind, at, outcome, data) VALUES (?, ?, ?, ?, ?)",
-            (attempt_id, kind, self._now(), outcome, dump_json(data, what=f"{kind} data")),
+            (attempt_id, kind, self._now(), outcome, dump_json(self._redact(data), what=f"{kind} data")),
         )
 
     # -- writes -------------------------------------------------------------------------
@@ -202,7 +214,7 @@ class Journal:
         """
         operation = Operation(operation)
         check_attempt_args(operation, terminal_id, gateway, amount, order_key, ref, request)
-        request_text = dump_json(request, what="request")
+        request_text = dump_json(self._redact(request), what="request")
         attempt_id = new_attempt_id()
         created = self._clock()
         with self._write(f"starting a {operation} on terminal {terminal_id!r}") as conn:
@@ -279,6 +291,7 @@ class Journal:
         whoever learnt the outcome records it (a resuming process ``claim``s first).
         """
         outcome = Outcome(outcome)
+        result = None if result is None else self._redact(result)  # compared below as it is stored
         data = {"outcome": outcome.value, "result": {} if result is None else result}
         dump_json(data, what="outcome result")
         with self._write(f"finishing attempt {attempt_id} as {outcome.value}") as conn:
@@ -299,18 +312,23 @@ class Journal:
 
     def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
-        checked: dict[str, Any] | None = None,
+        checked: dict[str, Any] | None = None, evidence: dict[str, Any] | None = None,
+        partially: bool = False,
     ) -> Attempt:
-        """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved,
-        not paid → failed, recorded with who decided, why, and when. ``checked`` is what
-        the service said when it was asked first; ``forced`` marks a decision taken without
-        the service's answer (listed for a manager's attention)."""
+        """A manager's decision on an ``unknown`` or in-flight attempt: paid → approved
+        (``partially``: partially approved), not paid → failed, recorded with who decided,
+        why, and when. ``checked`` is what the service said when it was asked first;
+        ``evidence`` the ids and amounts of the charge it showed (kept in the result, for the
+        receipt and later refunds); ``forced`` marks a decision taken without the service's
+        answer (listed for a manager's attention)."""
         if not isinstance(paid, bool):
             raise ValueError(f"paid must be True or False, got {paid!r}")
+        if partially and not paid:
+            raise ValueError("only a paid decision can be partial")
         for name, value in (("reason", reason), ("by", by)):
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"a manager resolution needs a non-empty {name}")
-        outcome = Outcome.APPROVED if paid else Outcome.FAILED
+        outcome = (Outcome.PARTIALLY_APPROVED if partially else Outcome.APPROVED) if paid else Outcome.FAILED
         decision = "paid" if paid else "not_paid"
         with self._write(f"resolving attempt {attempt_id}") as conn:
             current = queries.attempt_state(conn, attempt_id).outcome
@@ -321,7 +339,7 @@ class Journal:
                 )
             data = {
                 "outcome": outcome.value,
-                "result": {"decision": decision, "reason": reason.strip()},
+                "result": {**(evidence or {}), "decision": decision, "reason": reason.strip()},
                 "resolved_by": by.strip(),
                 "reason": reason.strip(),
                 "previous_outcome": None if current is None else current.value,
@@ -373,6 +391,15 @@ class Journal:
             row = conn.execute(queries.PAYMENT_FOR_REF_SQL, (ref,)).fetchone()
         return None if row is None or row[0] in (None, "") else str(row[0])
 
+    def charge_owner(self, reference: str) -> str | None:
+        """The sale or pre-auth whose outcome (or late answer) names ``reference`` as its
+        payment id or gateway transaction id: a charge already accounted to that attempt.
+
+        Reads history (not a hot path: once per manager decision that names a reference)."""
+        with self._read(f"finding the attempt of payment {reference}") as conn:
+            row = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
+        return None if row is None else str(row[0])
+
     def in_flight(self) -> list[Attempt]:
         """Attempts to resume: no outcome yet, or ``unknown`` and not resolved; in the order begun.
 
@@ -418,6 +445,14 @@ class Journal:
             events = conn.execute(events_sql, params).fetchall()
         return fold_many(rows, events, keep_events=keep_events)
 
+    def order_attempts(self, order_key: str) -> list[Attempt]:
+        """The sales and pre-auths of one order, in the order they were begun (what a
+        restored cart has been charged so far)."""
+        with self._read("reading an order's attempts") as conn:
+            rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
+            events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
+        return fold_many(rows, events, keep_events=False)
+
     def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None
     ) -> tuple[list[Attempt], tuple[int, int]]:
@@ -451,3 +486,7 @@ class Journal:
                 return None
 
         return reports.reconcile(service_entries, candidates, lookup)
+
+
+def _as_it_is(value: Any) -> Any:
+    return value

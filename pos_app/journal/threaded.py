@@ -87,10 +87,10 @@ class AsyncJournal:
 
     async def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
-        checked: dict[str, Any] | None = None,
+        checked: dict[str, Any] | None = None, evidence: dict[str, Any] | None = None, partially: bool = False,
     ) -> Attempt:
         return await self._call(self.journal.resolve_by_manager, attempt_id, paid=paid, reason=reason, by=by,
-                                forced=forced, checked=checked)
+                                forced=forced, checked=checked, evidence=evidence, partially=partially)
 
     async def claim(self, attempt_id: str) -> Attempt | None:
         return await self._call(self.journal.claim, attempt_id)
@@ -107,10 +107,16 @@ class AsyncJournal:
     async def payment_for_ref(self, ref: str) -> str | None:
         return await self._call(self.journal.payment_for_ref, ref)
 
+    async def charge_owner(self, reference: str) -> str | None:
+        return await self._call(self.journal.charge_owner, reference)
+
     async def attempts(
         self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
     ) -> list[Attempt]:
         return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz)
+
+    async def order_attempts(self, order_key: str) -> list[Attempt]:
+        return await self._call(self.journal.order_attempts, order_key)
 
     async def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None

@@ -105,6 +105,8 @@ KNOBS: dict[str, Knob] = {
              maximum=1),
         Knob("list_bool_fields", int, 0, "1: list entries carry error false and captured as booleans", maximum=1),
         Knob("settle_hour", int, -1, "local hour of a daily settlement run; -1 is off", minimum=-1, maximum=23),
+        Knob("approve_at_most", int, 0, "cents: a pay or pre-auth of more is approved for only this much "
+                                        "(a partial approval); 0 is off"),
     )
 }
 

@@ -11,6 +11,7 @@ its payment, with the terminal and user-agent of its own request. The test amoun
 from __future__ import annotations
 
 import zoneinfo
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pos_app.api.money import TERMINAL_AMOUNT_MAX
@@ -125,8 +126,12 @@ def _pay(kind: str):
             raise StatusFailure(503, "gateway unavailable; nothing was charged")
         if sale.amount == faults.DECLINE_WITHOUT_ID:
             return Reply(201, gateway_reply(None, None, sale.amount, approved=False))
+        dropped = sale.amount == faults.DROP_ANSWER
+        cap = int(sandbox.knobs["approve_at_most"])
+        if cap and sale.amount > cap:  # a partial approval: the card is charged only ``cap`` cents
+            sale = replace(sale, amount=cap)
         reply = (_pay_async if book.merchant.is_async else _pay_sync)(sandbox, book, sale)
-        return DROPPED if sale.amount == faults.DROP_ANSWER else reply
+        return DROPPED if dropped else reply
 
     return handler
 

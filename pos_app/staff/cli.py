@@ -1,4 +1,5 @@
-"""``pos-app staff …``: add, list and remove the station's staff, and read the audit trail (no Qt).
+"""``pos-app staff …``: add, list and remove the station's staff, lift the sign-in lock, and read
+the audit trail (no Qt).
 
 Prints ONE JSON object on stdout: ``{"outcome": "ok", ...}`` and exit 0, or
 ``{"outcome": "invalid", "error": "..."}`` and exit 1 (a bad PIN or name, a duplicate name
@@ -6,7 +7,11 @@ or PIN, an unknown name, a data dir or staff file that cannot be used). No trace
 any of those. A PIN is read from stdin (``--pin-from-stdin``: the first line; from a
 terminal, without echo), never from the command line, where other users and the shell
 history would see it. ``staff audit --csv FILE`` writes the audit trail as CSV (``-`` for
-stdout, then without the JSON line).
+stdout, then without the JSON line). ``staff unlock`` lifts the sign-in lock (and clears
+the count of wrong PINs), audited under the OS user who ran it. The staff file is the
+station's (``<data dir>``, ``POS_DATA_DIR``); ``pos-app staff --training list|audit|…``
+works on training mode's (``<data dir>/training``), whose demo staff are the only ones it
+starts with (``add`` is refused).
 """
 
 from __future__ import annotations
@@ -20,14 +25,21 @@ from typing import Any
 
 from pos_app.staff.audit import audit_csv
 from pos_app.staff.errors import StaffError
-from pos_app.staff.store import Role, Staff, staff_path
+from pos_app.staff.file import staff_path
+from pos_app.staff.store import Role, Staff
 
 EXIT_OK = 0
 EXIT_INVALID = 1
+TRAINING_ADD_REFUSED = ("training mode signs in with its demo staff only (PIN 1111 Demo Cashier, 9999 Demo "
+                        "Manager; it refuses to start with others in its staff file): add staff to a store's "
+                        "station, without --training")
 
 
 def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     staff = commands.add_parser("staff", help="add, list and remove staff (JSON on stdout)")
+    staff.add_argument("--training", action="store_true",
+                       help="training mode's staff file (`make run`, `pos-app --sandbox`): <data dir>/training; "
+                            "its demo staff only (add is refused)")
     ops = staff.add_subparsers(dest="staff_command", metavar="COMMAND", required=True)
     add = ops.add_parser("add", help="add a staff member; the PIN is read from stdin")
     add.add_argument("name")
@@ -37,6 +49,8 @@ def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: i
     add.set_defaults(handler=run_staff_command)
     listing = ops.add_parser("list", help="list staff members and whether sign-in is locked")
     listing.set_defaults(handler=run_staff_command)
+    unlock = ops.add_parser("unlock", help="lift the sign-in lock set by wrong PINs (audited under your OS user)")
+    unlock.set_defaults(handler=run_staff_command)
     remove = ops.add_parser("remove", help="remove a staff member")
     remove.add_argument("name")
     remove.set_defaults(handler=run_staff_command)
@@ -65,10 +79,12 @@ def read_pin() -> str:
 
 
 def run_staff_command(args: argparse.Namespace) -> int:
-    from pos_app.profile import data_dir
+    from pos_app.profile import data_dir, training_data_dir
 
     try:
-        payload = _dispatch(args, data_dir())
+        if args.training and args.staff_command == "add":
+            raise StaffError(TRAINING_ADD_REFUSED)
+        payload = _dispatch(args, training_data_dir() if args.training else data_dir())
         code = EXIT_OK
     except _Written:
         return EXIT_OK
@@ -91,9 +107,13 @@ def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
         if args.staff_command == "remove":
             member = staff.remove(args.name, by=by)
             return {"outcome": "ok", "removed": member.to_json(), "file": str(staff.path)}
-        until = staff.locked_until()
+        if args.staff_command == "unlock":
+            was = staff.unlock(by=by)
+            return {"outcome": "ok", "unlocked": was.until is not None, "was": was.to_json(), "by": by,
+                    "file": str(staff.path)}
+        state = staff.lock_state()
         return {"outcome": "ok", "staff": [m.to_json() for m in staff.list()], "file": str(staff.path),
-                "locked_until": until.isoformat() if until else None}
+                "locked_until": state.until.isoformat() if state.until else None, "wrong_pins": state.wrong}
 
 
 def _audit(staff: Staff, args: argparse.Namespace) -> dict[str, Any]:

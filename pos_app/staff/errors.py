@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pos_app.staff.lockout import LockLevel
+
 
 class StaffError(Exception):
     """Base of every staff error."""
@@ -52,24 +54,46 @@ class UnknownMember(StaffError, LookupError):
         return str(self.args[0])
 
 
+def tries(count: int) -> str:
+    """"1 try", "3 tries"."""
+    return f"{count} {'try' if count == 1 else 'tries'}"
+
+
 class WrongPin(StaffError):
-    """No staff member has this PIN; ``tries_left`` more wrong PINs lock the station's sign-in."""
+    """No staff member has this PIN; ``tries_left`` more wrong PINs (within 15 minutes)
+    lock the station's sign-in."""
 
     def __init__(self, tries_left: int) -> None:
         self.tries_left = tries_left
-        plural = "try" if tries_left == 1 else "tries"
-        super().__init__(f"wrong PIN; {tries_left} {plural} left before sign-in is locked for a few minutes")
+        super().__init__(f"wrong PIN; {self.left} before sign-in is locked for a few minutes")
+
+    @property
+    def left(self) -> str:
+        """"1 try left", "3 tries left"."""
+        return f"{tries(self.tries_left)} left"
 
 
 class LockedOut(StaffError):
-    """Too many wrong PINs in a row: sign-in and manager checks are refused until ``until``
-    (an aware UTC datetime), even with a correct PIN."""
+    """Too many wrong PINs: refused until ``until`` (an aware UTC datetime). ``level``
+    says who may still sign in: at ``LockLevel.LOCKED`` a manager's PIN signs in (and
+    lifts the lock), at ``LockLevel.CLOSED`` no PIN is tried. ``override``: refused to a
+    manager's approval on a screen, which a lock refuses untried."""
 
-    def __init__(self, until: datetime, *, just_locked: bool = False) -> None:
+    def __init__(self, until: datetime, level: LockLevel = LockLevel.LOCKED, *, just_locked: bool = False,
+                 override: bool = False) -> None:
         self.until = until
+        self.level = level
+        self.override = override
         local = until.astimezone().strftime("%H:%M:%S")
-        why = "wrong PIN; too many wrong PINs in a row: " if just_locked else "too many wrong PINs in a row: "
-        super().__init__(f"{why}sign-in is locked until {local}; try again then, or ask a manager")
+        why = "wrong PIN; too many wrong PINs" if just_locked else "too many wrong PINs"
+        if level is LockLevel.CLOSED:
+            lift = "not even a manager's PIN is taken for now; `pos-app staff unlock` lifts it"
+        elif override:
+            lift = "a manager lifts the lock by signing in on this station, or `pos-app staff unlock`"
+        else:
+            lift = "a manager's PIN signs in and lifts it"
+        what = "manager approvals are" if override else "sign-in is"
+        super().__init__(f"{why}: {what} locked until {local}; {lift}")
 
 
 class NotAManager(StaffError):

@@ -1,8 +1,8 @@
 """``Staff``: the station's staff, their PINs and roles, the sign-in lockout and an audit trail.
 
-Everything lives in one SQLite file, ``<data dir>/staff.sqlite3`` (WAL; schema version in
-``PRAGMA user_version``; created readable by its owner only). Only slow salted hashes of
-PINs are stored (``pins``). Sign-in is by PIN alone, so two members never share a PIN.
+Everything lives in one SQLite file, ``<data dir>/staff.sqlite3`` (its schema, migrations
+and opening are ``file``'s). Only slow salted hashes of PINs are stored (``pins``).
+Sign-in is by PIN alone, so two members never share a PIN.
 
 Costs, with the default hash parameters (about 0.12 s per PIN hash, see ``pins``), for a
 staff of N members:
@@ -17,14 +17,17 @@ staff of N members:
 
 Those calls block on purpose: call them off the GUI thread. The API is synchronous and
 thread-safe: one lock serializes every call on a ``Staff`` (a sign-in holds it while it
-hashes). Several processes may open the same file: the lockout count is updated in a write
-transaction, so wrong PINs count across processes.
+hashes). Several processes may open the same file: wrong PINs are recorded in a write
+transaction, so they count across processes.
 
-Lockout: ``MAX_WRONG_PINS`` (5) wrong PINs in a row, by ``sign_in`` or ``check_manager``,
-lock both for ``LOCKOUT`` (5 minutes) from the last one, even for a correct PIN. The lock
-is in the file (a restart does not lift it) as an absolute UTC time, so setting the clock
-back lengthens it. A correct PIN resets the count; a cashier's PIN given to
-``check_manager`` neither counts as wrong nor resets it. A PIN that breaks the rules
+Lockout (its rules are ``lockout``'s): wrong PINs typed to ``sign_in`` or
+``check_manager`` count over a rolling 15 minutes; the 5th locks cashier sign-in and
+manager overrides (``check_manager``, refused untried during a lock), longer with every
+further one. A manager's correct PIN given to ``sign_in`` during a lock signs in and
+lifts it; ``unlock`` lifts it too; both are audited (who, when). Each wrong PIN's time and
+the lock's end are in the file (a restart does not lift a lock) as absolute UTC times, so
+setting the clock back lengthens a lock. A correct PIN never resets the count, nor does a
+cashier's PIN given to ``check_manager`` count as wrong. A PIN that breaks the rules
 (``InvalidPin``) is not counted.
 """
 
@@ -32,7 +35,6 @@ from __future__ import annotations
 
 import builtins
 import hmac
-import os
 import sqlite3
 import threading
 import unicodedata
@@ -44,8 +46,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from pos_app import sqlite_file
-from pos_app.sqlite_file import FileKind
 from pos_app.staff.audit import AuditAction, AuditEntry
 from pos_app.staff.errors import (
     DuplicateName,
@@ -55,54 +55,14 @@ from pos_app.staff.errors import (
     NotAManager,
     StaffError,
     StaffFileError,
-    StaffTooNew,
     UnknownMember,
     WrongPin,
 )
+from pos_app.staff.file import DEFAULT_BUSY_TIMEOUT, connect, file_error
+from pos_app.staff.lockout import WINDOW, LockLevel, LockState, in_window
 from pos_app.staff.pins import DEFAULT_PARAMS, ScryptParams, check_pin, hash_pin, needs_rehash, verify_pin
 
-STAFF_FILE_NAME: Final = "staff.sqlite3"
-MAX_WRONG_PINS: Final = 5
-LOCKOUT: Final = timedelta(minutes=5)
 NAME_MAX: Final = 64
-DEFAULT_BUSY_TIMEOUT: Final = 5.0
-
-APPLICATION_ID: Final = 0x504F5353  # "POSS" in the SQLite header: this file is a pos-app staff file
-
-V1: tuple[str, ...] = (
-    f"PRAGMA application_id = {APPLICATION_ID}",
-    """CREATE TABLE members (
-        name_key TEXT PRIMARY KEY,
-        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
-        role TEXT NOT NULL CHECK (role IN ('cashier', 'manager')),
-        pin_hash TEXT NOT NULL,
-        added_at TEXT NOT NULL
-    )""",
-    """CREATE TABLE sign_in_state (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        wrong_pins INTEGER NOT NULL CHECK (wrong_pins >= 0),
-        locked_until TEXT
-    )""",
-    "INSERT INTO sign_in_state (id, wrong_pins, locked_until) VALUES (1, 0, NULL)",
-    """CREATE TABLE audit (
-        seq INTEGER PRIMARY KEY,
-        at TEXT NOT NULL,
-        actor TEXT NOT NULL,
-        action TEXT NOT NULL,
-        detail TEXT NOT NULL
-    )""",
-    """CREATE TRIGGER audit_append_only_u BEFORE UPDATE ON audit
-        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
-    """CREATE TRIGGER audit_append_only_d BEFORE DELETE ON audit
-        BEGIN SELECT raise(ABORT, 'the staff audit is append-only'); END""",
-)
-V2: tuple[str, ...] = ("ALTER TABLE audit ADD COLUMN reason TEXT NOT NULL DEFAULT ''",)
-"""Version 2: the audit says why (``reason``), apart from what (``action``, ``detail``)."""
-
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2)
-"""``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``; never edited once released."""
-CURRENT_VERSION: Final = len(MIGRATIONS)
-
 
 class Role(StrEnum):
     CASHIER = "cashier"
@@ -131,11 +91,6 @@ DEMO_STAFF: Final[tuple[tuple[str, Role, str], ...]] = (
 """Training mode's staff: (name, role, PIN). The PINs are public: never in a store's real staff file."""
 
 SYSTEM_ACTOR: Final = "system"
-
-
-def staff_path(data_dir: str | Path) -> Path:
-    """``<data dir>/staff.sqlite3``."""
-    return Path(data_dir) / STAFF_FILE_NAME
 
 
 def check_name(name: object) -> str:
@@ -222,7 +177,7 @@ class Staff:
         except OSError as error:
             raise StaffFileError(f"cannot create the folder {path.parent} for the staff file: "
                                  f"{error.strerror or error}") from None
-        conn = _connect(path, busy_timeout)
+        conn = connect(path, busy_timeout)
         return cls(conn, path, params, clock or _utc_now)
 
     @property
@@ -314,9 +269,10 @@ class Staff:
     def sign_in(self, pin: str, *, ahead: PinMatch | None = None) -> StaffMember:
         """The member whose PIN this is.
 
-        Raises ``InvalidPin`` (not 4-8 digits; not counted), ``LockedOut`` (locked now, or
-        this was the 5th wrong PIN in a row: ``until`` says till when), ``WrongPin``
-        (``tries_left``), ``StaffFileError``. Slow on purpose (see the module docstring),
+        Raises ``InvalidPin`` (not 4-8 digits; not counted), ``LockedOut`` (locked now, for
+        a cashier's PIN or a wrong one, or this wrong PIN locked it: ``until`` says till
+        when), ``WrongPin`` (``tries_left``), ``StaffFileError``. During a lock a manager's
+        PIN signs in and lifts it (audited). Slow on purpose (see the module docstring),
         unless ``ahead`` (from ``match``) already holds the answer for this PIN.
         """
         return self._identify(pin, manager=False, ahead=ahead)
@@ -324,9 +280,10 @@ class Staff:
     def check_manager(self, pin: str, *, ahead: PinMatch | None = None) -> StaffMember:
         """The manager whose PIN this is, for an override on a cashier's screen.
 
-        Raises what ``sign_in`` raises, and ``NotAManager`` for a cashier's PIN (which
-        neither counts as wrong nor resets the count). Recording the override itself is the
-        caller's: ``record(manager.name, AuditAction..., detail, reason)`` once it is done.
+        Raises what ``sign_in`` raises (``LockedOut`` for any PIN during a lock, untried),
+        and ``NotAManager`` for a cashier's PIN (not counted as wrong). Recording the
+        override itself is the caller's: ``record(manager.name, AuditAction..., detail,
+        reason)`` once it is done.
         """
         return self._identify(pin, manager=True, ahead=ahead)
 
@@ -344,23 +301,33 @@ class Staff:
             verify_pin(pin, self._dummy())
         return PinMatch(pin, tuple(rows), matched)
 
+    def lock_state(self) -> LockState:
+        """The wrong PINs counted now and the lock, if any."""
+        with self._lock:
+            return self._lock_state(self._connection(), self._clock())
+
     def locked_until(self) -> datetime | None:
         """When the current lockout ends (aware UTC), or None when sign-in is open."""
-        with self._lock:
-            until = self._state(self._connection())[1]
-            return until if until is not None and self._clock() < until else None
+        return self.lock_state().until
 
     def wrong_pins(self) -> int:
-        """Wrong PINs in a row so far (0 after a correct PIN or a lockout)."""
-        with self._lock:
-            return self._state(self._connection())[0]
+        """Wrong PINs counted now (typed in the last 15 minutes, since the last lift)."""
+        return self.lock_state().wrong
+
+    def unlock(self, *, by: str) -> LockState:
+        """Lift the lock, if any, and clear the count of wrong PINs (audited as
+        ``sign_in_unlocked`` by ``by`` when there was anything to lift). Returns what
+        there was."""
+        with self._lock, self._write("lifting the sign-in lock") as conn:
+            state = self._lock_state(conn, self._clock())
+            if state.until is not None or state.wrong:
+                self._lift(conn, state, by, "by `pos-app staff unlock`")
+            return state
 
     def _identify(self, pin: str, *, manager: bool, ahead: PinMatch | None) -> StaffMember:
         check_pin(pin)
         with self._lock:
-            _, until = self._state(self._connection())
-            if until is not None and self._clock() < until:
-                raise LockedOut(until)
+            self._refuse_untried(self._lock_state(self._connection(), self._clock()), manager=manager)
             rows = self._rows()
             if ahead is not None and ahead.answers(pin, rows):
                 match = ahead.matched
@@ -369,32 +336,46 @@ class Staff:
                 if not rows:  # a wrong PIN costs at least one hash, members or not
                     verify_pin(pin, self._dummy())
             with self._write("recording a PIN check") as conn:
+                now = self._clock()
+                state = self._lock_state(conn, now)
+                self._refuse_untried(state, manager=manager)  # another process locked it meanwhile
                 if match is not None:
                     member = StaffMember(match.name, match.role)
                     if manager and not member.is_manager:
                         raise NotAManager(member.name)
-                    conn.execute("UPDATE sign_in_state SET wrong_pins = 0, locked_until = NULL WHERE id = 1")
+                    if state.until is not None:
+                        if not member.is_manager:  # a correct PIN: refused, not counted
+                            raise LockedOut(state.until, state.level)
+                        self._lift(conn, state, member.name, "by a manager's sign-in")
                     if needs_rehash(match.pin_hash, self._params):
                         conn.execute("UPDATE members SET pin_hash = ? WHERE name_key = ? AND pin_hash = ?",
                                      (hash_pin(pin, self._params), _key(match.name), match.pin_hash))
                     return member
-                now = self._clock()
-                wrong, until = self._state(conn)
-                if until is not None and now < until:  # another process locked it meanwhile
-                    raise LockedOut(until)
-                wrong += 1
-                if wrong >= MAX_WRONG_PINS:
-                    until = now + LOCKOUT
-                    conn.execute("UPDATE sign_in_state SET wrong_pins = 0, locked_until = ? WHERE id = 1",
-                                 (_time_text(until),))
+                after = state.after_wrong_pin(now)
+                conn.execute("DELETE FROM wrong_pins WHERE at <= ?", (_time_text(now - WINDOW),))
+                conn.execute("INSERT INTO wrong_pins (at) VALUES (?)", (_time_text(now),))
+                if after.until is None:
+                    raise WrongPin(after.tries_left)
+                if after.until != state.until:
+                    conn.execute("UPDATE sign_in_state SET locked_until = ? WHERE id = 1", (_time_text(after.until),))
                     self._insert_audit(conn, SYSTEM_ACTOR, AuditAction.SIGN_IN_LOCKED,
-                                       f"{MAX_WRONG_PINS} wrong PINs in a row; locked until {until.isoformat()}")
-                    error: StaffError = LockedOut(until, just_locked=True)
-                else:
-                    conn.execute("UPDATE sign_in_state SET wrong_pins = ?, locked_until = NULL WHERE id = 1",
-                                 (wrong,))
-                    error = WrongPin(MAX_WRONG_PINS - wrong)
-            raise error
+                                       f"{after.wrong} wrong PINs in {_minutes(WINDOW)}; locked for "
+                                       f"{_minutes(after.until - now)} until {after.until.isoformat()}")
+                raise LockedOut(after.until, after.level, just_locked=True, override=manager)
+
+    @staticmethod
+    def _refuse_untried(state: LockState, *, manager: bool) -> None:
+        """During a lock a manager's approval is refused untried, and so is every PIN once
+        the lock is closed to managers."""
+        if state.until is not None and (manager or state.level is LockLevel.CLOSED):
+            raise LockedOut(state.until, state.level, override=manager)
+
+    def _lift(self, conn: sqlite3.Connection, state: LockState, actor: str, how: str) -> None:
+        conn.execute("DELETE FROM wrong_pins")
+        conn.execute("UPDATE sign_in_state SET locked_until = NULL WHERE id = 1")
+        what = f"the lock until {state.until.isoformat()}" if state.until else "no lock"
+        self._insert_audit(conn, actor, AuditAction.SIGN_IN_UNLOCKED,
+                           f"{what} and {state.wrong} wrong PINs lifted {how}")
 
     # -- audit ----------------------------------------------------------------------------
 
@@ -424,7 +405,7 @@ class Staff:
             try:
                 rows = conn.execute(query, params).fetchall()
             except sqlite3.Error as error:
-                raise _file_error(error, self._path, "reading the audit") from None
+                raise file_error(error, self._path, "reading the audit") from None
         return [AuditEntry(seq, _parse_time(at), actor, action, detail, reason)
                 for seq, at, actor, action, detail, reason in rows]
 
@@ -445,17 +426,19 @@ class Staff:
         try:
             rows = conn.execute("SELECT name, role, pin_hash FROM members ORDER BY rowid").fetchall()
         except sqlite3.Error as error:
-            raise _file_error(error, self._path, "reading the staff") from None
+            raise file_error(error, self._path, "reading the staff") from None
         return [_Row(name, Role(role), pin_hash) for name, role, pin_hash in rows]
 
-    def _state(self, conn: sqlite3.Connection) -> tuple[int, datetime | None]:
+    def _lock_state(self, conn: sqlite3.Connection, now: datetime) -> LockState:
         try:
-            row = conn.execute("SELECT wrong_pins, locked_until FROM sign_in_state WHERE id = 1").fetchone()
+            row = conn.execute("SELECT locked_until FROM sign_in_state WHERE id = 1").fetchone()
+            times = [_parse_time(at) for (at,) in conn.execute("SELECT at FROM wrong_pins")]
         except sqlite3.Error as error:
-            raise _file_error(error, self._path, "reading the sign-in state") from None
+            raise file_error(error, self._path, "reading the sign-in state") from None
         if row is None:
             raise StaffFileError(f"staff file {self._path} is damaged: its sign-in state is missing")
-        return int(row[0]), (_parse_time(row[1]) if row[1] else None)
+        until = _parse_time(row[0]) if row[0] else None
+        return LockState(in_window(now, times), until if until is not None and now < until else None)
 
     def _refuse_shared_pin(self, pin: str, rows: builtins.list[_Row]) -> None:
         if any(verify_pin(pin, r.pin_hash) for r in rows):
@@ -490,7 +473,12 @@ class Staff:
         except sqlite3.Error as error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise _file_error(error, self._path, action) from None
+            raise file_error(error, self._path, action) from None
+
+
+def _minutes(length: timedelta) -> str:
+    minutes = round(length.total_seconds() / 60)
+    return f"{minutes} minute{'' if minutes == 1 else 's'}"
 
 
 def _role(role: Role | str) -> Role:
@@ -498,45 +486,3 @@ def _role(role: Role | str) -> Role:
         return Role(role.lower() if isinstance(role, str) else role)
     except ValueError:
         raise ValueError(f"a role is {' or '.join(r.value for r in Role)}, not {role!r}") from None
-
-
-def _file_error(error: sqlite3.Error, path: Path, action: str) -> StaffFileError:
-    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
-        return StaffFileError(f"staff file {path} is busy (another program holds it) while {action}; try again")
-    if code in (8, 14):  # SQLITE_READONLY, SQLITE_CANTOPEN
-        return StaffFileError(f"staff file {path} cannot be written while {action}: {error}; "
-                              "check the data folder's permissions")
-    if code == 13:  # SQLITE_FULL
-        return StaffFileError(f"the disk is full: staff file {path} cannot be written while {action}")
-    if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return StaffFileError(f"staff file {path} is damaged or not a database ({error}); it was left as it is")
-    return StaffFileError(f"staff file {path}: {error} while {action}")
-
-
-def _create_private(path: Path) -> None:
-    """Create an empty file readable by its owner only (SQLite gives its WAL files the same mode)."""
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
-    except OSError as error:
-        raise StaffFileError(f"cannot create the staff file {path}: {error.strerror or error}") from None
-
-
-STAFF_FILE: Final = FileKind(
-    name="staff file",
-    application_id=APPLICATION_ID,
-    migrations=MIGRATIONS,
-    error=StaffFileError,
-    corrupt=StaffFileError,
-    too_new=StaffTooNew,
-    from_sqlite=_file_error,
-    advice="move it away to start a new staff list",
-    checks=("SELECT count(*) FROM members",),  # cheap damage check
-)
-
-
-def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    _create_private(path)  # an existing file is left as it is, and checked by connect
-    return sqlite_file.connect(STAFF_FILE, path, busy_timeout=busy_timeout, check_same_thread=False)

@@ -9,11 +9,11 @@ imported when first used (``pos_app.lazy``): the counter opens before the paymen
 from typing import TYPE_CHECKING
 
 from pos_app.lazy import exports
-from pos_app.station.events import EventBus, EventKind, StationEvent
+from pos_app.station.events import EventBus, StationEvent
 
 if TYPE_CHECKING:
     from pos_app.station.station import Station
 
 _HOMES = {"pos_app.station.station": ("Station",)}
 __getattr__ = exports(__name__, _HOMES)
-__all__ = ["EventBus", "EventKind", "Station", "StationEvent"]
+__all__ = ["EventBus", "Station", "StationEvent"]

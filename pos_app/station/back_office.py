@@ -21,7 +21,6 @@ from pos_app.journal import Attempt, Outcome
 from pos_app.receipts import format_money
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.station.counter import Counter
-from pos_app.station.events import EventKind
 from pos_app.station.payments import Drafts, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
@@ -112,8 +111,7 @@ class BackOffice:
         if not row.voidable or row.transaction_id is None:
             raise ValueError(_not_voidable(row))
         terminal = row.terminal_id or self._terminal()
-        result = await self.station.service.void(terminal, row.transaction_id, payment_id=row.payment_id)
-        self.station.events.publish(EventKind.OUTCOME, result)
+        result = await self.station.void(terminal, row.transaction_id, payment_id=row.payment_id)
         await self._audit(manager, AuditAction.VOID,
                           f"void of {format_money(row.total)} ({_ids(row)}): {_said(result)}", reason)
         return result
@@ -127,8 +125,7 @@ class BackOffice:
             raise ValueError(f"a refund of this payment is between {format_money(1)} and "
                              f"{format_money(row.refundable)} (what is left of {format_money(row.base or 0)})")
         terminal = row.terminal_id or self._terminal()
-        result = await self.station.service.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
-        self.station.events.publish(EventKind.OUTCOME, result)
+        result = await self.station.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
         await self._audit(manager, AuditAction.REFUND,
                           f"refund of {format_money(amount)} of {format_money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)

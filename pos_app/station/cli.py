@@ -1,41 +1,48 @@
 """``pos-app terminal …`` and ``pos-app receipt …``: automation, diagnostics, scripted close
 batch (which also writes the end-of-shift report and names it under ``report``).
 
-Imports no Qt. Prints ONE JSON object on stdout, with its text under ``error`` (or
-``note`` for an approval's remark), and a line on stderr for each status change while it
-waits. Exit codes: 0 approved, 1 invalid input or configuration (nothing sent), 2
-declined, 3 unknown, 4 failed (nothing was charged). ``resume`` exits 0 when every
+Imports no Qt. Every operation goes through the ``Station``. Prints ONE JSON object on
+stdout, with its text under ``error`` (or ``note`` for an approval's remark), and a line on
+stderr for each status change while it waits. Exit codes: 0 approved, 1 invalid input or
+configuration (nothing sent), 2 declined, 3 unknown, 4 failed (nothing was charged), 5
+partially approved (charged ``approved_amount``, less than asked). ``resume`` exits 0 when every
 in-flight attempt reached a final outcome, 3 when any is still unknown. Ctrl-C while a
 request is out leaves the attempt ``unknown`` and resumable, and exits 3 with its JSON.
-No traceback for any expected condition; ``--verbose`` adds detail in the log.
+No traceback for any expected condition; ``--verbose`` adds detail in the log. The
+key-hash's value never appears on stdout or stderr, even when the service echoes it
+(``pos_app.api.secrets.Redactor``); a key-hash that cannot be sent is refused (exit 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import getpass
 import json
 import sys
+import traceback
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
+from pos_app.api.secrets import RedactingFilter, Redactor
 from pos_app.config import StoreConfig, key_hash, load_config
 from pos_app.journal import JournalError, Outcome
-from pos_app.logs import ProcessKind, RedactSecrets, configure_logging
+from pos_app.logs import ProcessKind, configure_logging
 from pos_app.profile import ConfigError
 from pos_app.staff import AuditAction, Staff, StaffError
 from pos_app.staff.cli import os_operator
-from pos_app.station.events import EventKind, StationEvent
+from pos_app.station.events import PaymentProgress, StationEvent
 from pos_app.station.station import Station
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal
-from pos_app.terminal.service import TerminalService
 
-EXIT = {Outcome.APPROVED: 0, Outcome.DECLINED: 2, Outcome.UNKNOWN: 3, Outcome.FAILED: 4}
+EXIT = {Outcome.APPROVED: 0, Outcome.DECLINED: 2, Outcome.UNKNOWN: 3, Outcome.FAILED: 4,
+        Outcome.PARTIALLY_APPROVED: 5}
 EXIT_INVALID = 1
 CONFIG_REFUSALS = frozenset({
     Refusal.INVALID_INPUT, Refusal.BAD_CREDENTIALS, Refusal.JOURNAL_LOCKED, Refusal.JOURNAL_CORRUPT,
@@ -98,7 +105,10 @@ def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type
     parser.add_argument("--reason", required=True)
     parser.add_argument("--by", default=None, help="the manager's name (default: the OS user)")
     parser.add_argument("--force", action="store_true",
-                        help="decide even when the service cannot be asked or shows a possible match (recorded)")
+                        help="decide \"not paid\" even when the service cannot be asked, shows a possible match or "
+                             "may still be processing (recorded); never makes \"paid\" without the service's evidence")
+    parser.add_argument("--reference", help="with --paid: the payment id, or the reference on the terminal's slip, "
+                                            "of the charge (checked with the service)")
 
     receipt = commands.add_parser("receipt", help="save a payment's receipt PDF")
     receipt.add_argument("payment_id")
@@ -125,10 +135,13 @@ Command = Callable[[Station, argparse.Namespace], Awaitable[Payload]]
 
 
 def _run(args: argparse.Namespace, command: Command) -> int:
+    redactor = Redactor()
+    sys.excepthook = functools.partial(_print_redacted, redactor)
     try:
         config = load_config()
         secret = key_hash(config)
-        configure_logging(config.data_dir, ProcessKind.CLI, RedactSecrets(secret), verbose=args.verbose)
+        redactor.add(secret)
+        configure_logging(config.data_dir, ProcessKind.CLI, RedactingFilter(redactor), verbose=args.verbose)
         payload, code = asyncio.run(_with_station(config, secret, args, command))
     except (Refused, ConfigError, InvalidInput) as error:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
@@ -138,8 +151,14 @@ def _run(args: argparse.Namespace, command: Command) -> int:
         where = f" {error.filename}" if error.filename else ""
         payload, code = {"outcome": "invalid",
                          "error": f"cannot write{where}: {error.strerror or error}; nothing was sent"}, EXIT_INVALID
-    emit(payload)
+    emit(redactor.value(payload))  # whatever the service echoed, the key-hash is not printed
     return code
+
+
+def _print_redacted(redactor: Redactor, kind: type[BaseException], error: BaseException,
+                    trace: TracebackType | None) -> None:
+    """``sys.excepthook`` of a command: a bug's traceback on stderr, without the key-hash."""
+    sys.stderr.write(redactor.text("".join(traceback.format_exception(kind, error, trace))))
 
 
 async def _with_station(config: StoreConfig, secret: str, args: argparse.Namespace, command: Command) -> Payload:
@@ -156,9 +175,9 @@ class ProgressPrinter:
         self._last: tuple[str, Phase] | None = None
 
     def __call__(self, event: StationEvent) -> None:
-        if event.kind is not EventKind.PROGRESS:
+        if not isinstance(event, PaymentProgress):
             return
-        progress: Progress = event.data
+        progress: Progress = event.progress
         if progress.phase is Phase.SENDING:
             self.sent = progress.attempt_id
         key = (progress.attempt_id, progress.phase)
@@ -222,9 +241,8 @@ async def _audit(station: Station, args: argparse.Namespace, payload: dict[str, 
 
 
 async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
-    service = station.service
     if args.operation == "resume":
-        results = await service.resume(wait_limit=args.wait)
+        results = await station.resume(wait_limit=args.wait)
         still_unknown = any(r.outcome is Outcome.UNKNOWN for r in results)
         payload = {"outcome": "unknown" if still_unknown else "approved",
                    "attempts": [r.to_json() for r in results]}
@@ -239,35 +257,37 @@ async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
         except PaymentsError as error:
             return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
     if args.operation == "resolve":
+        if args.reference and not args.paid:
+            raise Refused("--reference names the charge that paid the attempt: it goes with --paid")
         try:
             result: OperationResult = await station.resolve(
-                args.attempt, paid=args.paid, reason=args.reason, by=args.by or getpass.getuser(), force=args.force)
+                args.attempt, paid=args.paid, reason=args.reason, by=args.by or getpass.getuser(), force=args.force,
+                reference=args.reference)
         except ValueError as error:
             raise Refused(str(error)) from None
         return result.to_json(), EXIT[Outcome.FAILED] if result.refusal else 0
     if args.operation == "close-batch":
         return await _close_batch(station, args)
-    result = await _operation(service, args)
+    result = await _operation(station, args)
     if result.refusal in CONFIG_REFUSALS:
         return {**result.to_json(), "outcome": "invalid"}, EXIT_INVALID
     return result.to_json(), EXIT[result.outcome]
 
 
-async def _operation(service: TerminalService, args: argparse.Namespace) -> OperationResult:
+async def _operation(station: Station, args: argparse.Namespace) -> OperationResult:
     operation = args.operation
     if operation in ("sale", "preauth"):
-        amount = parse_cents(args.amount)
-        run = service.sale if operation == "sale" else service.preauth
-        return await run(args.terminal, amount, order_number=args.order_number, email=args.email,
-                         phone=args.phone, receipt=args.receipt)
+        return await station.sale(parse_cents(args.amount), terminal_id=args.terminal, preauth=operation == "preauth",
+                                  order_number=args.order_number, email=args.email, phone=args.phone,
+                                  receipt=args.receipt)
     if operation == "capture":
-        return await service.capture(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+        return await station.capture(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
                                      payment_id=args.payment_id)
     if operation == "refund":
-        return await service.refund(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
+        return await station.refund(args.terminal, args.ref, parse_cents(args.amount, maximum=TERMINAL_AMOUNT_MAX),
                                     payment_id=args.payment_id)
     if operation == "void":
-        return await service.void(args.terminal, args.ref, payment_id=args.payment_id)
+        return await station.void(args.terminal, args.ref, payment_id=args.payment_id)
     raise Refused(f"unknown terminal operation {operation!r}")
 
 

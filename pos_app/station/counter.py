@@ -20,18 +20,29 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pos_app.cart import Cart, CartError, CartLine, CartStore, Totals
+from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, Totals
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
+from pos_app.receipts import format_money
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
-from pos_app.station.events import EventBus, EventKind
+from pos_app.station.events import (
+    AttemptsSettled,
+    CartChanged,
+    CatalogSynced,
+    CatalogSyncFailed,
+    EventBus,
+    OperationEnded,
+    OrderPaid,
+    SaveTrouble,
+    StationEvent,
+)
+from pos_app.station.order import OrderCharges, PaidCart
 from pos_app.terminal.outcomes import OperationResult, Refusal
 
 if TYPE_CHECKING:
@@ -39,20 +50,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+SAVE_RETRY = 5.0
+"""Seconds between tries of a cart write the disk refused."""
 OPEN_PREAUTH_DAYS = 14
 """How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
-
-
-@dataclass(frozen=True)
-class PaidCart:
-    """A cart as it was paid: what the itemized receipt prints."""
-
-    lines: tuple[CartLine, ...]
-    totals: Totals
-    rates: dict[str, TaxRate]
-    result: OperationResult
-    cashier: str
-    when: datetime
 
 
 class PaymentsNotReady(RuntimeError):
@@ -75,11 +76,18 @@ class Counter:
         self.rates = rates
         self.cashier: StaffMember | None = None
         self.last_paid: PaidCart | None = None
+        self.charges = OrderCharges(cart.order_key)
+        """What the cart's order has been charged so far (a partial approval leaves the rest due)."""
+        self.unsaved: str | None = None
+        """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
+        self.save_retry = SAVE_RETRY
         self._station: Station | None = None
-        self._unsettled: tuple[tuple[CartLine, ...], Totals, dict[str, TaxRate]] | None = None
         self._executor = executor
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
         self._saving = asyncio.Lock()
+        self._later: set[asyncio.Task[None]] = set()  # saves started by a settlement, and the retry
+        self._retrying: asyncio.Task[None] | None = None
+        events.subscribe(self._outcome)
 
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
@@ -128,6 +136,9 @@ class Counter:
         return self._station
 
     async def aclose(self) -> None:
+        if self._retrying is not None:
+            self._retrying.cancel()
+        await asyncio.gather(*self._later, return_exceptions=True)
         await asyncio.get_running_loop().run_in_executor(self._pin_executor, lambda: None)  # a PIN hash under way
         self._pin_executor.shutdown(wait=True)
         await self.disk(self._close_files)
@@ -164,10 +175,10 @@ class Counter:
             result = await sync_catalog(self.station.client, self.catalog)
         except (CatalogError, PaymentsError) as error:
             log.warning("catalog sync failed: %s", error)
-            self.events.publish(EventKind.CATALOG_SYNC_FAILED, str(error))
+            self.events.publish(CatalogSyncFailed(str(error)))
             return None
         self.rates = await self.disk(self.catalog.taxes)
-        self.events.publish(EventKind.CATALOG_SYNCED, result)
+        self.events.publish(CatalogSynced(result))
         return result
 
     # the cart ---------------------------------------------------------------------------
@@ -202,9 +213,46 @@ class Counter:
 
     async def _changed(self) -> None:
         """Publish the change at once (the screen follows), then save it (on the disk thread)."""
-        self.events.publish(EventKind.CART_CHANGED, self.cart)
+        self.events.publish(CartChanged(self.cart))
+        await self._save()
+
+    async def _save(self) -> None:
+        """Write the newest cart. When the disk refuses (full, read-only, gone), the cart
+        stays in memory, a ``SaveTrouble`` says so, and it is written again every
+        ``save_retry`` seconds until it is saved (another ``SaveTrouble``, ``saved``)."""
         async with self._saving:  # saves in order: the file always ends as the newest cart
-            await self.disk(self.cart_store.save, self.cart)
+            try:
+                await self.disk(self.cart_store.save, self.cart)
+            except (CartSaveError, OSError) as error:
+                self._save_failed(error)
+                return
+        if self.unsaved is not None:
+            self.unsaved = None
+            log.info("the cart is saved again")
+            self.events.publish(SaveTrouble("cart", "The sale is saved again.", saved=True))
+
+    def _save_failed(self, error: Exception) -> None:
+        first = self.unsaved is None
+        self.unsaved = str(error)
+        if first:
+            log.error("the cart could not be saved (kept in memory, written again every %s s): %s",
+                      self.save_retry, error)
+            self.events.publish(SaveTrouble("cart", (
+                f"The sale could not be saved to disk ({error}). Nothing is lost while the app runs: it is "
+                "saved again as soon as the disk takes it.")))
+        if self._retrying is None or self._retrying.done():
+            self._retrying = asyncio.get_running_loop().create_task(self._save_later())
+
+    async def _save_later(self) -> None:
+        while self.unsaved is not None:
+            await asyncio.sleep(self.save_retry)
+            await self._save()
+
+    def _save_soon(self) -> None:
+        """Save the cart from a synchronous event handler (a settlement): a task, awaited by ``aclose``."""
+        task = asyncio.get_running_loop().create_task(self._save())
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
 
     # staff ------------------------------------------------------------------------------
 
@@ -225,14 +273,12 @@ class Counter:
         self.cashier = member
         if self._station is not None:
             self._station.sign_in(member.name)
-        self.events.publish(EventKind.SIGNED_IN, member)
         return member
 
     def sign_out(self) -> None:
         self.cashier = None
         if self._station is not None:
             self._station.sign_out()
-        self.events.publish(EventKind.SIGNED_OUT)
 
     async def check_manager(self, pin: str, *, action: AuditAction, detail: str, reason: str = "") -> StaffMember:
         """A manager's PIN typed on the cashier's screen: the override is recorded (who,
@@ -249,27 +295,76 @@ class Counter:
         return await self.station.client.surcharge_acknowledgment()
 
     async def pay(self, *, preauth: bool = False) -> OperationResult:
-        """Pay the cart's total (tax included) by card; an approved sale starts a new cart.
+        """Pay what is due on the cart's order (tax included) by card; once its own charges
+        pay the total, the cart is paid (``OrderPaid``) and a new one begins.
 
-        A payment that ends unknown keeps the cart; if ``check_again`` or a manager's
-        ``resolve`` later proves it paid, the cart is paid then."""
+        A payment that ends unknown keeps the cart; if ``check_again``, a manager's
+        ``resolve`` or start-up recovery later proves it charged, the order is paid then.
+        A partial approval counts for what it charged: the rest stays due, and the order
+        open (its card charges are never repeated: the journal refuses a second one)."""
         totals = self.totals()
         if not totals.payable:
             raise ValueError("the total must be above zero to pay by card")
-        self._unsettled = (self.cart.lines, totals, dict(self.rates))
-        result = await self.station.pay(totals.total, order_key=self.cart.order_key, preauth=preauth)
-        await self._settled(await self._earlier_payment_of_this_cart(result) or result)
+        if self.charges.total:
+            raise ValueError(self.partly_paid_sentence(totals.total))
+        result = await self.station.sale(totals.total, order_key=self.cart.order_key, preauth=preauth)
+        await self._count_earlier(result)
         return result
 
-    async def _earlier_payment_of_this_cart(self, result: OperationResult) -> OperationResult | None:
-        """A payment of this very cart that turned out approved while this one waited to
-        start (its retry was therefore not sent): the cart is paid by that one."""
+    def partly_paid_sentence(self, total: int) -> str:
+        """What the cashier is told about an order its card charges cover only in part."""
+        money = functools.partial(format_money, currency=self.config.currency)
+        return (f"{money(self.charges.total)} of {money(total)} was charged by card (a partial approval); "
+                f"{money(self.charges.due(total))} is still due. A second card or cash for the rest comes with "
+                "split payments; until then, a manager can void the partial charge in the back office (F9).")
+
+    async def _count_earlier(self, result: OperationResult) -> None:
+        """A refusal naming an earlier attempt of this very order that the journal holds as
+        charged (its outcome was missed, e.g. the app stopped): that charge counts."""
         if result.refusal not in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID) or not result.blocked_by:
-            return None
+            return
         earlier = await self.station.journal.get(result.blocked_by)
-        if earlier.order_key != self.cart.order_key or earlier.outcome is not Outcome.APPROVED:
-            return None
-        return OperationResult.from_attempt(earlier)
+        if earlier.order_key == self.charges.order_key and earlier.charged is not None:
+            self._take((OperationResult.from_attempt(earlier),))
+
+    async def restore_order(self) -> None:
+        """Count what the journal says the restored cart's order was charged (the app may
+        have stopped between a payment and the new sale); a paid one becomes a new sale
+        whose receipt is offered (``PaidCart.restored``)."""
+        attempts = await self.station.journal.order_attempts(self.cart.order_key)
+        if self.charges.take_attempts(attempts):
+            paying = [a for a in attempts if a.charged is not None]
+            self._settle_if_paid(OperationResult.from_attempt(paying[-1]), restored=True)
+
+    def _outcome(self, event: StationEvent) -> None:
+        """Every outcome the station publishes; only this order's own charges count."""
+        if isinstance(event, OperationEnded):
+            self._take((event.result, *event.result.recovered))
+        elif isinstance(event, AttemptsSettled):
+            self._take(event.results)
+
+    def _take(self, results: Iterable[OperationResult]) -> None:
+        counted = [result for result in results if self.charges.take(result)]
+        if counted:
+            self._settle_if_paid(counted[-1])
+
+    def _settle_if_paid(self, result: OperationResult, *, restored: bool = False) -> None:
+        """Paid in full: remember the cart for the receipt and start afresh (in memory at
+        once; the file follows). Paid in part: the screen shows what is still due."""
+        totals = self.totals()
+        if not self.charges.pays(totals.total):
+            log.info("order %s: %s of %s cents charged", self.charges.order_key, self.charges.total, totals.total)
+            self.events.publish(CartChanged(self.cart))
+            return
+        paid = PaidCart(self.cart.lines, totals, dict(self.rates), result,
+                        self.cashier.name if self.cashier else "-", datetime.now(UTC), self.charges.total,
+                        restored=restored)
+        self.last_paid = paid
+        self.cart = Cart()
+        self.charges = OrderCharges(self.cart.order_key)
+        self.events.publish(CartChanged(self.cart))
+        self.events.publish(OrderPaid(paid))
+        self._save_soon()
 
     async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OperationResult]:
         """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,
@@ -288,28 +383,5 @@ class Counter:
     async def capture(self, preauth: OperationResult, amount: int) -> OperationResult:
         """Capture ``amount`` cents (at most the pre-auth's) of an open pre-auth."""
         assert preauth.transaction_id is not None
-        result = await self.station.service.capture(preauth.terminal_id, preauth.transaction_id, amount,
-                                                    payment_id=preauth.payment_id)
-        self.events.publish(EventKind.OUTCOME, result)
-        return result
-
-    async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
-        result = await self.station.check_again(attempt_id, wait_limit=wait_limit)
-        await self._settled(result)
-        return result
-
-    async def resolve(self, attempt_id: str, *, paid: bool, reason: str, by: str,
-                      force: bool = False) -> OperationResult:
-        result = await self.station.resolve(attempt_id, paid=paid, reason=reason, by=by, force=force)
-        await self._settled(result)
-        return result
-
-    async def _settled(self, result: OperationResult) -> None:
-        """An approval of the cart being paid: remember it for the receipt, start afresh."""
-        if result.outcome is not Outcome.APPROVED or self._unsettled is None or result.refusal is not None:
-            return
-        lines, totals, rates = self._unsettled
-        self._unsettled = None
-        self.last_paid = PaidCart(lines, totals, rates, result, self.cashier.name if self.cashier else "-",
-                                  datetime.now(UTC))
-        await self.new_sale()
+        return await self.station.capture(preauth.terminal_id, preauth.transaction_id, amount,
+                                          payment_id=preauth.payment_id)

@@ -1,9 +1,14 @@
 """The station's event stream: every open window (and the CLI) can follow what happens.
 
-Core code publishes ``StationEvent`` values; any number of subscribers receive each one
-in order, on the publisher's thread (the event loop's). A subscriber's error is logged
-and never reaches the publisher: a broken window must not break a payment. The GUI's
-one bridge module turns these events into Qt signals.
+Core code publishes typed, frozen events; any number of subscribers receive each one in
+order, on the publisher's thread (the event loop's). A subscriber's error is logged and
+never reaches the publisher: a broken window must not break a payment. The GUI's one
+bridge module turns these events into Qt signals.
+
+Money moves only through ``Station``: each of its money-moving calls (sale, pre-auth,
+capture, void, refund, check again, a manager's decision, close batch) publishes exactly
+one ``OperationEnded``; start-up recovery and ``resume`` one ``AttemptsSettled``. The
+counter settles its cart only on an outcome of its own order (``OrderPaid`` then).
 """
 
 from __future__ import annotations
@@ -11,38 +16,86 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pos_app.cart import Cart
+    from pos_app.catalog import SyncResult
+    from pos_app.journal import Attempt
+    from pos_app.station.order import PaidCart
+    from pos_app.terminal.outcomes import OperationResult, Progress
 
 log = logging.getLogger(__name__)
 
 
-class EventKind(StrEnum):
-    PROGRESS = "progress"
-    """An operation in flight moved on: ``data`` is a ``terminal.Progress``."""
-    OUTCOME = "outcome"
-    """An operation ended (or was refused): ``data`` is an ``OperationResult``."""
-    CONFLICT = "conflict"
-    """A late answer contradicts a decision: ``data`` is the ``Attempt``."""
-    RECOVERED = "recovered"
-    """Start-up recovery settled attempts a dead process left: ``data`` is a list of results."""
-    CATALOG_SYNCED = "catalog_synced"
-    """``data`` is the catalog's ``SyncResult``."""
-    CATALOG_SYNC_FAILED = "catalog_sync_failed"
-    """``data`` is the error message (the old catalog stays in use)."""
-    CART_CHANGED = "cart_changed"
-    """``data`` is the ``Cart``."""
-    SIGNED_IN = "signed_in"
-    """``data`` is the ``StaffMember``."""
-    SIGNED_OUT = "signed_out"
+@dataclass(frozen=True)
+class PaymentProgress:
+    """An operation in flight moved on (a type S message's status, a check...)."""
+
+    progress: Progress
 
 
 @dataclass(frozen=True)
-class StationEvent:
-    kind: EventKind
-    data: Any = None
+class OperationEnded:
+    """A money-moving call of the station ended, or was refused before anything left."""
+
+    result: OperationResult
 
 
+@dataclass(frozen=True)
+class AttemptsSettled:
+    """Attempts a dead process (start-up recovery) or an earlier run (``resume``) left open
+    were checked with the service, without resending anything."""
+
+    results: tuple[OperationResult, ...]
+
+
+@dataclass(frozen=True)
+class LateConflict:
+    """A late answer contradicts a decision (e.g. charged after "not paid")."""
+
+    attempt: Attempt
+
+
+@dataclass(frozen=True)
+class CatalogSynced:
+    result: SyncResult
+
+
+@dataclass(frozen=True)
+class CatalogSyncFailed:
+    """The catalog could not be refreshed (the old copy stays in use): ``reason`` says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class CartChanged:
+    """The cart, or what its order has been charged so far, changed."""
+
+    cart: Cart
+
+
+@dataclass(frozen=True)
+class OrderPaid:
+    """The cart's order is paid in full (by its own attempts): the receipt is due, and a
+    new sale has begun."""
+
+    paid: PaidCart
+
+
+@dataclass(frozen=True)
+class SaveTrouble:
+    """A file write after the fact (the cart after a payment, an outcome) failed: what was
+    decided is kept in memory, shown, and written again until it is saved (``saved``)."""
+
+    what: str
+    sentence: str
+    saved: bool = False
+
+
+StationEvent = (PaymentProgress | OperationEnded | AttemptsSettled | LateConflict | CatalogSynced
+                | CatalogSyncFailed | CartChanged | OrderPaid | SaveTrouble)
 Subscriber = Callable[[StationEvent], None]
 
 
@@ -61,10 +114,9 @@ class EventBus:
 
         return unsubscribe
 
-    def publish(self, kind: EventKind, data: Any = None) -> None:
-        event = StationEvent(kind, data)
+    def publish(self, event: StationEvent) -> None:
         for subscriber in list(self._subscribers):
             try:
                 subscriber(event)
             except Exception:
-                log.exception("a subscriber of %s events failed", kind)
+                log.exception("a subscriber of %s failed", type(event).__name__)

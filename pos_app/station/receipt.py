@@ -8,7 +8,7 @@ from pos_app.api.errors import PaymentsError
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation
 from pos_app.receipts import ReceiptData, ReceiptLine, TaxLine
-from pos_app.station.counter import PaidCart
+from pos_app.station.order import PaidCart
 
 
 async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient, *, training: bool) -> ReceiptData:

@@ -301,6 +301,16 @@ def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int],
     return ShiftClose(CloseState.NOT_SENT, sentence, result)
 
 
+def unknown_serial_close(serial: str) -> ShiftClose:
+    """The close by serial refused because the service's terminal list does not name the
+    terminal of ``serial`` (or cannot be read): its shift could not be ended under its id."""
+    sentence = (f"The close was not sent: no terminal with serial number {serial} is in the service's terminal "
+                "list (or the list could not be read). Check the serial, or close the batch by the terminal's id.")
+    result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, serial, message=sentence,
+                             refusal=Refusal.INVALID_INPUT)
+    return ShiftClose(CloseState.NOT_SENT, sentence, result)
+
+
 def shift_start(attempts: Iterable[Attempt], now: datetime) -> tuple[datetime, bool]:
     """When the shift began: the latest approved close batch among ``attempts`` (one
     terminal's), else local midnight of ``now``'s day; and whether it was a close."""

@@ -3,8 +3,13 @@
 It owns the one ``PaymentsClient`` (the cashier's identity changes per sign-in without
 rebuilding it), the journal on its own thread (``AsyncJournal``), the terminal service
 with the station's shared poll budget, start-up recovery and the event stream that every
-window follows. A payment runs as one task: ``stop_waiting`` cancels it, and the service
-journals the attempt ``unknown`` (never resent) before the task ends.
+window follows (in the app, an outcome the disk refuses is kept and written again:
+``OutcomeRecorder``). It is the one way money moves: sale, pre-auth, capture, void, refund,
+check again, a manager's decision and close batch are its methods (the cashier's counter,
+the back office and ``pos-app terminal`` call them, never the terminal service), and each
+publishes exactly one ``OperationEnded``. A sale runs as one task: ``stop_waiting``
+cancels it, and the service journals the attempt ``unknown`` (never resent) before the
+task ends.
 """
 
 from __future__ import annotations
@@ -21,20 +26,30 @@ from typing import Any
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity
+from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
-from pos_app.journal import Attempt, Journal, Operation, Outcome
+from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.receipts import format_money
 from pos_app.receipts.tables import render_tables, save_pdf
-from pos_app.station.events import EventBus, EventKind
+from pos_app.station.events import (
+    AttemptsSettled,
+    EventBus,
+    LateConflict,
+    OperationEnded,
+    PaymentProgress,
+    SaveTrouble,
+)
 from pos_app.station.report import day_report
 from pos_app.station.shift import (
     ShiftCheck,
+    ShiftClose,
     ShiftEnd,
     ShiftReport,
     check_shift,
     close_of,
     shift_start,
+    unknown_serial_close,
     unresolved_close,
 )
 from pos_app.station.shift_document import report_stem, shift_document
@@ -57,10 +72,12 @@ class Station:
         self.client = client
         self.journal = journal
         self.training = training
+        self.budget = budget
         self.events = events or EventBus()
         self.service = TerminalService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
-            scheduler=PollScheduler(client.poll_message, shared=budget),
+            scheduler=PollScheduler(client.poll_message, shared=budget), save_later=journal.threaded,
+            on_saved=self._saved_late,
         )
         self._payment: asyncio.Task[OperationResult] | None = None
 
@@ -75,10 +92,11 @@ class Station:
         journal's errors (nothing is sent before the journal is open)."""
         identity = Identity(store=config.store_id, station=config.station_id,
                             cashier=cashier or os.environ.get("POS_CASHIER", config.cashier_id))
+        redact = Redactor([secret]).value  # whatever the service echoes, the journal never keeps the key
         if threaded:
-            journal = await AsyncJournal.open(config.journal_path)
+            journal = await AsyncJournal.open(config.journal_path, redact=redact)
         else:
-            journal = AsyncJournal(Journal.open(config.journal_path))
+            journal = AsyncJournal(Journal.open(config.journal_path, redact=redact))
         try:  # built on a worker thread: its TLS context loads the CA store (tens of ms), not the screen's time
             client = await asyncio.to_thread(functools.partial(
                 PaymentsClient, config.base_url, secret, identity=identity, routes=config.route_table(),
@@ -96,6 +114,7 @@ class Station:
             self._payment.cancel()
             await asyncio.gather(self._payment, return_exceptions=True)
         try:
+            await self.service.aclose()
             await self.client.aclose()
         finally:
             await self.journal.close()
@@ -120,7 +139,8 @@ class Station:
     def sign_out(self) -> None:
         self.client.identity = replace(self.client.identity, cashier="-")
 
-    # payments ---------------------------------------------------------------------------
+    # money: every money-moving call of the app and the CLI goes through here, and each
+    # publishes exactly one OperationEnded (recovery and resume one AttemptsSettled) -------
 
     @property
     def paying(self) -> bool:
@@ -130,32 +150,40 @@ class Station:
         """On start: settle what a dead process left in flight (never resending)."""
         results = await self.service.recover()
         if results:
-            self.events.publish(EventKind.RECOVERED, results)
+            self.events.publish(AttemptsSettled(tuple(results)))
         return results
 
-    async def pay(
-        self, amount: int, *, order_key: str, terminal_id: str | None = None, preauth: bool = False,
-        order_number: str | None = None,
-    ) -> OperationResult:
-        """A card sale (or pre-auth) of ``amount`` cents on the station's terminal.
+    async def resume(self, *, wait_limit: float | None = None) -> list[OperationResult]:
+        """Settle every attempt still open (``pos-app terminal resume``), never resending."""
+        results = await self.service.resume(wait_limit=wait_limit)
+        self.events.publish(AttemptsSettled(tuple(results)))
+        return results
 
-        Progress and the outcome are published as events. ``stop_waiting`` ends the wait:
-        the result is then ``unknown`` and the attempt stays resumable."""
+    async def sale(
+        self, amount: int, *, order_key: str | None = None, terminal_id: str | None = None, preauth: bool = False,
+        order_number: str | None = None, email: str | None = None, phone: str | None = None, receipt: bool = False,
+    ) -> OperationResult:
+        """A card sale (or pre-auth) of ``amount`` cents on ``terminal_id`` (default: the
+        station's terminal) for the order ``order_key`` (default: the order number).
+
+        It runs as one task: ``stop_waiting`` ends the wait, the result is then ``unknown``
+        and the attempt stays resumable. A caller cancelled meanwhile (Ctrl-C) leaves the
+        task to ``aclose``, which journals it ``unknown`` the same way."""
         terminal = terminal_id or self.config.terminal_id
         if not terminal:
             raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
         if self.paying:
             raise RuntimeError("a payment is already in progress on this station")
         run = self.service.preauth if preauth else self.service.sale
-        self._payment = asyncio.ensure_future(run(terminal, amount, order_key=order_key, order_number=order_number))
+        self._payment = asyncio.ensure_future(run(terminal, amount, order_key=order_key, order_number=order_number,
+                                                  email=email, phone=phone, receipt=receipt))
         try:
             result = await asyncio.shield(self._payment)
         except asyncio.CancelledError:
             if not self._payment.cancelled():
                 raise  # this caller was cancelled, not the payment
-            result = await self._stopped(terminal, amount, preauth)
-        await self._published(result)
-        return result
+            result = await self._stopped(terminal, amount, preauth, order_key or order_number)
+        return await self._published(result)
 
     def stop_waiting(self) -> bool:
         """Stop waiting on the payment in progress; False when there is none."""
@@ -164,29 +192,41 @@ class Station:
         assert self._payment is not None
         return self._payment.cancel()
 
-    async def _stopped(self, terminal_id: str, amount: int, preauth: bool) -> OperationResult:
+    async def _stopped(self, terminal_id: str, amount: int, preauth: bool, order_key: str | None) -> OperationResult:
         """The result of a payment the cashier stopped waiting for, read from the journal."""
         pending = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id and a.sent]
         operation = Operation.PREAUTH if preauth else Operation.SALE
         if not pending:
-            return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount,
+            return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, order_key=order_key,
                                    message="stopped before anything was sent: nothing was charged")
         return OperationResult.from_attempt(pending[-1], (
             "stopped waiting: the customer may still be charged; the sale stays blocked until "
             "\"check again\" finds it or a manager decides"))
 
-    async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
-        """Poll, read or look the attempt up (never resend); the result is published."""
-        result = await self.service.check(attempt_id, wait_limit=wait_limit)
-        await self._published(result)
-        return result
+    async def capture(self, terminal_id: str, ref: str, amount: int, *,
+                      payment_id: str | None = None) -> OperationResult:
+        """Capture ``amount`` cents (at most what was held) of the pre-auth ``ref``."""
+        return await self._published(await self.service.capture(terminal_id, ref, amount, payment_id=payment_id))
 
-    async def resolve(self, attempt_id: str, *, paid: bool, reason: str, by: str,
-                      force: bool = False) -> OperationResult:
-        """A manager's decision, checked against the service first (see the service)."""
-        result = await self.service.resolve(attempt_id, paid=paid, reason=reason, by=by, force=force)
-        await self._published(result)
-        return result
+    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None) -> OperationResult:
+        """Void the unsettled payment (or open pre-auth) ``ref``."""
+        return await self._published(await self.service.void(terminal_id, ref, payment_id=payment_id))
+
+    async def refund(self, terminal_id: str, ref: str, amount: int, *,
+                     payment_id: str | None = None) -> OperationResult:
+        """Refund ``amount`` base cents of the settled payment ``ref``."""
+        return await self._published(await self.service.refund(terminal_id, ref, amount, payment_id=payment_id))
+
+    async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
+        """Poll, read or look the attempt up (never resend)."""
+        return await self._published(await self.service.check(attempt_id, wait_limit=wait_limit))
+
+    async def resolve(self, attempt_id: str, *, paid: bool, reason: str, by: str, force: bool = False,
+                      reference: str | None = None) -> OperationResult:
+        """A manager's decision, checked against the service first; "paid" needs the
+        service's evidence of the charge (see ``TerminalService.resolve``)."""
+        return await self._published(await self.service.resolve(
+            attempt_id, paid=paid, reason=reason, by=by, force=force, reference=reference))
 
     async def report(self, day: date) -> dict[str, Any]:
         return await day_report(self.client, self.journal, day, Identity(station=self.config.station_id))
@@ -202,14 +242,28 @@ class Station:
         """Close the terminal's batch (through the terminal service: journaled, judged by the
         type S/B rules) unless an attempt on it is still unresolved, then reconcile the shift
         and write the end-of-shift report PDF to ``<data dir>/reports/`` (whatever the close
-        gave). ``by_serial``: ``terminal_id`` is the terminal's serial number (type S)."""
+        gave). ``by_serial``: ``terminal_id`` is the terminal's serial number (type S); the
+        close is journaled under the terminal's id all the same (the serial as detail), so it
+        ends that terminal's shift. The close's result is published as any operation's."""
+        serial = terminal_id if by_serial else None
         terminal = await self._terminal_of_serial(terminal_id) if by_serial else terminal_id
+        if terminal is None:
+            close = unknown_serial_close(terminal_id)
+            report = await self._shift_report(terminal_id, close, by, shift_start([], datetime.now(UTC)))
+            await self._published(close.result)
+            return report
         start = shift_start(await self.journal.attempts(terminal_id=terminal), datetime.now(UTC))
         blocking = await self._unresolved(terminal)
         if blocking is not None:
             close = unresolved_close(terminal, blocking, lambda cents: format_money(cents, self.config.currency))
         else:
-            close = close_of(await self.service.close_batch(terminal_id, by_serial=by_serial))
+            close = close_of(await self.service.close_batch(terminal, serial=serial))
+        await self._published(close.result)
+        return await self._shift_report(terminal, close, by, start)
+
+    async def _shift_report(self, terminal: str, close: ShiftClose, by: str,
+                            start: tuple[datetime, bool]) -> ShiftEnd:
+        """The shift reconciled with the service and its report PDF, saved under ``reports/``."""
         now = datetime.now(UTC)
         check = await check_shift(self.client, self.journal, terminal, Identity(station=self.config.station_id),
                                   now=now, start=start)
@@ -233,20 +287,35 @@ class Station:
         still = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id]
         return still[0] if still else None
 
-    async def _terminal_of_serial(self, serial: str) -> str:
-        """The id of the terminal with that serial number (the journal's name for it), else the serial."""
+    async def _terminal_of_serial(self, serial: str) -> str | None:
+        """The id of the terminal with that serial number (the journal's name for it); None
+        when the service's terminal list does not show it (or cannot be read)."""
         try:
             listing = await self.client.list_terminals()
-        except PaymentsError:
-            return serial
-        return next((t.id for t in listing.data if t.serial_number == serial), serial)
+        except PaymentsError as error:
+            log.warning("terminal list not read for serial %s: %s", serial, error)
+            return None
+        return next((t.id for t in listing.data if t.serial_number == serial), None)
 
     def _progress(self, progress: Progress) -> None:
-        self.events.publish(EventKind.PROGRESS, progress)
+        self.events.publish(PaymentProgress(progress))
 
-    async def _published(self, result: OperationResult) -> None:
-        self.events.publish(EventKind.OUTCOME, result)
+    def _saved_late(self, result: OperationResult) -> None:
+        self.events.publish(SaveTrouble("outcome", f"The {result.operation} {result.attempt_id} ({result.outcome}) "
+                                                   "is saved on this computer now.", saved=True))
+
+    async def _published(self, result: OperationResult) -> OperationResult:
+        if not result.saved:
+            self.events.publish(SaveTrouble("outcome", (
+                f"The {result.operation} is {result.outcome}, but this computer could not save it yet (disk full or "
+                "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")))
+        self.events.publish(OperationEnded(result))
         if result.attempt_id:
-            attempt = await self.journal.get(result.attempt_id)
+            try:
+                attempt = await self.journal.get(result.attempt_id)
+            except JournalError as error:
+                log.warning("attempt %s not read back for conflicts: %s", result.attempt_id, error)
+                return result
             if attempt.conflict is not None:
-                self.events.publish(EventKind.CONFLICT, attempt)
+                self.events.publish(LateConflict(attempt))
+        return result

@@ -11,7 +11,7 @@ module judges.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -28,6 +28,7 @@ from pos_app.api.errors import (
 from pos_app.api.models import Payment, TerminalResult, TransactionEntry
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.journal.codec import utc_now
+from pos_app.journal.models import ORDER_OPERATIONS
 from pos_app.terminal.outcomes import Refusal
 
 NO_ANSWER = "no_answer"
@@ -50,6 +51,8 @@ class Evidence:
     note: str = ""
     possible_match: bool = False
     """The transaction list holds a same-terminal, same-amount entry without our attempt id."""
+    over_approved: bool = False
+    """Approved for more than was asked (``details["approved_amount"]``): a manager's problem."""
 
 
 def error_outcome(error: PaymentsError) -> tuple[Outcome, Refusal | None]:
@@ -80,25 +83,53 @@ def error_details(error: PaymentsError) -> dict[str, Any]:
     return _compact(details)
 
 
-def answer_evidence(answer: TerminalResult, amount: int | None) -> Evidence:
-    """A synchronous 2xx answer: approved only when it proves it; else nothing proven."""
+def answer_evidence(answer: TerminalResult, operation: Operation, asked: int | None) -> Evidence:
+    """A synchronous 2xx answer: approved only when it proves it, for the amount asked
+    (``for_amount``); else nothing proven."""
     details = _compact({
         "transaction_id": answer.transaction_id, "payment_id": answer.payment_id,
-        "amount": answer.amount if answer.amount is not None else amount,
+        "amount": answer.amount if answer.amount is not None else (None if operation in ORDER_OPERATIONS else asked),
         "gateway_text": answer.gateway_text or None,
     })
     if answer.proves_approval:
-        return Evidence(Outcome.APPROVED, details)
+        return for_amount(Evidence(Outcome.APPROVED, details), operation, asked)
     return Evidence(None, details, "the answer did not prove an approval "
                                    f"(gateway said {answer.gateway_text or 'nothing'!r})")
 
 
-def payment_evidence(payment: Payment, operation: Operation) -> Evidence:
-    """A sale's or pre-auth's payment: approved when paid (or an open pre-auth), declined
-    when it states a decline, otherwise nothing proven."""
+def for_amount(evidence: Evidence, operation: Operation, asked: int | None) -> Evidence:
+    """An approval of a sale or pre-auth judged against the amount asked.
+
+    The approved amount (``details["amount"]``, base cents, as the service stated it) equal
+    to ``asked``: approved. Less: ``PARTIALLY_APPROVED`` with ``approved_amount`` (the rest is
+    still due). More: approved, with ``approved_amount`` and ``over_approved`` (a manager
+    gives the difference back). Not stated, or not a positive amount: nothing proven (the
+    payment is read, or the attempt stays unknown). Other operations and outcomes pass."""
+    if evidence.outcome is not Outcome.APPROVED or operation not in ORDER_OPERATIONS or asked is None:
+        return evidence
+    approved = evidence.details.get("amount")
+    if not isinstance(approved, int) or isinstance(approved, bool) or approved <= 0:
+        details = {k: v for k, v in evidence.details.items() if k != "amount"}
+        return Evidence(None, details, "the service approved it without saying for how much (or for "
+                                       f"{approved!r}): not proven for the amount asked")
+    if approved == asked:
+        return evidence
+    details = {**evidence.details, "amount": asked, "approved_amount": approved}
+    if approved < asked:
+        return replace(evidence, outcome=Outcome.PARTIALLY_APPROVED, details=details, note=(
+            f"partially approved: {approved} of {asked} cents charged; {asked - approved} cents still due"))
+    return replace(evidence, details=details, over_approved=True, note=(
+        f"approved for {approved} cents, more than the {asked} cents asked: give the customer "
+        f"{approved - asked} cents back"))
+
+
+def payment_evidence(payment: Payment, operation: Operation, asked: int | None) -> Evidence:
+    """A sale's or pre-auth's payment: approved when paid (or an open pre-auth) for the
+    amount asked (``for_amount``), declined when it states a decline, otherwise nothing
+    proven."""
     details = payment_details(payment)
     if payment.paid is True or (operation is Operation.PREAUTH and payment.status == "auth"):
-        return Evidence(Outcome.APPROVED, details)
+        return for_amount(Evidence(Outcome.APPROVED, details), operation, asked)
     error_text = payment.error.strip() if isinstance(payment.error, str) else ""
     if payment.status == "declined" or error_text:
         details["gateway_text"] = error_text or "declined"
@@ -152,21 +183,26 @@ def follow_up_change(operation: Operation, amount: int | None, before: dict[str,
     return Change.UNCLEAR
 
 
-def entries_evidence(entries: list[TransactionEntry], amount: int | None) -> Evidence:
+def entries_evidence(entries: list[TransactionEntry], operation: Operation, asked: int | None) -> Evidence:
     """The service's transaction-list entries naming one attempt: any entry without an
-    error means the money moved; only declined entries mean declined."""
+    error means the money moved (for a sale or pre-auth, judged by ``for_amount`` on the
+    entry's base amount); only declined entries mean declined."""
     if not entries:
         return Evidence(None)
     went_through = [entry for entry in entries if not entry.declined]
     entry = (went_through or entries)[0]
+    stated = entry.base_amount if entry.base_amount is not None or operation in ORDER_OPERATIONS else asked
     details = _compact({
         "payment_id": entry.payment_id or entry.id, "transaction_id": entry.transaction_id,
-        "amount": entry.base_amount if entry.base_amount is not None else amount,
+        "amount": stated,
         "card_last4": entry.card.last4 if entry.card else None,
         "card_brand": (entry.card.brand or entry.card.network) if entry.card else None,
     })
     if went_through:
-        return Evidence(Outcome.APPROVED, details, "found in the service's transactions by its attempt id")
+        judged = for_amount(Evidence(Outcome.APPROVED, details, "found in the service's transactions by its attempt "
+                                                                "id"), operation, asked)
+        return judged if judged.outcome is not None else replace(judged, note=(
+            "found in the service's transactions by its attempt id, but " + judged.note))
     details["gateway_text"] = entry.error if isinstance(entry.error, str) else "declined"
     return Evidence(Outcome.DECLINED, details, "found declined in the service's transactions by its attempt id")
 

@@ -59,7 +59,11 @@ class Found:
 
 
 def entry_time(entry: TransactionEntry) -> datetime | None:
-    text = entry.created_at
+    return service_time(entry.created_at)
+
+
+def service_time(text: object) -> datetime | None:
+    """A ``createdAt`` of the service as an aware time; None when it does not read as one."""
     if not isinstance(text, str) or not text:
         return None
     try:

@@ -29,7 +29,8 @@ from pos_app.journal import (
 )
 
 RESULT_FIELDS = (
-    "payment_id", "transaction_id", "msg_identifier", "amount", "card_last4", "card_brand", "gateway_text",
+    "payment_id", "transaction_id", "msg_identifier", "amount", "approved_amount", "card_last4", "card_brand",
+    "gateway_text",
 )
 
 
@@ -73,6 +74,9 @@ class Refusal(StrEnum):
     could not be checked with the service (``force`` to insist)."""
     POSSIBLE_MATCH = "possible_match"
     """A "not paid" decision while a same-terminal, same-amount transaction exists."""
+    NO_CHARGE_FOUND = "no_charge_found"
+    """A "paid" decision the service does not back: no charge of this attempt, or the
+    payment the manager named is not one (another attempt's, another terminal's, unpaid)."""
 
 
 def refusal_for(error: JournalError) -> Refusal:
@@ -109,6 +113,12 @@ class OperationResult:
     terminal_id: str
     attempt_id: str | None = None
     amount: int | None = None
+    """What was asked, in cents."""
+    approved_amount: int | None = None
+    """What the service approved when it differs from ``amount`` (a partial approval, or more
+    than asked); ``None`` when it approved exactly ``amount``."""
+    order_key: str | None = None
+    """The order a sale or pre-auth was made for: only an outcome of its own order changes a cart."""
     payment_id: str | None = None
     transaction_id: str | None = None
     msg_identifier: str | None = None
@@ -122,6 +132,16 @@ class OperationResult:
     """The attempt that caused the refusal (``TERMINAL_HAS_UNKNOWN``, ``ORDER_UNRESOLVED``...)."""
     recovered: tuple[OperationResult, ...] = field(default=())
     """Attempts that blocked this operation and were settled first, without resending."""
+    saved: bool = True
+    """False: the service's answer is known but the journal could not take it yet; the app
+    keeps it in memory and writes it again until it is saved (see ``OutcomeRecorder``)."""
+
+    @property
+    def charged(self) -> int | None:
+        """Cents the operation moved (approved, or partially approved), else ``None``."""
+        if not self.outcome.moved_money or self.refusal is not None:
+            return None
+        return self.approved_amount if self.approved_amount is not None else self.amount
 
     def details(self) -> dict[str, Any]:
         """The ids and amounts worth journaling with the outcome (no secrets)."""
@@ -132,11 +152,11 @@ class OperationResult:
         approval under ``error`` (an approval's remark under ``note``)."""
         data: dict[str, Any] = {}
         for key, value in asdict(self).items():
-            if key in ("message", "recovered"):
+            if key in ("message", "recovered") or (key == "saved" and value):
                 continue
             data[key] = str(value) if isinstance(value, (Outcome, Operation, Refusal)) else value
         if self.message:
-            data["note" if self.outcome is Outcome.APPROVED and self.refusal is None else "error"] = self.message
+            data["note" if self.outcome.moved_money and self.refusal is None else "error"] = self.message
         if self.recovered:
             data["recovered"] = [r.to_json() for r in self.recovered]
         return {k: v for k, v in data.items() if v not in (None, "")}
@@ -150,6 +170,8 @@ class OperationResult:
             terminal_id=attempt.terminal_id,
             attempt_id=attempt.id,
             amount=result.get("amount", attempt.amount),
+            approved_amount=result.get("approved_amount"),
+            order_key=attempt.order_key,
             payment_id=result.get("payment_id"),
             transaction_id=result.get("transaction_id"),
             msg_identifier=result.get("msg_identifier") or attempt.msg_identifier,

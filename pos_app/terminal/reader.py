@@ -19,7 +19,8 @@ from dataclasses import replace
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError, Unauthorized
+from pos_app.api.errors import NotFound, PaymentsError, Unauthorized
+from pos_app.api.identity import attempt_in
 from pos_app.api.models import MessageStatus
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
@@ -34,7 +35,7 @@ from pos_app.terminal.evidence import (
     payment_evidence,
     payment_state,
 )
-from pos_app.terminal.lookup import find_attempt
+from pos_app.terminal.lookup import CLOCK_SLACK, ENTRY_TYPES, entry_time, find_attempt, read_window, service_time
 from pos_app.terminal.outcomes import Phase
 from pos_app.terminal.poller import PollScheduler
 
@@ -114,7 +115,8 @@ class AttemptReader:
     async def with_card(self, attempt: Attempt, evidence: Evidence) -> Evidence:
         """Card details for the receipt of an approved sale; the outcome does not depend on it."""
         payment_id = evidence.details.get("payment_id")
-        if evidence.outcome is not Outcome.APPROVED or attempt.operation not in ORDER_OPERATIONS or not payment_id:
+        moved = evidence.outcome is not None and evidence.outcome.moved_money
+        if not moved or attempt.operation not in ORDER_OPERATIONS or not payment_id:
             return evidence
         if "card_last4" in evidence.details:
             return evidence
@@ -138,7 +140,7 @@ class AttemptReader:
         except PaymentsError as error:
             return Evidence(None, {"payment_id": payment_id}, f"the payment could not be read: {error}")
         if attempt.operation not in REF_OPERATIONS:
-            return payment_evidence(payment, attempt.operation)
+            return payment_evidence(payment, attempt.operation, attempt.amount)
         if before is None:
             return Evidence(None, {"payment_id": payment_id}, "the payment was not read before the request left")
         change = follow_up_change(attempt.operation, attempt.amount, before, payment)
@@ -178,7 +180,7 @@ class AttemptReader:
                         "double charge; check them and refund the extra one",
                 "entries": [e.id or e.transaction_id for e in found.matches],
             })
-        evidence = entries_evidence(list(found.matches), attempt.amount)
+        evidence = entries_evidence(list(found.matches), attempt.operation, attempt.amount)
         if evidence.outcome is not None:
             return evidence
         if found.possible:
@@ -194,6 +196,48 @@ class AttemptReader:
             return Evidence(None, {}, "a transaction of the same amount on this terminal was recorded without "
                                       "our attempt id: a manager must check it", possible_match=True)
         return Evidence(None, {}, "not found in the service's transactions yet; resume later or ask a manager")
+
+    async def reference_evidence(self, attempt: Attempt, reference: str) -> Evidence:
+        """The charge a manager names as this attempt's (its payment id, or the gateway
+        reference printed on the terminal's slip), judged as the attempt's own payment would
+        be (paid, for the amount asked). It proves nothing (``outcome`` None, ``note`` says
+        why) when the service knows no such payment, when the journal already accounts it to
+        another attempt, when the service's list shows it made by another attempt or on
+        another terminal, or when it was made before the attempt began. Raises
+        ``PaymentsError`` when the service cannot be asked."""
+        reference = reference.strip()
+        if not reference:
+            return Evidence(None, {}, "no reference was given")
+        window = await read_window(self.client, attempt.created_at - CLOCK_SLACK)
+        entry = next((e for e in window.entries if reference in (e.payment_id, e.id, e.transaction_id)
+                      and (e.type or "").casefold() in PAYMENT_ENTRY_TYPES), None)
+        try:
+            payment = await self.client.get_payment(entry.payment_id or entry.id or reference if entry else reference)
+        except NotFound:
+            return Evidence(None, {}, f"the service knows no payment {reference!r}: check the reference on the "
+                                      "terminal's slip")
+        for named in {reference, payment.id, payment.transaction_id} - {None}:
+            owner = await self.journal.charge_owner(str(named))
+            if owner is not None and owner != attempt.id:
+                return Evidence(None, {}, f"payment {payment.id} is already the charge of attempt {owner}: it "
+                                          "cannot also pay this one")
+        if entry is not None:
+            made_by = attempt_in(entry.user_agent)
+            if made_by is not None and made_by != attempt.id:
+                return Evidence(None, {}, f"payment {payment.id} was made by attempt {made_by}, not this one")
+            if entry.terminal_id and entry.terminal_id != attempt.terminal_id:
+                return Evidence(None, {}, f"payment {payment.id} was made on terminal {entry.terminal_id}, not "
+                                          f"{attempt.terminal_id}")
+        made = entry_time(entry) if entry is not None else service_time(payment.created_at)
+        if made is not None and made < attempt.created_at - CLOCK_SLACK:
+            return Evidence(None, {}, f"payment {payment.id} was made at {made:%Y-%m-%d %H:%M} UTC, before this "
+                                      "attempt began")
+        evidence = payment_evidence(payment, attempt.operation, attempt.amount)
+        if evidence.outcome is None or not evidence.outcome.moved_money:
+            return Evidence(None, evidence.details, f"payment {payment.id} is not a charge of this attempt: "
+                                                    f"{evidence.note or evidence.outcome}")
+        return replace(evidence, details={**evidence.details, "reference": reference},
+                       note=f"the manager named payment {payment.id}; the service shows it charged")
 
     async def evidence(self, attempt: Attempt, limit: float) -> Evidence:
         """Everything the service can say of an attempt, without resending it: its message,
@@ -225,6 +269,9 @@ class AttemptReader:
                 if evidence.outcome is not None:
                     return await self.with_card(attempt, evidence)
         return await self.list_evidence(attempt)
+
+PAYMENT_ENTRY_TYPES = ENTRY_TYPES[Operation.SALE] | ENTRY_TYPES[Operation.PREAUTH]
+
 
 def _phase(status: str | None) -> Phase:
     try:

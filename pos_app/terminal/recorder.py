@@ -1,10 +1,18 @@
 """``OutcomeRecorder``: how an attempt's outcome is journaled once the service has spoken.
 
 The write is retried briefly while the journal is locked or failing (the request has
-left: its outcome must not be lost to a busy disk); if it still fails, the caller gets
-``unknown`` and the attempt stays open and resumable. An answer that arrives after a
-manager already decided is kept beside the decision as a late answer (a conflict when it
-contradicts it), never over it.
+left: its outcome must not be lost to a busy disk). If it still fails:
+
+- a one-shot command (``save_later`` off) reports ``unknown``: the attempt stays open and
+  resumable (``pos-app terminal resume``);
+- the app (``save_later`` on) keeps the outcome in memory and reports it as the service
+  said it, with ``saved`` False, and writes it again every ``SAVE_RETRY`` seconds until the
+  journal takes it (``on_saved`` is told). Meanwhile the journal still holds the attempt
+  open, so its terminal and its order stay guarded; if the app stops first, the next start
+  settles it with the service.
+
+An answer that arrives after a manager already decided is kept beside the decision as a
+late answer (a conflict when it contradicts it), never over it.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from typing import Any
 from pos_app.api.models import CloseBatchResult, TerminalResult
 from pos_app.journal import Attempt, InvalidResolution, InvalidTransition, JournalError, Operation, Outcome
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import LATE_ANSWER, ORDER_OPERATIONS
+from pos_app.journal.models import AMOUNT_MISMATCH, LATE_ANSWER, ORDER_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.evidence import Evidence
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
@@ -28,18 +36,45 @@ log = logging.getLogger(__name__)
 
 JOURNAL_RETRY_DELAYS = (0.05, 0.25, 0.5, 1.0)
 """Pauses between tries of an outcome write after the request left."""
+SAVE_RETRY = 5.0
+"""Seconds between later tries of an outcome the journal refused (``save_later``)."""
+Saved = Callable[[OperationResult], None]
+"""``on_saved(result)``: an outcome kept in memory is in the journal now."""
 
 
 class OutcomeRecorder:
     """Journals outcomes of one service's attempts; see the module docstring."""
 
-    def __init__(self, journal: AsyncJournal, reader: AttemptReader, *, report: Report) -> None:
+    def __init__(self, journal: AsyncJournal, reader: AttemptReader, *, report: Report, save_later: bool = False,
+                 on_saved: Saved | None = None) -> None:
         self._journal = journal
         self._reader = reader
         self._report = report
+        self.save_later = save_later
+        self.save_retry = SAVE_RETRY
+        self._on_saved = on_saved
+        self._unsaved: dict[str, asyncio.Task[None]] = {}
+
+    @property
+    def unsaved(self) -> list[str]:
+        """Attempts whose outcome is known but not in the journal yet."""
+        return [attempt_id for attempt_id, task in self._unsaved.items() if not task.done()]
+
+    async def aclose(self) -> None:
+        """Stop writing outcomes again (the journal is closing): each one left unsaved is
+        still open in the journal, so the next start settles it with the service."""
+        for attempt_id in self.unsaved:
+            log.error("attempt %s: its outcome was never saved; the next start checks it with the service",
+                      attempt_id)
+        tasks = list(self._unsaved.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def finish_evidence(self, attempt: Attempt, evidence: Evidence, *, cause: str = "") -> OperationResult:
         note = evidence.note if not cause else f"{evidence.note} (after: {cause})"
+        if evidence.over_approved:  # charged more than asked: on the manager's list before the outcome
+            await self._reader.note(attempt.id, AMOUNT_MISMATCH, {"note": evidence.note, **evidence.details})
         return await self.finish(attempt, evidence.outcome or Outcome.UNKNOWN, {**evidence.details, "message": note})
 
     async def finish(
@@ -50,7 +85,7 @@ class OutcomeRecorder:
         result = OperationResult(
             outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
             attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
-            refusal=refusal, **details,
+            refusal=refusal, order_key=attempt.order_key, **details,
         )
         journaled = {**result.details(), **({"message": message} if message else {})}
         try:
@@ -66,12 +101,36 @@ class OutcomeRecorder:
                 decided, f"already resolved; the service's later answer was {outcome}{conflict}")
         except JournalError as error:
             log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
+            if self.save_later and outcome is not Outcome.UNKNOWN:
+                unsaved = replace(result, saved=False)
+                self._unsaved[attempt.id] = asyncio.get_running_loop().create_task(
+                    self._write_later(attempt, unsaved, journaled))
+                self._report(attempt, Phase.FINISHED, None, outcome=outcome)
+                return unsaved
             return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
                 f"the service's answer ({outcome}) could not be recorded in the journal ({error}); the "
                 "attempt stays open: run `pos-app terminal resume` once the journal is writable"))
         log.info("attempt %s: %s%s", attempt.id, outcome, f" ({message})" if message else "")
         self._report(attempt, Phase.FINISHED, None, outcome=outcome)
         return result
+
+    async def _write_later(self, attempt: Attempt, result: OperationResult, journaled: dict[str, Any]) -> None:
+        """Write an outcome the journal refused, again and again, until it takes it."""
+        while True:
+            await asyncio.sleep(self.save_retry)
+            try:
+                await self._journal.finish(attempt.id, result.outcome, journaled)
+            except (InvalidResolution, InvalidTransition, AttemptNotFound) as settled:
+                log.warning("attempt %s: its kept outcome was not written: %s", attempt.id, settled)
+                return
+            except JournalError as error:
+                log.info("attempt %s: the %s outcome still cannot be journaled: %s", attempt.id, result.outcome,
+                         error)
+                continue
+            log.info("attempt %s: %s, journaled late", attempt.id, result.outcome)
+            if self._on_saved is not None:
+                self._on_saved(replace(result, saved=True))
+            return
 
     async def _durably(self, write: Callable[[], Awaitable[object]], what: str) -> None:
         """Run a journal write, retrying briefly while the file is locked or failing."""

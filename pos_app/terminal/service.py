@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError, TransportError, Unauthorized
+from pos_app.api.errors import InvalidInput, PaymentsError, TransportError, Unauthorized
 from pos_app.api.models import CloseBatchResult, PayAccepted, TerminalResult
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
 from pos_app.journal import (
@@ -44,7 +44,7 @@ from pos_app.journal import (
     Outcome,
 )
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import REF_OPERATIONS
+from pos_app.journal.models import AMOUNT_MISMATCH, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.terminal.blockers import blocks, same_money
 from pos_app.terminal.evidence import (
@@ -59,7 +59,7 @@ from pos_app.terminal.evidence import (
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.reader import AttemptReader
-from pos_app.terminal.recorder import OutcomeRecorder, answer_record
+from pos_app.terminal.recorder import OutcomeRecorder, Saved, answer_record
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ class TerminalService:
         scheduler: PollScheduler | None = None,
         brief_wait: float = BRIEF_WAIT,
         follow_up_settle: float = FOLLOW_UP_SETTLE,
+        save_later: bool = False,
+        on_saved: Saved | None = None,
     ) -> None:
         self.client = client
         self.journal = journal if isinstance(journal, AsyncJournal) else AsyncJournal(journal)
@@ -98,8 +100,13 @@ class TerminalService:
         self.brief_wait = brief_wait
         self.reader = AttemptReader(client, self.journal, self.scheduler, wait_limit=wait_limit,
                                     follow_up_settle=follow_up_settle, report=self._progress)
-        self.outcomes = OutcomeRecorder(self.journal, self.reader, report=self._progress)
+        self.outcomes = OutcomeRecorder(self.journal, self.reader, report=self._progress, save_later=save_later,
+                                        on_saved=on_saved)
         self._active: set[str] = set()  # attempts this service is working on right now
+
+    async def aclose(self) -> None:
+        """Before the journal closes: stop writing kept outcomes again (see ``OutcomeRecorder``)."""
+        await self.outcomes.aclose()
 
     # ------------------------------------------------------------ operations
 
@@ -149,11 +156,16 @@ class TerminalService:
                                payment_id=payment_id,
                                send=lambda attempt_id: self.client.refund(request, attempt_id=attempt_id))
 
-    async def close_batch(self, terminal_id: str, *, by_serial: bool = False) -> OperationResult:
-        request = CloseBatchRequest(terminalId=terminal_id)
+    async def close_batch(self, terminal_id: str, *, serial: str | None = None) -> OperationResult:
+        """Close the terminal's open batch; with ``serial`` the request names the terminal by
+        its serial number (close batch by serial, type S). Either way the attempt is the
+        terminal's (journaled under ``terminal_id``), so the close ends that terminal's shift."""
+        request = CloseBatchRequest(terminalId=serial or terminal_id)
+        body = {**request.wire(), "bySerial": serial is not None, **({"serial": serial} if serial else {})}
         return await self._run(
-            Operation.CLOSE_BATCH, terminal_id, {**request.wire(), "bySerial": by_serial},
-            send=lambda attempt_id: self.client.close_batch(request, attempt_id=attempt_id, by_serial=by_serial),
+            Operation.CLOSE_BATCH, terminal_id, body,
+            send=lambda attempt_id: self.client.close_batch(request, attempt_id=attempt_id,
+                                                            by_serial=serial is not None),
         )
 
     # ------------------------------------------------------------ the one path of a request
@@ -172,12 +184,12 @@ class TerminalService:
     ) -> OperationResult:
         settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
         recovered = tuple(result for _, result in settled)
-        moved = [r for a, r in settled if r.outcome is Outcome.APPROVED and same_money(a, operation, ref)]
+        moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref)]
         if moved:  # the "unknown" went through after all: this is most likely its retry
             earlier = moved[0]
             return OperationResult(
                 Outcome.FAILED, operation, terminal_id, amount=amount, refusal=Refusal.EARLIER_ATTEMPT_APPROVED,
-                blocked_by=earlier.attempt_id, recovered=recovered, message=(
+                blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, message=(
                     f"not sent: the earlier {earlier.operation} {earlier.attempt_id} of {earlier.amount} cents turned "
                     "out approved just now, so the money already moved; run it again only if this is another "
                     "charge"))
@@ -189,10 +201,10 @@ class TerminalService:
         except JournalError as refusal:  # refused before anything was sent
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal),
                                    refusal=refusal_for(refusal), blocked_by=blocking_attempt(refusal),
-                                   recovered=recovered)
+                                   recovered=recovered, order_key=order_key)
         except ValueError as invalid:
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(invalid),
-                                   refusal=Refusal.INVALID_INPUT, recovered=recovered)
+                                   refusal=Refusal.INVALID_INPUT, recovered=recovered, order_key=order_key)
         log.info("attempt %s: %s of %s on %s begun", attempt.id, operation, amount, terminal_id)
         self._active.add(attempt.id)
         try:
@@ -228,7 +240,7 @@ class TerminalService:
             await self.outcomes.try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
             return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
                                    amount=attempt.amount, message=f"nothing was sent: {error}",
-                                   refusal=refusal_for(error))
+                                   refusal=refusal_for(error), order_key=attempt.order_key)
         try:
             return await self._settle_sent(attempt, send, before, started)
         except asyncio.CancelledError:
@@ -262,7 +274,7 @@ class TerminalService:
         if isinstance(answer, CloseBatchResult):
             return await self.outcomes.finish(attempt, Outcome.APPROVED, {"gateway_text": answer.message})
         assert isinstance(answer, TerminalResult)
-        evidence = answer_evidence(answer, attempt.amount)
+        evidence = answer_evidence(answer, attempt.operation, attempt.amount)
         if evidence.outcome is None and answer.payment_id:  # settle it by reading the payment
             evidence = await self.reader.payment_evidence(attempt, answer.payment_id, before, answered=True)
         return await self.outcomes.finish_evidence(attempt, await self.reader.with_card(attempt, evidence))
@@ -276,7 +288,7 @@ class TerminalService:
         if isinstance(error, TransportError):
             if error.request_sent:
                 await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
-        else:
+        elif not isinstance(error, InvalidInput):  # refused before it left (RequestNotBuilt): nobody answered
             await self.reader.note(attempt.id, ERROR_ANSWER, {
                 "error": type(error).__name__, "status": getattr(error, "status_code", None)})
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
@@ -359,15 +371,21 @@ class TerminalService:
             self._active.discard(attempt.id)
 
     async def resolve(
-        self, attempt_id: str, *, paid: bool, reason: str, by: str, force: bool = False
+        self, attempt_id: str, *, paid: bool, reason: str, by: str, force: bool = False,
+        reference: str | None = None,
     ) -> OperationResult:
         """A manager's decision on an unknown attempt, checked against the service first.
 
         The service shows an outcome → it is recorded and a contradicting decision is
-        refused (``SERVICE_SHOWS_OTHERWISE``). The service cannot be asked → refused
-        (``SERVICE_UNREACHABLE``) unless ``force``. "Not paid" while a same-terminal,
-        same-amount transaction exists → refused (``POSSIBLE_MATCH``) unless ``force``.
-        Otherwise the decision is journaled with who, why and what the service said.
+        refused (``SERVICE_SHOWS_OTHERWISE``). "Paid" needs the service's evidence of the
+        charge: the attempt's own (its message, payment or list entry), or the payment the
+        manager names by ``reference`` (its id, or the reference on the terminal's slip;
+        see ``AttemptReader.reference_evidence``); without it "paid" is refused
+        (``NO_CHARGE_FOUND``, or ``SERVICE_UNREACHABLE``), ``force`` or not. "Not paid": the
+        service cannot be asked → refused (``SERVICE_UNREACHABLE``) unless ``force``; a
+        same-terminal, same-amount transaction exists → refused (``POSSIBLE_MATCH``) unless
+        ``force``; the request may still be processed → refused (``TOO_EARLY``) unless
+        ``force``. A decision taken is journaled with who, why and what the service said.
         """
         try:
             attempt = await self.journal.get(attempt_id)
@@ -381,15 +399,16 @@ class TerminalService:
         try:
             evidence = await self.reader.evidence(attempt, 0.0)
         except PaymentsError as error:
-            if not force:
-                return OperationResult.from_attempt(
-                    attempt, f"the service could not be asked ({error}); check the terminal and try again, or "
-                             "decide without it (--force, recorded as such)", refusal=Refusal.SERVICE_UNREACHABLE)
+            if paid or not force:
+                return OperationResult.from_attempt(attempt, (
+                    f"the service could not be asked ({error}); check the terminal and try again"
+                    + ("" if paid else ", or decide \"not paid\" without it (--force, recorded as such)")),
+                    refusal=Refusal.SERVICE_UNREACHABLE)
             checked = {"asked": False, "error": str(error)[:200]}
         else:
             if evidence.outcome is not None:
                 result = await self.outcomes.finish_evidence(attempt, evidence)
-                agrees = (evidence.outcome is Outcome.APPROVED) == paid
+                agrees = evidence.outcome.moved_money == paid
                 if agrees:
                     return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
                 await self.reader.note(attempt_id, "decision_refused", {
@@ -398,18 +417,52 @@ class TerminalService:
                 return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=(
                     f"refused: the service shows this attempt {evidence.outcome} "
                     f"({evidence.note or 'by its own record'}); that is now its outcome"))
-            if evidence.possible_match and not paid and not force:
+            if paid:
+                return await self._paid_by_reference(attempt, reference, reason=reason, by=by, seen=evidence)
+            if evidence.possible_match and not force:
                 return OperationResult.from_attempt(attempt, evidence.note + " (or --force)",
                                                     refusal=Refusal.POSSIBLE_MATCH)
             pending = too_early_to_decide(attempt, self.wait_limit)
-            if pending and not paid and not force:
+            if pending and not force:
                 return OperationResult.from_attempt(attempt, pending, refusal=Refusal.TOO_EARLY)
             checked = {"asked": True, "found": False, "possible_match": evidence.possible_match,
                        "pending": bool(pending), "note": evidence.note}
         forced = force and (not checked["asked"] or bool(checked.get("possible_match") or checked.get("pending")))
+        return await self._decided(attempt_id, paid=False, reason=reason, by=by, forced=forced, checked=checked)
+
+    async def _paid_by_reference(
+        self, attempt: Attempt, reference: str | None, *, reason: str, by: str, seen: Evidence
+    ) -> OperationResult:
+        """"Paid" when the service shows nothing under the attempt's own name: only with a
+        reference whose payment the service shows charged for this attempt."""
+        if not reference:
+            return OperationResult.from_attempt(attempt, (
+                "refused: the service shows no charge for this attempt, so it cannot be marked paid; if the "
+                "terminal printed an approval, type the reference on its slip (--reference)"
+                + (f" ({seen.note})" if seen.note else "")), refusal=Refusal.NO_CHARGE_FOUND)
+        try:
+            proof = await self.reader.reference_evidence(attempt, reference)
+        except PaymentsError as error:
+            return OperationResult.from_attempt(
+                attempt, f"the service could not be asked about {reference!r} ({error}); try again",
+                refusal=Refusal.SERVICE_UNREACHABLE)
+        if proof.outcome is None:
+            return OperationResult.from_attempt(attempt, f"refused: {proof.note}", refusal=Refusal.NO_CHARGE_FOUND)
+        if proof.over_approved:
+            await self.reader.note(attempt.id, AMOUNT_MISMATCH, {"note": proof.note, **proof.details})
+        checked = {"asked": True, "found": True, "reference": reference, "note": proof.note}
+        return await self._decided(attempt.id, paid=True, reason=reason, by=by, forced=False, checked=checked,
+                                   evidence=proof.details,
+                                   partially=proof.outcome is Outcome.PARTIALLY_APPROVED)
+
+    async def _decided(
+        self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool, checked: dict[str, Any],
+        evidence: dict[str, Any] | None = None, partially: bool = False,
+    ) -> OperationResult:
         try:
             decided = await self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
-                                                            forced=forced, checked=checked)
+                                                            forced=forced, checked=checked, evidence=evidence,
+                                                            partially=partially)
         except InvalidResolution:  # the service's answer arrived while the decision was checked
             final = await self.journal.get(attempt_id)
             return OperationResult.from_attempt(

@@ -10,12 +10,17 @@ while waiting), so slots of all processes interleave at the scheduler's spacing.
 The file is named by a hash of the key, never the key itself. Times are wall-clock
 seconds (the processes share no monotonic clock); a stored slot more than
 ``MAX_AHEAD`` seconds ahead means the clock jumped back, and is ignored.
+
+A file that cannot be read or written (a full or read-only disk) never stops a poll: the
+reservation then waits for nothing more, so this process keeps only its own scheduler's
+spacing, and the trouble is logged once until the file works again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 import struct
 import time
@@ -23,6 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pos_app.journal.owners import try_lock, unlock_and_close
+
+log = logging.getLogger(__name__)
 
 MAX_AHEAD = 120.0
 LOCK_RETRY = 0.002
@@ -35,6 +42,8 @@ class SharedPollBudget:
     def __init__(self, folder: Path, key: str) -> None:
         digest = hashlib.sha256(f"pos-app poll budget\0{key}".encode()).hexdigest()[:20]
         self.path = Path(folder) / f"{digest}.slot"
+        self.trouble: OSError | None = None
+        """Why the shared file could not be used at the last try (None: it works)."""
 
     async def reserve(self, interval: float) -> float:
         """Take the next free slot and push the shared one ``interval`` past it; returns
@@ -51,6 +60,20 @@ class SharedPollBudget:
         await self._update(lambda stored, now: (max(stored, until), 0.0))
 
     async def _update(self, change: Callable[[float, float], tuple[float, float]]) -> float:
+        try:
+            wait = await self._locked_update(change)
+        except OSError as error:
+            if self.trouble is None:
+                log.warning("the shared poll budget %s cannot be used (%s): this process keeps its own spacing",
+                            self.path, error.strerror or error)
+            self.trouble = error
+            return 0.0
+        if self.trouble is not None:
+            log.info("the shared poll budget %s works again", self.path)
+            self.trouble = None
+        return wait
+
+    async def _locked_update(self, change: Callable[[float, float], tuple[float, float]]) -> float:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app import __version__
-from pos_app.profile import ConfigError, data_dir
+from pos_app.profile import ConfigError, data_dir, training_data_dir
+from pos_app.ui import failures
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.theme import show_in_theme, use_theme
 
@@ -68,8 +69,19 @@ class StartProblem(Exception):
 async def run(window: MainWindow, *, sandbox: bool) -> int:
     """The start on qasync, from the window ``pos_app.ui.launch`` has shown (or not yet:
     without settings the setup screen comes first); returns the exit code."""
+    loop = asyncio.get_running_loop()
     # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
-    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    restore_hooks = failures.install(window.status.setText, loop)  # no error fails silently from here on
+    try:
+        return await open_and_run(window, sandbox=sandbox)
+    finally:
+        restore_hooks()
+
+
+async def open_and_run(window: MainWindow, *, sandbox: bool) -> int:
+    """Training, or the store on its settings (the setup screen first when they are
+    missing or cannot be used), until the window closes; the exit code."""
     if sandbox:
         return await run_training(window)
     try:
@@ -199,9 +211,10 @@ async def begin(window: MainWindow, config: StoreConfig, secret: str, *, trainin
 def start_logging(folder: Path, secret: str) -> None:
     """The app's log file, ``secret`` redacted (``pos_app.logs``, imported here: off the Qt
     thread)."""
-    from pos_app.logs import ProcessKind, RedactSecrets, configure_logging
+    from pos_app.api.secrets import RedactingFilter, Redactor
+    from pos_app.logs import ProcessKind, configure_logging
 
-    configure_logging(folder, ProcessKind.APP, RedactSecrets(secret))
+    configure_logging(folder, ProcessKind.APP, RedactingFilter(Redactor([secret])))
 
 
 async def open_counter(window: MainWindow, config: StoreConfig, *, training: bool) -> Counter:
@@ -281,9 +294,10 @@ def import_modules(names: tuple[str, ...], optional: tuple[str, ...] = ()) -> No
 
 
 async def start_up(station: Station, counter: Counter) -> None:
-    """Settle what a crash left in flight, then refresh the catalog (the old copy serves
-    meanwhile)."""
+    """Count what the restored cart's order was charged, settle what a crash left in
+    flight, then refresh the catalog (the old copy serves meanwhile)."""
     try:
+        await counter.restore_order()
         await station.recover()
     except Exception:  # noqa: BLE001 - recovery is retried by the next money-moving command
         log.exception("start-up recovery failed")
@@ -298,7 +312,7 @@ def training_config(base_url: str | None = None) -> StoreConfig:
 
     return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo", store_name="Corner Market (training)",
                        station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
-                       data_dir=Path(data_dir()) / "training")
+                       data_dir=training_data_dir())
 
 
 def cannot_start(window: MainWindow, text: str) -> None:

@@ -106,7 +106,7 @@ class AttentionPanel(QWidget):
         for button in (self.wait_button, self.check_button):
             button.setEnabled(False)
         try:
-            result = await self.office.counter.check_again(item.attempt.id, wait_limit=wait_limit)
+            result = await self.office.station.check_again(item.attempt.id, wait_limit=wait_limit)
         finally:
             self._selected()
         await self._said(result)

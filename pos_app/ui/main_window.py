@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pos_app.station.back_office import BackOffice
     from pos_app.station.counter import Counter
+    from pos_app.station.order import PaidCart
     from pos_app.station.station import Station
     from pos_app.ui.bridge import StationBridge
     from pos_app.ui.payment_dialog import PaymentDialog
@@ -117,6 +118,8 @@ class MainWindow(QMainWindow):
         self.bridge.recovered.connect(self._recovered)
         self.bridge.conflict.connect(lambda attempt: self.status.setText(
             f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
+        self.bridge.order_paid.connect(self._order_paid)
+        self.bridge.save_trouble.connect(lambda trouble: self.status.setText(trouble.sentence))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
@@ -225,8 +228,9 @@ class MainWindow(QMainWindow):
         if self.payment is None and self._payments_ready():
             ShiftEndDialog(self.counter, self).open()
 
-    def _recovered(self, results: list) -> None:  # type: ignore[type-arg]
-        self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
+    def _recovered(self, results: tuple) -> None:  # type: ignore[type-arg]
+        if results:
+            self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
 
     @asyncSlot()
     async def _show_sync_age(self) -> None:
@@ -255,6 +259,9 @@ class MainWindow(QMainWindow):
         if not totals.payable:
             self.status.setText("Add items first: the total must be above zero to pay by card.")
             return
+        if self.counter.charges.total:  # a partial approval: the order is never charged again by itself
+            self.status.setText(self.counter.partly_paid_sentence(totals.total))
+            return
         self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, parent=self)  # holds F12 now
         try:
             try:
@@ -267,7 +274,6 @@ class MainWindow(QMainWindow):
             if await shown(notice) != QDialog.DialogCode.Accepted:
                 self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
                 return
-            self.payment.approved.connect(self._approved)
             self.payment.card_slip.connect(self._card_slip)
             self.payment.start()
             await shown(self.payment)
@@ -277,11 +283,15 @@ class MainWindow(QMainWindow):
             self.activateWindow()  # the keys (F12, Ctrl+T...) are the main window's again
             self.sale.focus_scan()
 
-    @asyncSlot()
-    async def _approved(self, result: object) -> None:
-        paid = self.counter.last_paid
-        if paid is not None and paid.result is result:
-            self.status.setText(await self.receipts.deliver(paid))
+    @asyncSlot(object)
+    async def _order_paid(self, paid: PaidCart) -> None:
+        """This counter's order is paid (by its payment dialog, a check again, a manager's
+        decision or start-up recovery): its receipt. One found paid at start is offered."""
+        if paid.restored:
+            self.status.setText(f"The last sale ({self.sale.money(paid.totals.total)}) was paid before the app "
+                                "stopped; a new sale has begun. Ctrl+P prints its receipt.")
+            return
+        self.status.setText(await self.receipts.deliver(paid))
 
     @asyncSlot(str)
     async def _card_slip(self, payment_id: str) -> None:

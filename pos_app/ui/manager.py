@@ -1,6 +1,13 @@
 """A manager's decision on a payment whose result is not known: their PIN, a reason,
 paid or not paid. The decision is checked against the payment service first; what the
-service refuses is shown, and "decide anyway" is recorded as forced."""
+service refuses is shown. "Paid" needs the service's evidence (the attempt's own charge,
+or the one whose slip reference the manager types); "not paid" may be decided anyway when
+the service cannot tell ("Decide anyway", a box offered after such a refusal), recorded
+as forced.
+
+The dialog forgets the PIN and unticks "Decide anyway" at every press of a decision
+button, whatever comes of it: a PIN left in the field, or a box left ticked, would let
+anyone decide in the manager's name once they step away."""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Refusal
 from pos_app.ui.qt import (
+    QCheckBox,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -20,6 +28,9 @@ from pos_app.ui.qt import (
 from pos_app.ui.sentences import REFUSALS, pin_refused
 
 FORCEABLE = frozenset({Refusal.TOO_EARLY, Refusal.SERVICE_UNREACHABLE, Refusal.POSSIBLE_MATCH})
+"""Refusals of "not paid" a manager may override (recorded as forced)."""
+UNPROVEN = frozenset({Refusal.NO_CHARGE_FOUND, Refusal.SERVICE_UNREACHABLE})
+"""Refusals of "paid": the service did not show the charge; no override, only a reference."""
 
 
 class ManagerDialog(QDialog):
@@ -29,7 +40,6 @@ class ManagerDialog(QDialog):
         self.counter = counter
         self.attempt_id = result.attempt_id
         self.decision: OperationResult | None = None
-        self._force = False
         self.setWindowTitle("Manager decision")
         self.pin = QLineEdit()
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
@@ -38,10 +48,16 @@ class ManagerDialog(QDialog):
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Reason (what the terminal or its printout showed)")
         self.reason.setAccessibleName("Reason")
+        self.reference = QLineEdit()
+        self.reference.setPlaceholderText("For \"paid\": the reference on the terminal's slip (if the service "
+                                          "does not show the charge)")
+        self.reference.setAccessibleName("Reference of the charge")
+        self.force = QCheckBox("&Decide anyway (recorded as forced)")
+        self.force.hide()  # offered after a refusal of "not paid" that allows it
         self.message = QLabel("Decide only after looking at the terminal's screen or printout.")
         self.message.setWordWrap(True)
-        self.paid = QPushButton("Mark paid")
-        self.not_paid = QPushButton("Mark not paid")
+        self.paid = QPushButton("Mark &paid")
+        self.not_paid = QPushButton("Mark &not paid")
         cancel = QPushButton("Cancel  (Esc)")
         buttons = QHBoxLayout()
         for button in (self.paid, self.not_paid, cancel):
@@ -51,31 +67,56 @@ class ManagerDialog(QDialog):
         layout.addWidget(QLabel(f"Attempt {self.attempt_id}"))
         layout.addWidget(self.pin)
         layout.addWidget(self.reason)
+        layout.addWidget(self.reference)
+        layout.addWidget(self.force)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         self.paid.clicked.connect(lambda: self._decide(True))
         self.not_paid.clicked.connect(lambda: self._decide(False))
         cancel.clicked.connect(self.reject)
+        self.setMinimumWidth(520)
+        self.pin.setFocus()
 
     @asyncSlot()
     async def _decide(self, paid: bool) -> None:
+        pin, force = self.pin.text(), self.force.isChecked() and not paid
+        self.pin.clear()
+        self.force.setChecked(False)
         reason = self.reason.text().strip()
         if not reason:
-            self.message.setText("Give a reason: it is recorded with the decision.")
+            self._refused("Give a reason: it is recorded with the decision. Then type your PIN again.")
             return
+        self._enable(False)  # one decision at a time
         try:
-            manager = await self.counter.check_manager(
-                self.pin.text(), action=AuditAction.RESOLVE, reason=reason,
-                detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
+            try:
+                manager = await self.counter.check_manager(
+                    pin, action=AuditAction.RESOLVE, reason=reason,
+                    detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
+                result = await self.counter.station.resolve(self.attempt_id, paid=paid, reason=reason,
+                                                            by=manager.name, force=force,
+                                                            reference=self.reference.text().strip() or None)
+            finally:
+                self._enable(True)  # before the focus goes back: a disabled field cannot take it
         except StaffError as error:  # not a manager's, wrong, locked out, file trouble
-            self.message.setText(pin_refused(error))
+            self._refused(pin_refused(error))
             return
-        result = await self.counter.resolve(self.attempt_id, paid=paid, reason=reason, by=manager.name,
-                                            force=self._force)
-        if result.refusal in FORCEABLE and not self._force:
-            self._force = True
-            self.message.setText(f"{REFUSALS[result.refusal]} Press the button again to decide anyway "
-                                 "(recorded as forced).")
+        if paid and result.refusal in UNPROVEN:  # "paid" is never forced: the reference may prove it
+            self._refused(f"{REFUSALS[result.refusal]} ({result.message}) Then type your PIN again.")
+            self.reference.setFocus()
+            return
+        if not paid and result.refusal in FORCEABLE and not force:
+            self.force.show()
+            self._refused(f"{REFUSALS[result.refusal]} To decide anyway, type your PIN again, tick "
+                          "\"Decide anyway\" and press the button again.")
             return
         self.decision = result
         self.accept()
+
+    def _refused(self, text: str) -> None:
+        self.message.setText(text)
+        self.adjustSize()  # the sentence (and the box) shown whole
+        self.pin.setFocus()
+
+    def _enable(self, enabled: bool) -> None:
+        for widget in (self.pin, self.reason, self.reference, self.force, self.paid, self.not_paid):
+            widget.setEnabled(enabled)

@@ -1,6 +1,8 @@
 """A manager's approval of one action (void, refund, audit export): PIN, reason and, for a
-refund, the amount. The PIN is checked here (wrong PINs count toward the lockout); the
-action itself runs after the dialog closes, so it is never sent twice by a double Enter."""
+refund, the amount. The PIN is checked here (wrong PINs count toward the lockout) and
+forgotten at every attempt, whatever comes of it; after a refusal the PIN field has the
+keyboard. The action itself runs after the dialog closes, so it is never sent twice by a
+double Enter."""
 
 from __future__ import annotations
 
@@ -80,21 +82,23 @@ class ManagerApproval(QDialog):
 
     @asyncSlot()
     async def _approve(self) -> None:
+        pin = self.pin.text()
+        self.pin.clear()  # forgotten at every attempt, taken or not: nobody else acts in the manager's name
         try:
             amount = self._amount()
             reason = check_reason(self.reason.text()) if self.ask_reason else ""
         except ValueError as error:
-            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}. Then type the PIN again.")
             return
         self.ok.setEnabled(False)
         try:
-            manager = await self.verify(self.pin.text())
+            manager = await self.verify(pin)
         except StaffError as error:  # not a manager's, wrong, locked out, file trouble
             self.message.setText(pin_refused(error))
+            self.pin.setFocus()  # the next PIN typed goes here, wherever Enter was pressed
             return
         finally:
             self.ok.setEnabled(True)
-            self.pin.clear()
         self.manager, self.reason_text, self.amount_cents = manager, reason, amount
         self.accept()
 

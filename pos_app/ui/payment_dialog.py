@@ -1,8 +1,9 @@
 """The payment dialog: what the terminal is doing, live, then the outcome.
 
 Never "retry" after an unknown: keep waiting, check again, or a manager decides (paid /
-not paid, with a reason, checked against the service). After an approval, Enter closes
-the dialog; the cart is already a new, empty sale.
+not paid, with a reason, checked against the service). After an approval that pays the
+order, Enter closes the dialog; the cart is already a new, empty sale. A partial approval
+says what was charged and what is still due, and the sale stays open.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ KEEP_WAITING = 60.0
 
 
 class PaymentDialog(QDialog):
-    approved = Signal(object)  # OperationResult
     card_slip = Signal(str)  # the payment id whose service receipt to show
 
     def __init__(
@@ -123,13 +123,18 @@ class PaymentDialog(QDialog):
         self.heading.setProperty("outcome", str(result.outcome) if result.refusal is None else "refused")
         self.heading.style().unpolish(self.heading)
         self.heading.style().polish(self.heading)
-        self.phase.setText(explain(result))
+        said = explain(result, self._money)
+        if not result.saved:
+            said += (" This computer could not save it yet (disk full or not writable): it is kept and saved as soon "
+                     "as the disk allows.")
+        self.phase.setText(said)
         self.detail.setText(" · ".join(part for part in (
             result.message, f"attempt {result.attempt_id}" if result.attempt_id else "",
             f"payment {result.payment_id}" if result.payment_id else "") if part))
         self._show_buttons(waiting=False)
-        if result.outcome is Outcome.APPROVED and result.refusal is None:
-            self.approved.emit(result)
+
+    def _money(self, cents: int) -> str:
+        return format_money(cents, self.counter.config.currency)
 
     def _show_buttons(self, *, waiting: bool) -> None:
         result = self.result
@@ -139,9 +144,10 @@ class PaymentDialog(QDialog):
             button.setVisible(unknown and not waiting)
         self.details_button.setVisible(not waiting and result is not None)
         self.close_button.setVisible(not waiting)
-        approved = result is not None and result.outcome is Outcome.APPROVED and result.refusal is None
-        self.slip_button.setVisible(approved and not waiting and bool(result and result.payment_id))
-        self.close_button.setText("New sale  (Enter)" if approved else "Back to the sale  (Enter)")
+        charged = result is not None and result.charged is not None
+        paid = charged and self.counter.last_paid is not None and self.counter.last_paid.result is result
+        self.slip_button.setVisible(charged and not waiting and bool(result and result.payment_id))
+        self.close_button.setText("New sale  (Enter)" if paid else "Back to the sale  (Enter)")
         if not waiting:
             self.close_button.setDefault(True)
             self.close_button.setFocus()
@@ -157,7 +163,7 @@ class PaymentDialog(QDialog):
         self.phase.setText(PHASES[Phase.CHECKING])
         self._show_buttons(waiting=True)
         self.stop_button.hide()
-        self._show(await self.counter.check_again(self.result.attempt_id, wait_limit=wait))
+        self._show(await self.counter.station.check_again(self.result.attempt_id, wait_limit=wait))
 
     @asyncSlot()
     async def _manager(self) -> None:

@@ -59,7 +59,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "QKeyEvent", "QKeySequence", "QPainter", "QPaintEvent", "QPalette", "QShortcut",
     ),
     "PySide6.QtWidgets": (
-        "QAbstractItemView", "QApplication", "QComboBox", "QDialog", "QDialogButtonBox", "QFileDialog",
+        "QAbstractItemView", "QApplication", "QCheckBox", "QComboBox", "QDialog", "QDialogButtonBox", "QFileDialog",
         "QFormLayout", "QFrame", "QGridLayout", "QHBoxLayout", "QHeaderView", "QLabel", "QLineEdit", "QListWidget",
         "QListWidgetItem", "QMainWindow", "QMessageBox", "QPushButton", "QSizePolicy", "QStackedWidget",
         "QTableView", "QTabWidget", "QTextBrowser", "QVBoxLayout", "QWidget",
@@ -109,6 +109,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
     from PySide6.QtWidgets import (
         QAbstractItemView,
         QApplication,
+        QCheckBox,
         QComboBox,
         QDialog,
         QDialogButtonBox,
@@ -143,7 +144,7 @@ __all__ = [
     "QCloseEvent", "QColor", "QDialog", "QDialogButtonBox", "QElapsedTimer", "QEvent", "QEventLoop", "QFileDialog",
     "QFont", "QFrame", "QGridLayout", "QGuiApplication", "QIcon", "QHBoxLayout", "QHeaderView", "QImage",
     "QIntValidator",
-    "QComboBox", "QFormLayout",
+    "QCheckBox", "QComboBox", "QFormLayout",
     "QKeyEvent", "QKeySequence", "QLabel", "QLineEdit", "QListWidget", "QListWidgetItem", "QMainWindow",
     "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPaintEvent", "QPalette", "QPdfDocument", "QPdfView",
     "QPrintDialog",

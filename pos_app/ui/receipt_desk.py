@@ -17,7 +17,8 @@ from pos_app.receipts import PrintError, print_pdf, render_receipt
 from pos_app.station.receipt import receipt_of
 
 if TYPE_CHECKING:
-    from pos_app.station.counter import Counter, PaidCart
+    from pos_app.station.counter import Counter
+    from pos_app.station.order import PaidCart
     from pos_app.ui.qt import QWidget
 
 log = logging.getLogger(__name__)
@@ -55,8 +56,10 @@ class ReceiptDesk:
         return "Receipt shown."
 
     async def reprint(self) -> str:
+        """The last receipt again (made now for a sale found paid at start, never printed yet)."""
         if self.last_pdf is None:
-            return "No receipt to reprint yet."
+            paid = self.counter.last_paid
+            return "No receipt to reprint yet." if paid is None else await self.deliver(paid)
         return await self.output(self.last_pdf)
 
     async def card_slip(self, payment_id: str, *, for_merchant: bool = False) -> str:

@@ -76,6 +76,14 @@ class SaleScreen(QWidget):
         self.total = QLabel()
         self.total.setObjectName("grandTotal")
         self.total.setAccessibleName("Total")
+        self.charged = QLabel()
+        self.charged.setAccessibleName("Charged by card so far")
+        self.due = QLabel()
+        self.due.setObjectName("stillDue")
+        self.due.setAccessibleName("Still due")
+        self.due_caption = QLabel("Still due")
+        self.due_caption.setObjectName("stillDueCaption")
+        self.charged_caption = QLabel("Charged by card")
         self.pay_button = QPushButton("Pay by card  (F12)")
         self.pay_button.setObjectName("payButton")
         self.preauth_button = QPushButton("Pre-auth  (F11)")
@@ -123,6 +131,11 @@ class SaleScreen(QWidget):
             totals.addWidget(caption, row, 0)
             label.setAlignment(Qt.AlignmentFlag.AlignRight)
             totals.addWidget(label, row, 1)
+        for row, (caption, label) in enumerate(((self.charged_caption, self.charged), (self.due_caption, self.due)),
+                                               start=3):  # shown while a partial approval leaves money due
+            totals.addWidget(caption, row, 0)
+            label.setAlignment(Qt.AlignmentFlag.AlignRight)
+            totals.addWidget(label, row, 1)
         line_buttons = QHBoxLayout()
         for button in (self.minus, self.plus, self.remove_button):
             line_buttons.addWidget(button)
@@ -149,6 +162,11 @@ class SaleScreen(QWidget):
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))
         self.total.setText(self.money(totals.total))
+        charges = self.counter.charges
+        for widget in (self.charged_caption, self.charged, self.due_caption, self.due):
+            widget.setVisible(charges.total > 0)
+        self.charged.setText(self.money(charges.total))
+        self.due.setText(self.money(charges.due(totals.total)))
         self.pay_button.setEnabled(totals.payable)
         self.preauth_button.setEnabled(totals.payable)
         row = self.cart_model.row_of(selected) if selected is not None else -1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pos_app.journal import Operation, Outcome
-from pos_app.staff import NotAManager, StaffError, WrongPin
+from pos_app.receipts import format_money
+from pos_app.staff import LockedOut, LockLevel, NotAManager, StaffError, WrongPin
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 
 PHASES = {
@@ -38,6 +41,8 @@ REFUSALS = {
     Refusal.TOO_EARLY: "Too early to decide: the payment may still be processed. Check again in a while.",
     Refusal.SERVICE_UNREACHABLE: "The payment service cannot be reached (check the network); nothing was sent.",
     Refusal.POSSIBLE_MATCH: "The service has a payment of the same amount on this terminal. Check it first.",
+    Refusal.NO_CHARGE_FOUND: "The payment service shows no such charge, so it cannot be marked paid. Type the "
+                             "reference printed on the terminal's slip, or check again later.",
 }
 
 
@@ -54,21 +59,29 @@ def headline(result: OperationResult) -> str:
         return "Not sent" if result.attempt_id is None else "Not done"
     return {
         Outcome.APPROVED: "Approved",
+        Outcome.PARTIALLY_APPROVED: "Partly approved",
         Outcome.DECLINED: "Declined",
         Outcome.FAILED: "Not charged",
         Outcome.UNKNOWN: "Result not known yet",
     }[result.outcome]
 
 
-def explain(result: OperationResult) -> str:
+def explain(result: OperationResult, money: Callable[[int], str] = format_money) -> str:
     """The sentence under the headline; the technical detail stays one click away."""
     if result.refusal is not None:
         return REFUSALS[result.refusal]
     if result.outcome is Outcome.APPROVED and result.operation in FOLLOW_UP_DONE:
         return FOLLOW_UP_DONE[result.operation]
+    card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
+                    if part)
+    asked, charged = result.amount or 0, result.charged or 0
+    if result.outcome is Outcome.PARTIALLY_APPROVED:
+        return (f"Only {money(charged)} of {money(asked)} was charged{' to ' + card if card else ''}: "
+                f"{money(asked - charged)} is still due. Do not take the card again for it.")
+    if result.outcome is Outcome.APPROVED and charged > asked:
+        return (f"Paid{' with ' + card if card else ''}, but the service charged {money(charged)} for "
+                f"{money(asked)}: a manager must give the customer {money(charged - asked)} back.")
     if result.outcome is Outcome.APPROVED:
-        card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
-                        if part)
         return f"Paid{' with ' + card if card else ''}."
     if result.outcome is Outcome.DECLINED:
         return f"The card was declined ({result.gateway_text or 'no reason given'}). Ask for another card."
@@ -83,5 +96,12 @@ def pin_refused(error: StaffError) -> str:
     if isinstance(error, NotAManager):
         return "That is not a manager's PIN."
     if isinstance(error, WrongPin):
-        return f"Wrong PIN ({error.tries_left} tries left before sign-in locks)."
+        return f"Wrong PIN ({error.left} before sign-in locks)."
+    if isinstance(error, LockedOut):
+        until = error.until.astimezone().strftime("%H:%M")
+        if error.level is LockLevel.CLOSED:
+            return (f"Too many wrong PINs: manager approvals are locked until {until}, and no PIN lifts it. "
+                    "Running `pos-app staff unlock` on this computer lifts it sooner.")
+        return (f"Too many wrong PINs: manager approvals are locked until {until}. A manager lifts the lock "
+                "by signing in on this station (Ctrl+L signs the cashier out).")
     return f"PIN refused: {error}"

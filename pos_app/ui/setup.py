@@ -4,14 +4,20 @@ The payment service (address, ids, key-hash; "Check and list terminals"), this s
 terminal and printer, the first manager. "Save and start" (Enter) checks the key again if
 it changed, then keyring, ``store.toml`` and manager (``pos_app.provisioning``) and leaves
 ``outcome`` with the loaded config; "Try the sandbox" leaves ``outcome.sandbox``. Every
-problem is a sentence on the screen with its field focused. The service is asked on the
-event loop; keyring, files, PIN hashing and the printer list run in worker threads.
+problem is a sentence on the screen with its field focused, and what was typed stays.
+
+Where the key-hash lives (``provisioning.KeySource``) is said beside its field: with
+``POS_KEY_HASH`` set, that is the key (the field is read-only, nothing is stored); on a
+computer without a keyring, the key typed serves this session only and the screen says
+exactly how to set ``POS_KEY_HASH`` for the next start. The service is asked on the event
+loop; keyring, files, PIN hashing and the printer list run in worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +25,7 @@ from pos_app import provisioning
 from pos_app.api.address import check_base_url
 from pos_app.config import StoreConfig, key_hash, load_config
 from pos_app.profile import ConfigError, profile_path
-from pos_app.provisioning import SetupError, StationSetup
+from pos_app.provisioning import KeySource, NoKeyring, SetupError, StationSetup
 from pos_app.receipts import list_printers
 from pos_app.staff import PIN_MAX_DIGITS, StaffError
 from pos_app.ui.qt import (
@@ -43,6 +49,7 @@ log = logging.getLogger(__name__)
 NOT_SET_UP = ("This station is not set up yet: fill in what your payment service provider gave you, once. "
               "No account yet? Try the sandbox: training mode, no real money.")
 STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"
+         " QLabel#keyHelp { padding: 8px; border: 1px solid #b0b0b0; background: #fffbe6; }"
          " QComboBox { min-height: 44px; font-size: 20px; padding: 2px 8px; }"
          " QComboBox, QComboBox QLineEdit { background: #fff; } QComboBox QLineEdit { min-height: 36px; border: none; }"
          " QListWidget::item:disabled { color: #767676; }")
@@ -64,9 +71,24 @@ def problem_sentence(problem: str, directory: Path) -> str:
     if problem.startswith("no key-hash for"):
         return "This computer's keyring has no key-hash for this store yet: paste it below, then save."
     if problem.startswith("cannot read the OS keyring"):
-        return ("The OS keyring cannot be read, so the store's key-hash cannot be found: unlock the keyring "
-                "and save again, or set POS_KEY_HASH.")
+        return ("This computer's keyring cannot be read, so the store's key-hash cannot be found: paste it below "
+                "(beside it: where it is kept), then save.")
+    if problem.startswith("the key-hash in POS_KEY_HASH"):
+        return f"{_sentence(problem)}, then start the app again (POS_KEY_HASH is set outside the app)."
+    if problem.startswith("the key-hash in the OS keyring"):
+        return f"{_sentence(problem.split(': a key-hash')[0])}: paste the store's key-hash again below, then save."
     return f"The saved settings cannot be used ({problem}). Correct them below, then save."
+
+
+KEY_NOTES = {
+    KeySource.KEYRING: "The key-hash is kept in this computer's keyring, never in a file.",
+    KeySource.ENVIRONMENT: ("The key-hash is POS_KEY_HASH, set in this app's environment: used as it is, stored "
+                            "nowhere. For another one, change POS_KEY_HASH and start again."),
+    KeySource.SESSION: "",  # said at length by SET_KEY_HELP, across the screen
+}
+SET_KEY_HELP = ("This computer has no keyring: the key-hash typed above is used until the app closes, and written "
+                "nowhere. To start next time without typing it, set POS_KEY_HASH for the app. "
+                f"{provisioning.set_key_instructions()}")
 
 
 class SetupDialog(QDialog):
@@ -100,6 +122,9 @@ class SetupDialog(QDialog):
         self.station_id = field("Station id", "this checkout, e.g. lane-1", prefill.get("station_id", ""))
         self.store_name = field("Store name", "optional, e.g. Corner Market", prefill.get("store_name", ""))
         self.key = field("Key-hash", "paste it here", secret=provisioning.KEY_MAX)
+        self.key_note = _text("", name="Where the key-hash is kept")
+        self.key_help = _text(SET_KEY_HELP, "keyHelp", name="How to set POS_KEY_HASH")
+        self.key_help.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.check = QPushButton("&Check and list terminals")
         self.check.setAccessibleName("Check the key and list the terminals")
         service, form = _section("1 · Payment service", QFormLayout())
@@ -108,7 +133,7 @@ class SetupDialog(QDialog):
                              ("&Key-hash", self.key)):
             form.addRow(text, widget)
         form.addRow("", self.check)
-        form.addRow("", _text("The key-hash is kept in this computer's keyring, never in a file."))
+        form.addRow("", self.key_note)
 
         self.terminals = QListWidget()
         self.terminals.setAccessibleName("Payment terminal")
@@ -157,6 +182,7 @@ class SetupDialog(QDialog):
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addLayout(columns, 1)
+        layout.addWidget(self.key_help)
         layout.addWidget(manager)
         layout.addLayout(buttons)
         order = [self.url, self.store_id, self.station_id, self.store_name, self.key, self.check, self.terminals,
@@ -166,6 +192,7 @@ class SetupDialog(QDialog):
         self._fields = {"base_url": self.url, "store_id": self.store_id, "station_id": self.station_id,
                         "store_name": self.store_name, "key": self.key, "terminal_id": self.terminals,
                         "printer": self.printer, "manager": self.manager_name, "pin": self.pin}
+        self._show_key_source(KeySource.ENVIRONMENT if os.environ.get("POS_KEY_HASH") else KeySource.KEYRING)
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
@@ -175,7 +202,8 @@ class SetupDialog(QDialog):
         super().showEvent(event)
         if not self._prepared:
             self._prepared = True
-            empty = [f for f in (self.url, self.store_id, self.station_id, self.key) if not f.text()]
+            empty = [f for f in (self.url, self.store_id, self.station_id, self.key)
+                     if not f.text() and not f.isReadOnly()]
             (empty or [self.url])[0].setFocus()
             self._prepare()
 
@@ -194,10 +222,14 @@ class SetupDialog(QDialog):
 
     @asyncSlot()
     async def _prepare(self) -> None:
-        """The printers the print system knows, and whether a manager exists already."""
+        """Where the key-hash can be kept, the printers the print system knows, and whether
+        a manager exists already."""
         self._track()
-        printers, present = await asyncio.gather(asyncio.to_thread(list_printers), asyncio.to_thread(
-            provisioning.managers, self.directory), return_exceptions=True)
+        source, printers, present = await asyncio.gather(
+            asyncio.to_thread(provisioning.key_source), asyncio.to_thread(list_printers),
+            asyncio.to_thread(provisioning.managers, self.directory), return_exceptions=True)
+        if isinstance(source, KeySource):
+            self._show_key_source(source)
         if isinstance(printers, list) and printers:
             typed = self.printer.currentText()
             self.printer.addItems(printers)
@@ -212,7 +244,7 @@ class SetupDialog(QDialog):
         self._track()
         self._busy("Checking the key with the payment service…")
         try:
-            await self._list_terminals(self.url.text(), self.key.text())
+            await self._list_terminals(self.url.text(), self._key())
         except ConfigError as error:
             self._refuse(error)
             return
@@ -250,7 +282,7 @@ class SetupDialog(QDialog):
             setup = provisioning.check_setup(base_url=self.url.text(), store_id=self.store_id.text(),
                                              station_id=self.station_id.text(), store_name=self.store_name.text(),
                                              printer=self.printer.currentText())
-            key = provisioning.check_key(self.key.text())
+            key = self._key()
             provisioning.refuse_key_in(setup, key)
             manager = self._manager()
             if self._checked != (setup.base_url, key):
@@ -264,9 +296,17 @@ class SetupDialog(QDialog):
             self.message.setText("Saving…")
             self._saving = True
             try:
-                self.outcome = await asyncio.to_thread(_provision, self.directory, setup, key, manager)
+                self.outcome = await asyncio.to_thread(_provision, self.directory, setup, key, manager,
+                                                       self.key_source)
             finally:
                 self._saving = False
+        except NoKeyring as error:  # nothing was written: the same Enter now starts for this session
+            self._show_key_source(KeySource.SESSION)
+            self._busy(None)
+            self.message.setText(f"No keyring: {error.why}. Or press Save and start again: the key-hash is then "
+                                 "used for this session only.")
+            self.save.setFocus()
+            return
         except (ConfigError, StaffError) as error:
             self._refuse(error)
             return
@@ -292,6 +332,25 @@ class SetupDialog(QDialog):
                 self.pin.clear()
                 self.pin_again.clear()
             raise
+
+    def _show_key_source(self, source: KeySource) -> None:
+        self.key_source = source
+        self.key_note.setText(KEY_NOTES[source])
+        from_environment = source is KeySource.ENVIRONMENT
+        self.key.setReadOnly(from_environment)
+        self.key.setPlaceholderText("taken from POS_KEY_HASH" if from_environment else "paste it here")
+        if from_environment:
+            self.key.clear()
+        self.key_note.setVisible(source is not KeySource.SESSION)
+        self.key_help.setVisible(source is KeySource.SESSION)
+        if source is KeySource.SESSION and self.isVisible():  # room for the help: nothing clipped
+            self.resize(self.width(), max(self.height(), self.sizeHint().height()))
+
+    def _key(self) -> str:
+        """The key-hash to use: POS_KEY_HASH as the app will send it, or the one typed."""
+        if self.key_source is KeySource.ENVIRONMENT:
+            return provisioning.environment_key()
+        return provisioning.check_key(self.key.text())
 
     def _picked(self) -> str | None:
         item = self.terminals.currentItem()
@@ -336,8 +395,14 @@ def _section[L: (QFormLayout, QVBoxLayout, QHBoxLayout)](title: str, layout: L) 
     return box, layout
 
 
-def _provision(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None) -> SetupOutcome:
-    """In a worker thread: keyring, store.toml and the manager; then the settings as the app loads them."""
-    provisioning.provision_station(directory, setup, key, manager)
+def _provision(directory: Path, setup: StationSetup, key: str, manager: tuple[str, str] | None,
+               source: KeySource) -> SetupOutcome:
+    """In a worker thread: keyring (if it lives there), store.toml and the manager; then the
+    settings and the key-hash as the app loads them (this session's key: as typed)."""
+    provisioning.provision_station(directory, setup, key, manager, source=source)
     config = load_config()
-    return SetupOutcome(config=config, secret=key_hash(config))
+    return SetupOutcome(config=config, secret=key if source is KeySource.SESSION else key_hash(config))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

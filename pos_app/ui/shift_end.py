@@ -1,4 +1,5 @@
-"""F10, end of shift: a manager's PIN, then per terminal the shift checked against the
+"""F10, end of shift: a manager's PIN (forgotten at every attempt; after a wrong one the
+field keeps the keyboard), then per terminal the shift checked against the
 payment service (the differences shown), the close batch (confirmed anyway when there are
 differences), its result in a sentence, and the end-of-shift report: preview, print (the
 configured printer, else the print dialog), save.
@@ -107,8 +108,7 @@ class ShiftEndDialog(QDialog):
         layout.addLayout(buttons)
         self._report_shown(False)
         self.resize(980, 640)
-        self.check_button.clicked.connect(self._check)
-        self.pin.returnPressed.connect(self._check)
+        self.check_button.clicked.connect(self._check)  # Enter too: it is the default button
         self.terminal.currentTextChanged.connect(self._terminal_changed)
         self.close_button.clicked.connect(self._close_batch)
         self.show_button.clicked.connect(self._show_report)
@@ -146,14 +146,19 @@ class ShiftEndDialog(QDialog):
             self.summary.setText("Pick the terminal whose batch to close.")
             return
         if self.manager is None:
+            pin = self.pin.text()
+            self.pin.clear()  # forgotten at every attempt, taken or not
+            self.check_button.setEnabled(False)  # one PIN check at a time: a double Enter is not two wrong PINs
             try:
-                member = await self.counter.check_manager(self.pin.text(), action=AuditAction.CLOSE_BATCH,
+                member = await self.counter.check_manager(pin, action=AuditAction.CLOSE_BATCH,
                                                           detail=f"end of shift on terminal {terminal}")
             except StaffError as error:  # not a manager's, wrong, locked out, file trouble
                 self.summary.setText(pin_refused(error))
+                self.pin.setFocus()
                 return
+            finally:
+                self.check_button.setEnabled(True)
             self.manager = member.name
-            self.pin.clear()
             self.pin.setEnabled(False)
             self.pin.setPlaceholderText(f"Manager: {member.name}")
         self._busy(f"Checking the shift of {terminal} with the payment service…")

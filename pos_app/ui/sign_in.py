@@ -9,22 +9,31 @@ as the field holds a possible PIN, it is worked out ahead on the counter's PIN t
 (``Counter.pin_ahead``: nothing counted, nothing shown), one at a time, the newest text
 next: Enter usually finds the answer ready. Enter alone signs in, and only Enter counts
 a wrong PIN toward the lockout.
+
+After a refused PIN the field is emptied and keeps the keyboard, so the next PIN typed
+goes into it. A lock (too many wrong PINs) is said as soon as the screen is shown, and
+says who can lift it: a manager's PIN, or ``pos-app staff unlock`` once the lock takes no
+PIN at all (see ``pos_app.staff.lockout``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import TYPE_CHECKING
 
 from pos_app.ui.qt import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget, Signal, asyncSlot
 
 if TYPE_CHECKING:
     import asyncio
+    from datetime import datetime
 
-    from pos_app.staff import PinMatch
+    from pos_app.staff import LockLevel, PinMatch
     from pos_app.station.counter import Counter
     from pos_app.ui.qt import QPaintEvent
 
+
+log = logging.getLogger(__name__)
 
 MESSAGE_WIDTH = 360
 
@@ -99,11 +108,27 @@ class SignInScreen(QWidget):
             self._submit()
         else:
             self._text_changed(self.pin.text())
+            self._say_lock()
 
     def reset(self) -> None:
         self.pin.clear()
         self.message.setText("")
         self.pin.setFocus()
+        if self.counter is not None:
+            self._say_lock()
+
+    @asyncSlot()
+    async def _say_lock(self) -> None:
+        """Say a lock that is on (one from before a restart, or set on another screen)."""
+        assert self.counter is not None
+        from pos_app.staff import StaffError
+
+        try:
+            state = await self.counter.disk(self.counter.staff.lock_state)
+        except StaffError:
+            return  # the next PIN entered says what is wrong with the staff file
+        if state.until is not None and not self.message.text() and self.pin.isEnabled():
+            self.message.setText(lock_sentence(state.level, state.until))
 
     def _text_changed(self, text: str) -> None:
         self._typed = text
@@ -153,10 +178,9 @@ class SignInScreen(QWidget):
         try:
             member = await self.counter.sign_in(pin, ahead=await self._match_for(pin))
         except WrongPin as error:
-            self._refuse(f"That PIN is not right. {error.tries_left} tries left before sign-in locks.")
+            self._refuse(f"That PIN is not right: {error.left} before sign-in locks.")
         except LockedOut as error:
-            until = error.until.astimezone().strftime("%H:%M")
-            self._refuse(f"Too many wrong PINs: sign-in is locked until {until}. Ask a manager.")
+            self._refuse(lock_sentence(error.level, error.until))
         except InvalidPin:
             self._refuse("A PIN is 4 to 8 digits.")
         except StaffError as error:
@@ -169,6 +193,21 @@ class SignInScreen(QWidget):
             self.pin.setEnabled(True)
 
     def _refuse(self, text: str) -> None:
+        """Say why, and give the emptied field the keyboard back (a disabled field cannot
+        take it: the next PIN typed would go nowhere)."""
+        self.pin.setEnabled(True)
         self.pin.clear()
         self.message.setText(text)
         self.pin.setFocus()
+        log.info("sign-in refused: %s", text)
+
+
+def lock_sentence(level: LockLevel, until: datetime) -> str:
+    """What the sign-in screen says of a lock ending at ``until``."""
+    from pos_app.staff import LockLevel
+
+    local = until.astimezone().strftime("%H:%M")
+    if level is LockLevel.CLOSED:
+        return (f"Too many wrong PINs: sign-in is locked until {local}, even for a manager. "
+                "Running `pos-app staff unlock` on this computer lifts it sooner.")
+    return f"Too many wrong PINs: sign-in is locked until {local}. A manager's PIN signs in and lifts the lock."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pos_app.api.secrets import Redactor
 from pos_app.journal import (
     AttemptNotFound,
     InvalidResolution,
@@ -263,6 +264,25 @@ def test_event_data_carrying_the_key_hash_is_refused(journal, path):
     assert count(path, "events") == 0
     journal.close()
     assert b"abc" not in path.read_bytes()
+
+
+def test_the_redactor_given_at_open_takes_an_echoed_key_out_of_every_write(path):
+    """Whatever a writer passes (a request, an answer, an outcome, a manager's reason), the
+    value of the key the station gave the journal never reaches the file."""
+    key = "sk-live-0123456789"
+    with Journal.open(path, redact=Redactor([key]).value) as journal:
+        first = journal.begin_attempt(operation=Operation.SALE, terminal_id="T1", gateway="B", amount=100,
+                                      order_key="o-1", request={"orderNumber": key})
+        journal.mark_sent(first.id)
+        journal.record(first.id, "error_answer", {"text": f"invalid key-hash {key}", key: [key]})
+        journal.finish(first.id, Outcome.UNKNOWN, {"message": f"HTTP 500: echo {key}"})
+        decided = journal.resolve_by_manager(first.id, paid=False, reason=f"typed {key} by mistake", by="Ann")
+        again = journal.finish(first.id, Outcome.FAILED, {"decision": "not_paid",
+                                                           "reason": f"typed {key} by mistake"})
+        assert decided.outcome is again.outcome is Outcome.FAILED  # the same outcome again changes nothing
+        [answer] = [e.data for e in journal.get(first.id).events if e.kind == "error_answer"]
+        assert answer == {"text": "invalid key-hash [redacted]", "[redacted]": ["[redacted]"]}
+    assert [p for p in path.parent.rglob("*") if p.is_file() and key.encode() in p.read_bytes()] == []
 
 
 @pytest.mark.parametrize(

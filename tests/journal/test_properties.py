@@ -70,7 +70,8 @@ class JournalMachine(RuleBasedStateMachine):
             same = [m for m in self.model.values() if m.order == order]
             if any(m.outcome in (None, Outcome.UNKNOWN) for m in same):
                 return "OrderHasUnknownAttempt"
-            if any(m.outcome is Outcome.APPROVED and m.operation in (Operation.SALE, Operation.PREAUTH) for m in same):
+            if any(m.outcome is not None and m.outcome.moved_money
+                   and m.operation in (Operation.SALE, Operation.PREAUTH) for m in same):
                 return "OrderAlreadyPaid"
         return "ok"
 

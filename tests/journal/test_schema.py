@@ -173,6 +173,37 @@ def test_v1_journal_opens_and_is_migrated(tmp_path):
         assert len(again.attempts()) == 6
 
 
+def test_migrated_journal_keeps_every_event_and_takes_partial_approvals(tmp_path):
+    """Version 5 copies ``events`` into a table whose CHECK allows ``partially_approved``: every
+    event keeps its seq and data, the append-only triggers are back, and a partial approval
+    counts as a charge of its order (never charged again)."""
+    path = tmp_path / "v2.db"
+    build_v2(path)
+    conn = raw(path)
+    before = conn.execute("SELECT seq, attempt_id, kind, at, outcome, data FROM events ORDER BY seq").fetchall()
+    conn.close()
+    with Journal.open(path) as journal:
+        conn = raw(path)
+        try:
+            after = conn.execute("SELECT seq, attempt_id, kind, at, outcome, data FROM events ORDER BY seq").fetchall()
+            assert after == before
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute("UPDATE events SET data = '{}'")
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                conn.execute("DELETE FROM events")
+        finally:
+            conn.close()
+        partial = sale(journal, "T7", "o-partial", amount=1234)
+        journal.mark_sent(partial.id)
+        journal.finish(partial.id, Outcome.PARTIALLY_APPROVED, {"approved_amount": 500, "transaction_id": "t-9"})
+        settled = journal.get(partial.id)
+        assert settled.outcome is Outcome.PARTIALLY_APPROVED and settled.is_final and settled.charged == 500
+        assert [a.id for a in journal.order_attempts("o-partial")] == [partial.id]
+        assert partial.id not in {a.id for a in journal.in_flight()}
+        with pytest.raises(OrderAlreadyPaid, match=partial.id):
+            sale(journal, "T8", "o-partial", amount=734)
+
+
 def test_v2_journal_opens_and_its_attempts_are_resumable(tmp_path):
     path = tmp_path / "v2.db"
     build_v2(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import getpass
 import json
 import os
 import subprocess
@@ -10,7 +11,8 @@ import sys
 
 import pytest
 
-from pos_app.staff import AuditAction, Role, Staff, StaffMember, WrongPin
+from pos_app.staff import CLOSED_AT, AuditAction, LockedOut, LockLevel, Role, Staff, StaffMember, WrongPin
+from tests.staff.conftest import FAST
 
 
 def run_staff(data_dir, *args: str, stdin: str | None = None) -> tuple[int, dict]:
@@ -32,7 +34,7 @@ def test_add_list_sign_in_remove_round_trip(tmp_path):
     assert code == 0, payload
     code, payload = run_staff(data, "list")
     assert code == 0
-    assert payload == {"outcome": "ok", "file": str(data / "staff.sqlite3"), "locked_until": None,
+    assert payload == {"outcome": "ok", "file": str(data / "staff.sqlite3"), "locked_until": None, "wrong_pins": 0,
                        "staff": [{"name": "Ann Lee", "role": "manager"}, {"name": "Bob", "role": "cashier"}]}
     with Staff.open(data / "staff.sqlite3") as staff:  # the app signs in with what the CLI stored
         assert staff.sign_in("1357") == StaffMember("Bob", Role.CASHIER)
@@ -107,3 +109,55 @@ def test_the_audit_trail_as_json_and_as_a_csv_file(tmp_path):
     assert rows[1][2:] == ["Ann", "void", "void of $12.50 (t-9): approved", "wrong item rung up"]
     code, payload = run_staff(data, "audit", "--csv", str(tmp_path / "missing" / "audit.csv"))
     assert code == 1 and "cannot write the audit CSV" in payload["error"]
+
+
+def test_training_staff_live_in_the_training_folder_that_make_run_uses(tmp_path):
+    """Issue 16, item 14: ``make run`` (``pos-app --sandbox``) keeps its staff in
+    ``<data dir>/training``; ``pos-app staff --training`` reaches them, plain ``pos-app staff``
+    the station's, and adding staff to training (which starts with demo staff only) is refused."""
+    from pos_app.profile import training_data_dir
+
+    data = tmp_path / "data"
+    assert training_data_dir({"POS_DATA_DIR": str(data)}) == data / "training"  # the app's (tests/ui: training)
+    with Staff.open(data / "training" / "staff.sqlite3") as staff:
+        staff.ensure_demo_staff()  # what the training app does at its start
+    code, payload = run_staff(data, "--training", "list")
+    assert (code, payload["file"]) == (0, str(data / "training" / "staff.sqlite3"))
+    assert payload["staff"] == [{"name": "Demo Cashier", "role": "cashier"},
+                                {"name": "Demo Manager", "role": "manager"}]
+    code, payload = run_staff(data, "list")
+    assert (code, payload["file"], payload["staff"]) == (0, str(data / "staff.sqlite3"), [])
+    code, payload = run_staff(data, "--training", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin",
+                              stdin="2468\n")
+    assert (code, payload["outcome"]) == (1, "invalid")
+    assert payload["error"].startswith("training mode signs in with its demo staff only (PIN 1111 Demo Cashier")
+    with Staff.open(data / "training" / "staff.sqlite3") as staff:
+        assert [m.name for m in staff.list()] == ["Demo Cashier", "Demo Manager"]
+        staff.ensure_demo_staff()  # training still starts
+
+
+def test_unlock_lifts_a_lock_that_even_a_manager_cannot_and_is_audited(tmp_path):
+    data = tmp_path / "data"
+    with Staff.open(data / "staff.sqlite3", params=FAST) as staff:
+        staff.add("Ann", Role.MANAGER, "4821")
+        for _ in range(CLOSED_AT):
+            with pytest.raises((WrongPin, LockedOut)):
+                staff.sign_in("0000")
+        with pytest.raises(LockedOut) as caught:
+            staff.sign_in("4821")
+        assert caught.value.level is LockLevel.CLOSED
+        until = staff.locked_until()
+        assert until is not None
+    code, payload = run_staff(data, "list")
+    assert (code, payload["locked_until"], payload["wrong_pins"]) == (0, until.isoformat(), CLOSED_AT)
+    code, payload = run_staff(data, "unlock")
+    assert (code, payload["outcome"], payload["unlocked"]) == (0, "ok", True)
+    assert payload["was"] == {"level": "closed", "wrong_pins": CLOSED_AT, "locked_until": until.isoformat()}
+    assert payload["by"] == f"os:{getpass.getuser()}"
+    with Staff.open(data / "staff.sqlite3", params=FAST) as staff:
+        assert staff.sign_in("4821").name == "Ann"
+        [lifted, *_] = staff.audit()
+        assert (lifted.actor, lifted.action) == (f"os:{getpass.getuser()}", "sign_in_unlocked")
+        assert "by `pos-app staff unlock`" in lifted.detail
+    code, payload = run_staff(data, "unlock")  # nothing to lift
+    assert (code, payload["unlocked"], payload["was"]["wrong_pins"]) == (0, False, 0)

@@ -8,20 +8,24 @@ import os
 import sqlite3
 import stat
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
 from pos_app.staff import (
+    CLOSED_AT,
     DEMO_CASHIER_PIN,
     DEMO_MANAGER_PIN,
     LOCKOUT,
+    LOCKOUT_CAP,
     MAX_WRONG_PINS,
     DuplicateName,
     DuplicatePin,
     InvalidName,
     InvalidPin,
     LockedOut,
+    LockLevel,
+    LockState,
     NotAManager,
     Role,
     ScryptParams,
@@ -35,7 +39,7 @@ from pos_app.staff import (
     audit_csv,
 )
 from pos_app.staff.audit import AuditAction
-from pos_app.staff.store import V1
+from pos_app.staff.file import V1, V2
 from tests.staff.conftest import FAST
 
 
@@ -75,47 +79,152 @@ def test_the_file_is_readable_by_its_owner_only(open_staff, staff_file):
     assert stat.S_IMODE(os.stat(staff_file).st_mode) == 0o600
 
 
+def wrong(staff, times: int, pin: str = "0000", check=None) -> StaffError:
+    """Type a wrong PIN ``times`` times; the last refusal."""
+    refusal: StaffError | None = None
+    for _ in range(times):
+        with pytest.raises((WrongPin, LockedOut)) as caught:
+            (check or staff.sign_in)(pin)
+        refusal = caught.value
+    assert refusal is not None
+    return refusal
+
+
 def test_wrong_pins_count_down_then_lock_the_station(open_staff, clock):
     staff = open_staff()
     staff.add("Ann", Role.MANAGER, "4821")
+    staff.add("Bob", Role.CASHIER, "1357")
     for left in range(MAX_WRONG_PINS - 1, 0, -1):
         with pytest.raises(WrongPin) as caught:
             staff.sign_in("0000")
         assert caught.value.tries_left == left
-        assert f"{left} tr" in str(caught.value)
+        assert f"{left} {'try' if left == 1 else 'tries'} left" in str(caught.value)
     with pytest.raises(LockedOut) as caught:
         staff.sign_in("0000")
-    assert caught.value.until == clock.now + LOCKOUT
-    assert "locked until" in str(caught.value)
+    assert caught.value.until == clock.now + LOCKOUT and caught.value.level is LockLevel.LOCKED
+    assert "locked until" in str(caught.value) and "manager's PIN" in str(caught.value)
     assert staff.locked_until() == clock.now + LOCKOUT
-    with pytest.raises(LockedOut):  # even the right PIN, and the manager check too
-        staff.sign_in("4821")
-    with pytest.raises(LockedOut):
+    with pytest.raises(LockedOut):  # a cashier's right PIN, and a manager's approval too
+        staff.sign_in("1357")
+    with pytest.raises(LockedOut) as caught:
         staff.check_manager("4821")
+    assert caught.value.override and "approvals are locked" in str(caught.value)
     clock.advance(minutes=4, seconds=59)
     with pytest.raises(LockedOut):
-        staff.sign_in("4821")
+        staff.sign_in("1357")
     clock.advance(seconds=1)
     assert staff.locked_until() is None
+    assert staff.sign_in("1357").name == "Bob"
+    assert staff.check_manager("4821").name == "Ann"
+    [locked, *_] = staff.audit()
+    assert (locked.actor, locked.action) == ("system", "sign_in_locked")
+    assert locked.detail.startswith("5 wrong PINs in 15 minutes; locked for 5 minutes until")
+
+
+def test_a_correct_pin_does_not_reset_the_count(open_staff, clock):
+    """Issue 16 row 5: 4 wrong manager PINs, then the cashier's own right PIN, again and again."""
+    staff = open_staff()
+    staff.add("Ann", Role.MANAGER, "4821")
+    staff.add("Bob", Role.CASHIER, "1357")
+    wrong(staff, MAX_WRONG_PINS - 1, check=staff.check_manager)
+    assert staff.sign_in("1357").name == "Bob"
+    assert staff.check_manager("4821").name == "Ann"  # a manager's right PIN does not reset it either
+    assert staff.wrong_pins() == MAX_WRONG_PINS - 1
+    clock.advance(minutes=1)
+    with pytest.raises(LockedOut):
+        staff.check_manager("2468")
+    with pytest.raises(LockedOut):
+        staff.sign_in("1357")
+
+
+@pytest.mark.parametrize("later, locks", [(timedelta(minutes=14, seconds=59), True), (timedelta(minutes=15), False)])
+def test_wrong_pins_count_over_a_rolling_15_minutes(open_staff, clock, later, locks):
+    staff = open_staff()
+    staff.add("Bob", Role.CASHIER, "1357")
+    start = clock.now
+    for minute in range(MAX_WRONG_PINS - 1):  # at 0, 1, 2 and 3 minutes
+        clock.now = start + timedelta(minutes=minute)
+        wrong(staff, 1)
+    clock.now = start + later
+    refusal = wrong(staff, 1)
+    if locks:  # the one at 0 minutes still counts: the 5th in 15 minutes
+        assert isinstance(refusal, LockedOut) and staff.locked_until() == clock.now + LOCKOUT
+    else:  # the one at 0 minutes has left the window: 4 in it now
+        assert isinstance(refusal, WrongPin) and refusal.tries_left == 1 and refusal.left == "1 try left"
+        assert staff.wrong_pins() == MAX_WRONG_PINS - 1 and staff.locked_until() is None
+
+
+def test_the_lock_doubles_while_wrong_pins_continue(open_staff, clock):
+    staff = open_staff()
+    staff.add("Ann", Role.MANAGER, "4821")
+    wrong(staff, MAX_WRONG_PINS)
+    assert staff.locked_until() == clock.now + LOCKOUT
+    clock.advance(minutes=5)  # the lock is over, the 5 wrong PINs are still in the window
+    assert staff.locked_until() is None
+    refusal = wrong(staff, 1)
+    assert isinstance(refusal, LockedOut) and refusal.until == clock.now + 2 * LOCKOUT
+    lengths = []
+    for _ in range(4):  # during a lock too (a manager's PIN is still tried)
+        clock.advance(seconds=30)
+        lengths.append(wrong(staff, 1).until - clock.now)
+    assert lengths == [timedelta(minutes=20), timedelta(minutes=40), LOCKOUT_CAP, LOCKOUT_CAP]
+    assert LOCKOUT_CAP == timedelta(hours=1)
+    details = [e.detail for e in staff.audit() if e.action == "sign_in_locked"]
+    assert len(details) == 6 and details[0].startswith("10 wrong PINs in 15 minutes; locked for 60 minutes until")
+
+
+def test_a_managers_pin_signs_in_during_a_lock_and_lifts_it(open_staff, clock):
+    staff = open_staff()
+    staff.add("Ann", Role.MANAGER, "4821")
+    staff.add("Bob", Role.CASHIER, "1357")
+    wrong(staff, MAX_WRONG_PINS)
+    clock.advance(minutes=2)
+    with pytest.raises(LockedOut):
+        staff.sign_in("1357")
+    with pytest.raises(LockedOut):  # an approval on a screen does not lift it
+        staff.check_manager("4821")
+    assert staff.sign_in("4821") == StaffMember("Ann", Role.MANAGER)
+    assert staff.lock_state() == LockState(0, None)  # lifted, and the count cleared
+    [lifted, locked, *_] = staff.audit()
+    assert (lifted.actor, lifted.action, lifted.at) == ("Ann", "sign_in_unlocked", clock.now)
+    assert "lifted by a manager's sign-in" in lifted.detail and "5 wrong PINs" in lifted.detail
+    assert locked.action == "sign_in_locked"
+    assert staff.sign_in("1357").name == "Bob"
+    assert isinstance(wrong(staff, 1), WrongPin)  # counted from zero again
+
+
+def test_ten_wrong_pins_close_the_lock_to_managers_until_unlocked(open_staff, clock):
+    staff = open_staff()
+    staff.add("Ann", Role.MANAGER, "4821")
+    refusal = wrong(staff, CLOSED_AT)
+    assert isinstance(refusal, LockedOut) and refusal.level is LockLevel.CLOSED
+    assert "pos-app staff unlock" in str(refusal)
+    with pytest.raises(LockedOut) as caught:  # not even tried
+        staff.sign_in("4821")
+    assert caught.value.level is LockLevel.CLOSED
+    assert staff.wrong_pins() == CLOSED_AT  # the refused PIN was not counted
+    was = staff.unlock(by="os:owner")
+    assert (was.wrong, was.until, was.level) == (CLOSED_AT, clock.now + LOCKOUT_CAP, LockLevel.CLOSED)
+    [lifted, *_] = staff.audit()
+    assert (lifted.actor, lifted.action) == ("os:owner", "sign_in_unlocked")
+    assert "by `pos-app staff unlock`" in lifted.detail
     assert staff.sign_in("4821").name == "Ann"
-    assert [e.action for e in staff.audit()] == ["sign_in_locked", "staff_added"]
+    assert staff.unlock(by="os:owner") == LockState(0, None)  # nothing to lift: not audited
+    assert staff.audit()[0].seq == lifted.seq
 
 
 def test_the_lockout_and_the_count_survive_a_restart(open_staff, clock):
     staff = open_staff()
     staff.add("Ann", Role.CASHIER, "4821")
-    for _ in range(2):
-        with pytest.raises(WrongPin):
-            staff.sign_in("1357")
+    staff.add("Mia", Role.MANAGER, "9753")
+    wrong(staff, 2, pin="1357")
     staff.close()
     staff = open_staff()
     assert staff.wrong_pins() == 2
     with pytest.raises(WrongPin) as caught:
         staff.sign_in("1357")
     assert caught.value.tries_left == MAX_WRONG_PINS - 3
-    for _ in range(2):
-        with pytest.raises((WrongPin, LockedOut)):
-            staff.sign_in("1357")
+    wrong(staff, 2, pin="1357")
     until = staff.locked_until()
     assert until == clock.now + LOCKOUT
     staff.close()
@@ -123,21 +232,9 @@ def test_the_lockout_and_the_count_survive_a_restart(open_staff, clock):
     with pytest.raises(LockedOut) as caught:
         reopened.sign_in("4821")
     assert caught.value.until == until
-    clock.advance(minutes=5)
-    assert reopened.sign_in("4821").name == "Ann"
-
-
-def test_a_correct_pin_resets_the_count(open_staff):
-    staff = open_staff()
-    staff.add("Ann", Role.CASHIER, "4821")
-    for _ in range(MAX_WRONG_PINS - 1):
-        with pytest.raises(WrongPin):
-            staff.sign_in("0000")
-    staff.sign_in("4821")
-    assert staff.wrong_pins() == 0
-    with pytest.raises(WrongPin) as caught:
-        staff.sign_in("0000")
-    assert caught.value.tries_left == MAX_WRONG_PINS - 1
+    reopened.close()
+    assert open_staff().sign_in("9753").name == "Mia"  # liftable after the restart
+    assert open_staff().sign_in("4821").name == "Ann"
 
 
 def test_a_pin_breaking_the_rules_is_not_counted(open_staff):
@@ -251,6 +348,20 @@ def test_a_version_1_staff_file_gains_the_reason_column_and_keeps_its_audit(staf
         assert (old.actor, old.action, old.detail, old.reason) == ("os:owner", "staff_added", "Ann (manager)", "")
         staff.record("Ann", AuditAction.SETTINGS_CHANGED, "theme: light -> dark", reason="night shift")
         assert staff.audit()[0].reason == "night shift"
+
+
+def test_a_version_2_staff_file_keeps_its_lock_and_counts_wrong_pins_by_time(staff_file, clock):
+    staff_file.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(staff_file)
+    conn.executescript(";".join(V1 + V2) + ";PRAGMA user_version = 2;")
+    until = clock.now + timedelta(minutes=3)
+    conn.execute("UPDATE sign_in_state SET wrong_pins = 3, locked_until = ?", (until.isoformat(),))
+    conn.commit()
+    conn.close()
+    with Staff.open(staff_file, params=FAST, clock=clock) as staff:
+        assert staff.lock_state() == LockState(0, until)  # the lock is kept, the count in a row is not
+    columns = [row[1] for row in sqlite3.connect(staff_file).execute("PRAGMA table_info(sign_in_state)")]
+    assert columns == ["id", "locked_until"]
 
 
 def test_the_audit_is_append_only(open_staff, staff_file):

@@ -14,8 +14,9 @@ from pos_app.config import StoreConfig
 from pos_app.journal import Outcome
 from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.staff import DEMO_CASHIER_PIN, StaffMember
-from pos_app.station import EventKind, Station
+from pos_app.station import Station
 from pos_app.station.back_office import BackOffice, Problem
+from pos_app.station.events import PaymentProgress
 from pos_app.station.payments import PaymentFilter, PaymentStatus, Source, filtered, parse_amount
 from pos_app.terminal.outcomes import Phase
 from tests.counters import counter_for
@@ -139,7 +140,7 @@ async def test_refund_part_then_the_rest_then_it_is_refused(office, sandbox):
 
 
 async def test_an_unknown_payment_needs_attention_until_resolved(office, sandbox):
-    lost = await office.station.pay(DROP_ANSWER, order_key="cart-lost")
+    lost = await office.station.sale(DROP_ANSWER, order_key="cart-lost")
     assert lost.outcome is Outcome.UNKNOWN
     [item] = await office.needs_attention()
     assert item.problem is Problem.UNRESOLVED and item.attempt.id == lost.attempt_id
@@ -149,7 +150,7 @@ async def test_an_unknown_payment_needs_attention_until_resolved(office, sandbox
     checked = await office.station.check_again(lost.attempt_id, wait_limit=5)
     assert checked.outcome is Outcome.APPROVED
     assert await office.needs_attention() == []
-    after = await office.station.pay(500, order_key="cart-next")  # the terminal is free again
+    after = await office.station.sale(500, order_key="cart-next")  # the terminal is free again
     assert after.outcome is Outcome.APPROVED
 
 
@@ -160,8 +161,8 @@ async def test_a_conflict_is_listed_and_the_charge_can_be_given_back(sandbox, co
     office = BackOffice(counter)
     try:
         phases = []
-        station.events.subscribe(lambda e: phases.append(e.data.phase) if e.kind is EventKind.PROGRESS else None)
-        sale = asyncio.ensure_future(station.pay(3300, order_key="cart-conflict"))
+        station.events.subscribe(lambda e: phases.append(e.progress.phase) if isinstance(e, PaymentProgress) else None)
+        sale = asyncio.ensure_future(station.sale(3300, order_key="cart-conflict"))
         await wait_until_async(lambda: Phase.RECEIVED in phases, what="the message polled", timeout=10)
         [attempt] = await station.journal.in_flight()
         decided = await station.resolve(attempt.id, paid=False, reason="customer walked away", by="Demo Manager",

@@ -34,11 +34,11 @@ async def test_report_numbers_per_cashier_and_brand_then_close_type_b(sandbox, t
     terminal = TERMINALS["B"]
     async with await Station.open(config_for(sandbox, tmp_path, "B"), sandbox.keys["B"]) as station:
         station.sign_in("Dana")
-        first = await station.pay(1250, order_key="o1")
-        second = await station.pay(2000, order_key="o2")
-        declined = await station.pay(99, order_key="o3")
+        first = await station.sale(1250, order_key="o1")
+        second = await station.sale(2000, order_key="o2")
+        declined = await station.sale(99, order_key="o3")
         station.sign_in("Eli")
-        third = await station.pay(3000, order_key="o4")
+        third = await station.sale(3000, order_key="o4")
         voided = await station.service.void(terminal, third.transaction_id, payment_id=third.payment_id)
         assert sandbox.settle() >= 2
         refunded = await station.service.refund(terminal, first.transaction_id, 500, payment_id=first.payment_id)
@@ -90,7 +90,7 @@ async def test_a_close_answered_2xx_without_success_is_failed_and_the_shift_goes
     terminal = TERMINALS[merchant]
     async with await Station.open(config_for(sandbox, tmp_path, merchant), sandbox.keys[merchant]) as station:
         station.sign_in("Dana")
-        sale = await station.pay(1500, order_key="o1")
+        sale = await station.sale(1500, order_key="o1")
         assert sale.outcome is Outcome.APPROVED
         sandbox.set_faults(close_batch_decline_next=1)
         failed = await station.shift_end(terminal, by="Mia")
@@ -113,7 +113,7 @@ async def test_a_sale_the_journal_does_not_know_is_a_difference(sandbox, tmp_pat
     terminal = TERMINALS["B"]
     config = config_for(sandbox, tmp_path, "B")
     async with await Station.open(config, sandbox.keys["B"]) as station:
-        ours = await station.pay(1200, order_key="o1")
+        ours = await station.sale(1200, order_key="o1")
         # the same lane's key used by something that does not write this journal
         stranger = PaymentsClient(sandbox.base_url, sandbox.keys["B"], identity=Identity("s1", "lane-7", "x"))
         try:
@@ -132,7 +132,7 @@ async def test_a_sale_the_journal_does_not_know_is_a_difference(sandbox, tmp_pat
 async def test_no_close_is_sent_while_an_attempt_on_the_terminal_is_unknown(sandbox, tmp_path):
     terminal = TERMINALS["B"]
     async with await Station.open(config_for(sandbox, tmp_path, "B"), sandbox.keys["B"]) as station:
-        unknown = await station.pay(9908, order_key="o1")  # 503: nobody can say what it did
+        unknown = await station.sale(9908, order_key="o1")  # 503: nobody can say what it did
         assert unknown.outcome is Outcome.UNKNOWN
         end = await station.shift_end(terminal, by="Mia")
 

@@ -10,7 +10,8 @@ import pytest
 from pos_app.api.identity import attempt_in
 from pos_app.config import StoreConfig
 from pos_app.journal import Journal, Operation, Outcome
-from pos_app.station import EventKind, Station
+from pos_app.station import Station
+from pos_app.station.events import AttemptsSettled, OperationEnded, PaymentProgress
 from pos_app.terminal.outcomes import Phase
 from tests.counters import counter_for
 from tests.waiting import wait_until_async
@@ -28,26 +29,26 @@ async def test_a_sale_publishes_progress_and_its_outcome_to_every_subscriber(san
         station.events.subscribe(first.append)
         unsubscribe = station.events.subscribe(second.append)
         station.sign_in("Dana")
-        result = await station.pay(1234, order_key="cart-1")
+        result = await station.sale(1234, order_key="cart-1")
         unsubscribe()
-        await station.pay(1500, order_key="cart-2")
+        await station.sale(1500, order_key="cart-2")
     assert result.outcome is Outcome.APPROVED and result.msg_identifier
-    phases = [e.data.phase for e in second if e.kind is EventKind.PROGRESS]
+    phases = [e.progress.phase for e in second if isinstance(e, PaymentProgress)]
     assert phases[0] is Phase.SENDING and Phase.COMPLETE in phases
-    assert [e.kind for e in second][-1] is EventKind.OUTCOME and second[-1].data == result
-    assert len([e for e in first if e.kind is EventKind.OUTCOME]) == 2  # the first subscriber saw both
+    assert second[-1] == OperationEnded(result)  # exactly one outcome event, the last
+    assert len([e for e in first if isinstance(e, OperationEnded)]) == 2  # the first subscriber saw both
     [payment, _] = sandbox.stats()["payments"]
     assert "cashier Dana" in payment["userAgent"] and attempt_in(payment["userAgent"]) == result.attempt_id
 
 
 async def test_the_journal_records_who_was_signed_in_for_each_attempt(sandbox, config):
     async with await Station.open(config, sandbox.keys["S"], cashier="-") as station:
-        unattended = await station.pay(300, order_key="cart-robot")
+        unattended = await station.sale(300, order_key="cart-robot")
         station.sign_in("Dana")
-        by_dana = await station.pay(400, order_key="cart-dana")
+        by_dana = await station.sale(400, order_key="cart-dana")
         station.sign_out()
         station.sign_in("Eli")
-        by_eli = await station.pay(500, order_key="cart-eli")
+        by_eli = await station.sale(500, order_key="cart-eli")
         cashiers = {a.id: a.cashier for a in await station.journal.attempts()}
     assert cashiers == {unattended.attempt_id: None, by_dana.attempt_id: "Dana", by_eli.attempt_id: "Eli"}
 
@@ -56,9 +57,9 @@ async def test_stop_waiting_journals_the_payment_unknown_and_it_stays_resumable(
     sandbox.set_faults(s_delay_min=3, s_delay_max=3)
     async with await Station.open(config, sandbox.keys["S"]) as station:
         outcomes, phases = [], []
-        station.events.subscribe(lambda e: outcomes.append(e.data) if e.kind is EventKind.OUTCOME else None)
-        station.events.subscribe(lambda e: phases.append(e.data.phase) if e.kind is EventKind.PROGRESS else None)
-        payment = asyncio.ensure_future(station.pay(2500, order_key="cart-stop"))
+        station.events.subscribe(lambda e: outcomes.append(e.result) if isinstance(e, OperationEnded) else None)
+        station.events.subscribe(lambda e: phases.append(e.progress.phase) if isinstance(e, PaymentProgress) else None)
+        payment = asyncio.ensure_future(station.sale(2500, order_key="cart-stop"))
         await wait_until_async(lambda: Phase.RECEIVED in phases, what="the message polled", timeout=10)
         assert station.stop_waiting()
         result = await payment
@@ -66,7 +67,7 @@ async def test_stop_waiting_journals_the_payment_unknown_and_it_stays_resumable(
         assert outcomes == [result] and not station.paying
         [pending] = await station.journal.in_flight()
         assert pending.id == result.attempt_id and pending.outcome is Outcome.UNKNOWN
-        held = await station.pay(700, order_key="cart-next")  # the terminal is held by the unknown
+        held = await station.sale(700, order_key="cart-next")  # the terminal is held by the unknown
         assert held.refusal is not None and held.blocked_by == result.attempt_id
         checked = await station.check_again(result.attempt_id, wait_limit=10)
         assert checked.outcome is Outcome.APPROVED
@@ -81,17 +82,17 @@ async def test_start_up_recovery_settles_what_a_dead_process_left(sandbox, confi
     dead.close()  # its process died before sending: nothing can have been charged
     async with await Station.open(config, sandbox.keys["B"]) as station:
         recovered = []
-        station.events.subscribe(lambda e: recovered.append(e.data) if e.kind is EventKind.RECOVERED else None)
+        station.events.subscribe(lambda e: recovered.append(e.results) if isinstance(e, AttemptsSettled) else None)
         [result] = await station.recover()
         assert result.attempt_id == orphan.id and result.outcome is Outcome.FAILED
-        assert recovered == [[result]]
+        assert recovered == [(result,)]
         assert sale.outcome is Outcome.APPROVED
 
 
 async def test_a_station_without_a_terminal_says_so(sandbox, config):
     async with await Station.open(config.replace(terminal_id=None), sandbox.keys["B"]) as station:
         with pytest.raises(ValueError, match="terminal"):
-            await station.pay(100, order_key="c")
+            await station.sale(100, order_key="c")
 
 
 async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_again(sandbox, config):

@@ -13,11 +13,13 @@ lane still holds an unknown), the cashier rings the same order again in a later 
 on the same lane or another one. After each round the lanes resume, as an app does on
 start, and a hurried manager decides some unknown attempts at random (paid or not paid,
 checked against the service, which refuses what it disproves or what is too early to tell).
-At the end a manager settles what is
-still unknown from the sandbox's truth (the terminal's own printout, in a store), and
-the journal is checked against the sandbox: one payment at most per attempt and per
-order, approved in the journal exactly when paid at the service (apart from a random
-manager's "paid" that the service could not contradict), and nothing left unresolved.
+A manager's "paid" follows the rule: only with the service's evidence
+(the attempt's own charge, or the reference the terminal printed); without it the
+service refuses it. At the end a manager settles what is still unknown from the
+sandbox's truth (the terminal's own printout, in a store), and the journal is checked
+against the sandbox: one payment at most per attempt and per order, approved in the
+journal exactly when paid at the service and for the amount paid, no "paid" without a
+charge, and nothing left unresolved.
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
             sandbox.set_faults(reset_next=0, drop_next=0, latency_ms=0)
             for _, _, service, _ in lanes.values():
                 await service.resume(wait_limit=0.5)
-            await _hurried_manager(lanes, rng, report)
+            await _hurried_manager(lanes, sandbox, rng, report)
         await _settle(lanes, sandbox, report)
         _check(lanes, sandbox, report)
     finally:
@@ -149,15 +151,27 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
     return report
 
 
-async def _hurried_manager(lanes, rng: random.Random, report: ChaosReport) -> None:
-    """Some unknown attempts decided at random; the service check refuses what it can disprove."""
-    for _, journal, service, _ in lanes.values():
+async def _hurried_manager(lanes, sandbox, rng: random.Random, report: ChaosReport) -> None:
+    """Some unknown attempts decided at random. "Paid" follows the rule: with the reference
+    the terminal printed when it printed one (half the time a hurried manager forgets to
+    type it), and the service refuses it without the charge; "not paid" is checked too."""
+    payments = sandbox.stats()["payments"]
+    for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
             if attempt.outcome is None or rng.random() > 0.5:
                 continue
             paid = rng.random() < 0.5
-            result = await service.resolve(attempt.id, paid=paid, reason="hurried manager", by="chaos-manager")
+            slip = _printed_reference(payments, merchant, attempt.id) if rng.random() < 0.5 else None
+            result = await service.resolve(attempt.id, paid=paid, reason="hurried manager", by="chaos-manager",
+                                           reference=slip if paid else None)
             report.manager_decisions[str(result.refusal or ("paid" if paid else "not_paid"))] += 1
+
+
+def _printed_reference(payments: list[dict], merchant: str, attempt_id: str) -> str | None:
+    """What the terminal printed for an attempt: its charge's payment id (None: nothing charged)."""
+    charged = [p for p in payments if p["merchant"] == merchant and p["paid"]
+               and attempt_in(p.get("userAgent")) == attempt_id]
+    return charged[0]["id"] if charged else None
 
 
 async def _outcome_of(sale) -> str:
@@ -218,10 +232,12 @@ async def _settle(lanes, sandbox, report: ChaosReport) -> None:
     payments = sandbox.stats()["payments"]
     for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
-            charged = [p for p in payments
-                       if p["merchant"] == merchant and attempt_in(p.get("userAgent")) == attempt.id]
-            await service.resolve(attempt.id, paid=any(p["paid"] for p in charged),
-                                  reason="checked the terminal printout", by="chaos-manager", force=True)
+            slip = _printed_reference(payments, merchant, attempt.id)
+            result = await service.resolve(attempt.id, paid=slip is not None, reference=slip,
+                                           reason="checked the terminal printout", by="chaos-manager",
+                                           force=slip is None)
+            if result.refusal not in (None, Refusal.SERVICE_SHOWS_OTHERWISE):
+                report.problems.append(f"{attempt.id}: the printout's decision was refused: {result.message}")
     for _, journal, _, _ in lanes.values():
         for attempt in journal.attempts():
             outcomes = [e.data.get("outcome") for e in journal.get(attempt.id).events if e.kind == "outcome"]
@@ -251,9 +267,13 @@ def _check(lanes, sandbox, report: ChaosReport) -> None:
                 report.problems.append(f"{attempt.id}: {len(charged)} payments for one attempt")
             approved = attempt.outcome is Outcome.APPROVED
             if approved and not paid and attempt.resolved_by:
-                report.manager_paid_without_charge += 1  # a manager's word the service could not disprove
+                report.manager_paid_without_charge += 1  # must never happen: "paid" needs the service's evidence
+                report.problems.append(f"{attempt.id}: marked paid by {attempt.resolved_by}, nothing charged")
             elif approved != bool(paid) and not (paid and attempt.conflict):
                 report.problems.append(f"{attempt.id}: journal says {attempt.outcome}, sandbox paid={bool(paid)}")
+            elif approved and attempt.charged != sum(p["amount"] for p in paid):
+                report.problems.append(f"{attempt.id}: journal charged {attempt.charged}, sandbox "
+                                       f"{[p['amount'] for p in paid]}")
         known = {a.id for a in attempts}
         for payment in mine:
             if attempt_in(payment.get("userAgent")) not in known:

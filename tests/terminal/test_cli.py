@@ -192,3 +192,26 @@ def test_report_summarises_the_day_and_reconciles_with_the_service(env_b, sandbo
     assert not rec["clean"] and [e["baseAmount"] for e in rec["service_only"]] == [4500]
     bad_day = run_cli(env_b, "terminal", "report", "--day", "22/11/2026")
     assert bad_day.code == 1
+
+
+def test_a_partial_approval_exits_5_with_what_was_approved(env_b, sandbox):
+    sandbox.set_faults(approve_at_most=500)
+    sale = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2001", "--amount", "1234", "--order-number", "P1")
+    assert sale.code == 5, sale.payload
+    assert sale.payload["outcome"] == "partially_approved"
+    assert (sale.payload["amount"], sale.payload["approved_amount"]) == (1234, 500)
+    again = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2001", "--amount", "734", "--order-number", "P1")
+    assert again.code == 4 and again.payload["refusal"] == "order_paid"  # the order is charged: never again
+
+
+def test_resolve_paid_needs_the_charge_and_a_reference_goes_with_paid(env_b, sandbox):
+    sandbox.inject("terminal.pay", 503)
+    lost = run_cli(env_b, "terminal", "sale", "--terminal", "tb-2001", "--amount", "2100")
+    assert lost.code == 3
+    attempt = lost.payload["attempt_id"]
+    forced = run_cli(env_b, "terminal", "resolve", attempt, "--paid", "--force", "--reason", "printout said ok")
+    assert forced.code == 4 and forced.payload["refusal"] == "no_charge_found"
+    mixed = run_cli(env_b, "terminal", "resolve", attempt, "--not-paid", "--reference", "p-1", "--reason", "x")
+    assert mixed.code == 1 and "--paid" in mixed.payload["error"]
+    named = run_cli(env_b, "terminal", "resolve", attempt, "--paid", "--reference", "p-missing", "--reason", "slip")
+    assert named.code == 4 and named.payload["refusal"] == "no_charge_found" and "p-missing" in named.payload["error"]

@@ -321,8 +321,12 @@ async def test_row8_a_foreign_user_agent_is_a_possible_match_never_a_resolution(
         assert attempt.attention and "9906 cents" in attempt.attention[0]
         refused = await lane.service.resolve(lost.attempt_id, paid=False, reason="no", by="mgr")
         assert refused.refusal is Refusal.POSSIBLE_MATCH
-        paid = await lane.service.resolve(lost.attempt_id, paid=True, reason="matched the printout", by="mgr")
-        assert paid.outcome is Outcome.APPROVED and paid.refusal is None
+        unproven = await lane.service.resolve(lost.attempt_id, paid=True, reason="matched the printout", by="mgr")
+        assert unproven.refusal is Refusal.NO_CHARGE_FOUND  # "paid" needs the charge named
+        [entry] = next(e.data["entries"] for e in attempt.events if e.kind == "possible_match")
+        paid = await lane.service.resolve(lost.attempt_id, paid=True, reason="matched the printout", by="mgr",
+                                          reference=entry)
+        assert paid.outcome is Outcome.APPROVED and paid.refusal is None and paid.payment_id
 
 
 # rows 9 and 10 ---------------------------------------------------------------------------------
@@ -335,8 +339,11 @@ async def test_row8_a_foreign_user_agent_is_a_possible_match_never_a_resolution(
                                                                                   "resultTxt": "APPROVED"}}},
      Outcome.DECLINED),  # a decline flag outside the data wrapper
     ({"transactionId": "t-3"}, Outcome.UNKNOWN),  # no gateway result at all
-    ({"error": False, "transactionId": "t-4", "gwResponse": {"resultCode": "0", "resultTxt": "APPROVED"}},
+    ({"error": False, "transactionId": "t-4", "amount": 1234, "gwResponse": {"resultCode": "0",
+                                                                             "resultTxt": "APPROVED"}},
      Outcome.APPROVED),
+    ({"error": False, "transactionId": "t-5", "gwResponse": {"resultCode": "0", "resultTxt": "APPROVED"}},
+     Outcome.UNKNOWN),  # approved, but for how much? not proven for the amount asked
 ])
 async def test_row9_a_2xx_pay_answer_is_approved_only_on_evidence(lane_factory, sandbox, body, expected):
     async with lane_factory("B") as lane:

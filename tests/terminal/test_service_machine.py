@@ -497,13 +497,15 @@ class ServiceMachine(RuleBasedStateMachine):
         event(f"decision paid={paid} force={force}: {result.outcome} {result.refusal or ''}")
         decided = Outcome.APPROVED if paid else Outcome.FAILED
         assert result.refusal in (None, Refusal.SERVICE_SHOWS_OTHERWISE, Refusal.POSSIBLE_MATCH,
-                                  Refusal.TOO_EARLY), result
+                                  Refusal.TOO_EARLY, Refusal.NO_CHARGE_FOUND), result
         if result.refusal is None:
             assert after.is_final and after.outcome is result.outcome, (result, after)
             if after.resolved_by is not None:
                 assert after.outcome is decided
         elif result.refusal is Refusal.SERVICE_SHOWS_OTHERWISE:
             assert after.is_final and after.outcome is not decided and after.resolved_by is None, (result, after)
+        elif result.refusal is Refusal.NO_CHARGE_FOUND:  # "paid" without the service's evidence, forced or not
+            assert paid and after.needs_resolution, (result, after)
         else:  # a possible match, or the request may still be processed: "not paid" needs force
             assert not paid and not force and after.needs_resolution, (result, after)
         self.keep_approvals(lane, [result])

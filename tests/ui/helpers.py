@@ -44,6 +44,35 @@ def scan(qtbot: Any, window: Any, code: str) -> None:
     qtbot.waitUntil(lambda: window.counter.cart.units > before, timeout=10_000)
 
 
+def two_codes(run: Any, app: Any) -> list[str]:
+    """Two barcodes of synced catalog items over $1 (a sale of them is approved)."""
+    items = [i for i in run(app.counter.search("a", 40)) if i.sku and i.price_cents > 100]
+    return [items[0].sku, items[1].sku]
+
+
+def pay(qtbot: Any, window: Any, key: Any = Qt.Key.Key_F12) -> Any:
+    """F12 (or ``key``), Enter on the surcharge notice; the payment dialog once it has a result."""
+    from pos_app.ui.acknowledgment import AcknowledgmentDialog
+    from pos_app.ui.payment_dialog import PaymentDialog
+
+    qtbot.keyClick(window, key)
+    ack = modal(qtbot, AcknowledgmentDialog)
+    assert ack.accept_button.isDefault()
+    qtbot.keyClick(ack, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    return dialog
+
+
+def close_preview(qtbot: Any) -> None:
+    """The receipt preview shown after an approval (no printer set), closed by Esc."""
+    from pos_app.ui.receipt_view import ReceiptPreview
+
+    preview = modal(qtbot, ReceiptPreview)
+    assert preview.document.pageCount() >= 1
+    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+
+
 @contextmanager
 def x_server(*screens: str) -> Iterator[dict[str, str]]:
     """A real X server (Xvfb, one X screen per ``WxHxD`` of ``screens``) with openbox on its

@@ -89,8 +89,10 @@ def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, 
     too_much = approve(qtbot, DEMO_MANAGER_PIN, "one item back", amount="40.01")
     qtbot.waitUntil(lambda: "between" in too_much.message.text())
     save(too_much, "light-refund-approval")
-    too_much.amount.setText("15.00")  # the PIN and reason typed stay: only the amount is fixed
-    qtbot.keyClick(too_much.amount, Qt.Key.Key_Return)
+    assert too_much.pin.text() == "" and too_much.reason.text() == "one item back"  # the PIN is forgotten
+    too_much.amount.setText("15.00")
+    qtbot.keyClicks(too_much.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClick(too_much.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
     qtbot.waitUntil(lambda: office.payments.selected().refunded == 1500, timeout=10_000)
     assert office.payments.selected().status is PaymentStatus.PARTLY_REFUNDED
@@ -110,7 +112,7 @@ def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, 
 def test_an_unknown_payment_is_checked_again_from_needs_attention(qtbot, run, open_app, b_config, sandbox):
     app = open_app(b_config, "B")
     sign_in(qtbot, app.window)
-    lost = run(app.station.pay(DROP_ANSWER, order_key="cart-lost"))
+    lost = run(app.station.sale(DROP_ANSWER, order_key="cart-lost"))
     assert lost.outcome is Outcome.UNKNOWN
     [held] = run(app.station.journal.in_flight())  # it holds the terminal for the next sale
     assert held.id == lost.attempt_id
@@ -123,7 +125,7 @@ def test_an_unknown_payment_is_checked_again_from_needs_attention(qtbot, run, op
     qtbot.waitUntil(lambda: "Nothing needs attention" in office.attention.message.text(), timeout=10_000)
     assert office.attention.message.text().startswith("Approved")
     office.done(QDialog.DialogCode.Rejected)
-    after = run(app.station.pay(300, order_key="cart-next"))  # the terminal takes the next sale
+    after = run(app.station.sale(300, order_key="cart-next"))  # the terminal takes the next sale
     assert after.outcome is Outcome.APPROVED and after.recovered == ()
 
 
@@ -152,15 +154,15 @@ def test_the_audit_trail_is_shown_to_a_manager_and_exported(qtbot, run, open_app
 def test_a_conflict_is_shown_and_its_charge_given_back(qtbot, run, open_app, ui_config, sandbox):
     import asyncio
 
-    from pos_app.station import EventKind
+    from pos_app.station.events import PaymentProgress
     from pos_app.terminal.outcomes import Phase
 
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     sandbox.set_faults(s_delay_min=1.5, s_delay_max=1.5)
     phases = []
-    app.station.events.subscribe(lambda e: phases.append(e.data.phase) if e.kind is EventKind.PROGRESS else None)
-    sale = asyncio.ensure_future(app.station.pay(3300, order_key="cart-conflict"))
+    app.station.events.subscribe(lambda e: phases.append(e.progress.phase) if isinstance(e, PaymentProgress) else None)
+    sale = asyncio.ensure_future(app.station.sale(3300, order_key="cart-conflict"))
     qtbot.waitUntil(lambda: Phase.RECEIVED in phases, timeout=10_000)
     [attempt] = run(app.station.journal.in_flight())
     decided = run(app.station.resolve(attempt.id, paid=False, reason="customer left", by="Demo Manager", force=True))

@@ -25,8 +25,7 @@ from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import QGuiApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview
 from tests.system import require_tool
-from tests.ui.helpers import SCREENS, modal, save, scan, sign_in, x_server
-from tests.ui.test_sale_flow import two_codes
+from tests.ui.helpers import SCREENS, modal, save, scan, sign_in, two_codes, x_server
 
 TWO_SCREENS_ENV = "POS_TEST_TWO_SCREENS"
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,6 @@
 """As a person would: the real app in a real X server (Xvfb + openbox), driven only by
-the keyboard with xdotool: PIN and Enter, two barcode scans, F12, Enter at the surcharge
+the keyboard with xdotool: a wrong PIN and Enter, then the right PIN (typed straight on:
+the field keeps the keyboard) and Enter, two barcode scans, F12, Enter at the surcharge
 notice; the receipt prints through CUPS and its text is checked with pdftotext."""
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_p
             xdotool(env, "windowactivate", "--sync", main)
             log = data / "logs" / "app.log"
             wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
+            xdotool(env, "type", "--delay", "40", "1357")  # a wrong PIN first: the field keeps the keyboard
+            xdotool(env, "key", "Return")
+            wait_until(lambda: "sign-in refused: That PIN is not right: 4 tries left" in log.read_text(), timeout=20,
+                       what="the wrong PIN refused")
+            SCREENS.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-wrong-pin.png")], env=env, timeout=30)
             xdotool(env, "type", "--delay", "40", "2468")
             xdotool(env, "key", "Return")
             wait_until(lambda: "signed in: Eve Park" in log.read_text(), timeout=20, what="signed in")
@@ -84,7 +91,6 @@ def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_p
             receipt = wait_until(printed, timeout=60, interval=0.2, what="the receipt printed by CUPS")
             text = subprocess.run(["pdftotext", "-layout", str(receipt), "-"], capture_output=True, text=True).stdout
             assert "TOTAL" in text and "CUSTOMER COPY" in text and "APPROVED" in text and "TRAINING" not in text
-            SCREENS.mkdir(parents=True, exist_ok=True)
             subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-approved.png")], env=env, timeout=30)
             payment_window = window_named(env, "Card payment")
             xdotool(env, "windowactivate", "--sync", payment_window)

@@ -13,28 +13,7 @@ from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview
 from tests.terminal.conftest import pay_requests
-from tests.ui.helpers import modal, save, scan, sign_in
-
-
-def two_codes(run, app) -> list[str]:
-    items = [i for i in run(app.counter.search("a", 40)) if i.sku and i.price_cents > 100]
-    return [items[0].sku, items[1].sku]
-
-
-def pay(qtbot, window, key=Qt.Key.Key_F12) -> PaymentDialog:
-    qtbot.keyClick(window, key)
-    ack = modal(qtbot, AcknowledgmentDialog)
-    assert ack.accept_button.isDefault()
-    qtbot.keyClick(ack, Qt.Key.Key_Return)
-    dialog = modal(qtbot, PaymentDialog)
-    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
-    return dialog
-
-
-def close_preview(qtbot):
-    preview = modal(qtbot, ReceiptPreview)
-    assert preview.document.pageCount() >= 1
-    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in, two_codes
 
 
 @pytest.mark.parametrize("merchant,terminal", [("S", "ts-1001"), ("B", "tb-2001")])

@@ -11,8 +11,7 @@ from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.theme import apply_theme
-from tests.ui.helpers import modal, save, scan, sign_in
-from tests.ui.test_sale_flow import two_codes
+from tests.ui.helpers import modal, save, scan, sign_in, two_codes
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -2,7 +2,9 @@
 with no settings shows it; filling it in against the sandbox, picking a terminal and
 pressing Enter saves store.toml, the key-hash (an in-memory keyring here; the real Secret
 Service is tested in tests/test_provisioning.py) and the first manager, then the main
-window opens. "Try the sandbox" opens training mode; a wrong key shows the 401 sentence."""
+window opens. "Try the sandbox" opens training mode; a wrong key shows the 401 sentence.
+Without a keyring (issue 16, item 14), POS_KEY_HASH is used, or the key typed serves this
+session and the screen says how to set POS_KEY_HASH; nothing typed is lost."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import tomllib
 
 import keyring
 import pytest
-from keyring.backends.fail import Keyring as NoKeyringBackend
+from keyring.backend import KeyringBackend
+from keyring.errors import KeyringLocked
 
 from pos_app.config import KEYRING_SERVICE
 from pos_app.profile import start_profile
@@ -199,27 +202,131 @@ def test_each_problem_is_a_sentence_and_focuses_its_field(qtbot, start_app, memo
     assert not (data / "store.toml").exists() and memory_keyring.secrets == {}
 
 
-def test_no_keyring_is_a_sentence_and_nothing_is_saved(qtbot, start_app, sandbox, data):
+def manager_and_enter(qtbot, dialog: SetupDialog) -> None:
+    """From the terminal list: the first terminal, no printer, the manager, then Enter."""
+    qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
+    qtbot.keyClick(dialog.terminals, Qt.Key.Key_Tab)
+    type_and_tab(qtbot, dialog, "", "Ann Lee", "4821")
+    qtbot.keyClicks(dialog.focusWidget(), "4821")
+    assert dialog.focusWidget() is dialog.pin_again
+    qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)
+
+
+def service_used(qtbot, sandbox, merchant: str) -> None:
+    """The started app talks to the service with ``merchant``'s key (its catalog sync)."""
+    qtbot.waitUntil(lambda: sandbox.stats()["requests"].get(merchant, {}).get("item.list"), timeout=20_000)
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_no_keyring_with_pos_key_hash_set_uses_it_and_starts(qtbot, start_app, sandbox, data, monkeypatch):
+    monkeypatch.setenv("POS_KEY_HASH", sandbox.keys["B"])
+    task = start_app()
+    dialog = shown_setup(qtbot)
+    assert dialog.key.isReadOnly() and dialog.key.text() == ""
+    assert dialog.key.placeholderText() == "taken from POS_KEY_HASH"
+    assert dialog.key_note.text().startswith("The key-hash is POS_KEY_HASH, set in this app's environment")
+    assert not dialog.key_help.isVisible()
+    save(dialog, "setup-pos-key-hash")
+    fill_service(qtbot, dialog, sandbox.base_url, "")  # Tab passes over the key: nothing to type
+    check_terminals(qtbot, dialog)
+    manager_and_enter(qtbot, dialog)
+    window = main_window(qtbot)
+    service_used(qtbot, sandbox, "B")
+    assert tomllib.loads((data / "store.toml").read_text())["store_name"] == "Harbor Books, Pier 4"
+    with Staff.open(staff_path(data)) as staff:
+        assert staff.list() == [StaffMember("Ann Lee", Role.MANAGER)]
+    window.close()
+    qtbot.waitUntil(task.done, timeout=20_000)
+    assert task.result() == 0
+
+
+@pytest.mark.usefixtures("no_keyring")
+def test_no_keyring_and_no_pos_key_hash_starts_for_this_session_and_keeps_the_rest(qtbot, start_app, sandbox, data):
+    task = start_app()
+    dialog = shown_setup(qtbot)
+    qtbot.waitUntil(dialog.key_help.isVisible, timeout=5000)
+    assert dialog.key_help.text().startswith("This computer has no keyring: the key-hash typed above is used until "
+                                             "the app closes, and written nowhere.")
+    assert "POS_KEY_HASH=<key-hash>  in ~/.config/environment.d/pos-app.conf" in dialog.key_help.text()
+    assert not dialog.key_note.isVisible() and not dialog.key.isReadOnly()
+    save(dialog, "setup-no-keyring")
+    fill_service(qtbot, dialog, sandbox.base_url, sandbox.keys["B"])
+    check_terminals(qtbot, dialog)
+    manager_and_enter(qtbot, dialog)
+    window = main_window(qtbot)
+    service_used(qtbot, sandbox, "B")
+    window.close()
+    qtbot.waitUntil(task.done, timeout=20_000)
+    assert [p for p in data.rglob("*") if p.is_file() and sandbox.keys["B"].encode() in p.read_bytes()] == []
+
+    start_app()  # the next start: everything typed is there but the key-hash, which the screen asks for
+    dialog = shown_setup(qtbot, focus="key")
+    intro = dialog.findChild(type(dialog.message), "setupIntro").text()
+    assert intro.startswith("This computer's keyring cannot be read, so the store's key-hash cannot be found")
+    assert (dialog.url.text(), dialog.store_id.text(), dialog.station_id.text(), dialog.store_name.text()) == (
+        sandbox.base_url, "harbor-7", "lane-2", "Harbor Books, Pier 4")
+    qtbot.waitUntil(lambda: "optional: Ann Lee is one" in dialog.manager_title.text())
+
+
+class LockedKeyring(KeyringBackend):
+    """A keyring that exists but will not take the key (locked, and no one unlocks it)."""
+
+    priority = 1
+
+    def get_password(self, service, username):
+        raise KeyringLocked("locked")
+
+    def set_password(self, service, username, password):
+        raise KeyringLocked("locked")
+
+    def delete_password(self, service, username):
+        raise KeyringLocked("locked")
+
+
+def test_a_keyring_that_will_not_keep_the_key_offers_this_session_and_keeps_what_was_typed(qtbot, start_app, sandbox,
+                                                                                          data):
     previous = keyring.get_keyring()
-    keyring.set_keyring(NoKeyringBackend())
+    keyring.set_keyring(LockedKeyring())
     try:
-        start_app()
+        task = start_app()
         dialog = shown_setup(qtbot)
         fill_service(qtbot, dialog, sandbox.base_url, sandbox.keys["B"])
         check_terminals(qtbot, dialog)
-        for name, value in (("manager_name", "Ann Lee"), ("pin", "4821"), ("pin_again", "4821")):
-            getattr(dialog, name).setText(value)
-        qtbot.keyClick(dialog.pin_again, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: "Pick this station's payment terminal" in dialog.message.text(), timeout=5000)
-        assert dialog.focusWidget() is dialog.terminals
-        qtbot.keyClick(dialog.terminals, Qt.Key.Key_Down)
-        qtbot.keyClick(dialog.terminals, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: "keyring" in dialog.message.text(), timeout=10_000)
-        assert dialog.message.text().startswith("No keyring: this computer has no usable OS keyring")
-        assert "POS_KEY_HASH" in dialog.message.text() and dialog.focusWidget() is dialog.key
-        assert not (data / "store.toml").exists() and not staff_path(data).exists()
+        manager_and_enter(qtbot, dialog)
+        qtbot.waitUntil(lambda: "Save and start again" in dialog.message.text(), timeout=10_000)
+        assert dialog.message.text().startswith("No keyring: the OS keyring is locked (unlock it")
+        assert dialog.focusWidget() is dialog.save and dialog.key_help.isVisible()
+        assert (dialog.store_name.text(), dialog.key.text(), dialog.pin.text()) == ("Harbor Books, Pier 4",
+                                                                                   sandbox.keys["B"], "4821")
+        assert not (data / "store.toml").exists()
+        save(dialog, "setup-keyring-locked")
+        qtbot.keyClick(dialog.save, Qt.Key.Key_Return)
+        window = main_window(qtbot)
+        service_used(qtbot, sandbox, "B")
+        window.close()
+        qtbot.waitUntil(task.done, timeout=20_000)
     finally:
         keyring.set_keyring(previous)
+
+
+def test_a_pos_key_hash_that_cannot_be_sent_is_said_on_the_first_screen(qtbot, start_app, sandbox, data,
+                                                                         memory_keyring, monkeypatch):
+    data.mkdir(parents=True)
+    (data / "store.toml").write_text(f'base_url = "{sandbox.base_url}"\nstore_id = "harbor-7"\n'
+                                     'station_id = "lane-2"\n')
+    monkeypatch.setenv("POS_KEY_HASH", sandbox.keys["B"] + "\r\n")
+    start_app()
+    dialog = shown_setup(qtbot)  # the key-hash field is read-only: it shows POS_KEY_HASH's place
+    intro = dialog.findChild(type(dialog.message), "setupIntro").text()
+    assert intro == ("The key-hash in POS_KEY_HASH has a carriage return (CR) at position 19 of 20: a key-hash is "
+                     "letters, digits and symbols only, with no spaces or line breaks; set it again without it, then "
+                     "start the app again (POS_KEY_HASH is set outside the app).")
+    assert sandbox.stats()["requests"]["B"] == {}
+    save(dialog, "setup-bad-pos-key-hash")
+    qtbot.keyClick(dialog.url, Qt.Key.Key_Return)  # saving says the same, and what to do
+    qtbot.waitUntil(lambda: "POS_KEY_HASH, set in this app's environment, has a carriage return" in
+                    dialog.message.text(), timeout=5000)
+    assert dialog.focusWidget() is dialog.key and sandbox.stats()["requests"]["B"] == {}
 
 
 def test_render_the_setup_screen(qtbot, start_app, sandbox, memory_keyring):

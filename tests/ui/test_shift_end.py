@@ -37,7 +37,7 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
     app = open_app(ui_config, "S")
     window = app.window
     sign_in(qtbot, window)
-    sale = run(app.station.pay(1234, order_key="cart-shift"))
+    sale = run(app.station.sale(1234, order_key="cart-shift"))
     assert sale.outcome is Outcome.APPROVED
 
     async def stranger_sale() -> None:  # the lane's key used by something that does not write this journal
@@ -85,7 +85,7 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     app = open_app(ui_config.replace(terminal_id="tb-2001", printer=cups_pdf.printer), "B")
     window = app.window
     sign_in(qtbot, window)
-    assert run(app.station.pay(1500, order_key="cart-b")).outcome is Outcome.APPROVED
+    assert run(app.station.sale(1500, order_key="cart-b")).outcome is Outcome.APPROVED
     sandbox.set_faults(close_batch_decline_next=1)
 
     dialog = open_shift_end(qtbot, window)

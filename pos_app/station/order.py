@@ -1,0 +1,83 @@
+"""What the cart's order has been charged, and when it is paid.
+
+A result settles only its own order: a sale or pre-auth counts toward the cart when its
+attempt was made for the cart's order key and the service approved it (in full or in
+part); a capture, a refund, a void or another order's approval never does. The order is
+paid once the card charges reach the cart's total; a partial approval leaves the rest due.
+Qt-free and I/O-free: the counter feeds it the station's outcomes and the journal's record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pos_app.cart import CartLine, Totals
+from pos_app.catalog import TaxRate
+from pos_app.journal import Attempt
+from pos_app.journal.models import ORDER_OPERATIONS
+from pos_app.terminal.outcomes import OperationResult
+
+
+@dataclass(frozen=True)
+class PaidCart:
+    """A cart as it was paid: what the itemized receipt prints."""
+
+    lines: tuple[CartLine, ...]
+    totals: Totals
+    rates: dict[str, TaxRate]
+    result: OperationResult
+    """The charge that completed the order."""
+    cashier: str
+    when: datetime
+    charged: int
+    """Cents the order's card charges came to (the total, unless the service took more)."""
+    restored: bool = False
+    """Found paid when the app started (it stopped between the approval and the new sale):
+    its receipt is offered, not printed by itself."""
+
+    @property
+    def overcharged(self) -> int:
+        """Cents charged beyond the total: the customer is owed them back."""
+        return max(self.charged - self.totals.total, 0)
+
+
+@dataclass
+class OrderCharges:
+    """The card charges of one order, by attempt id (cents the service approved)."""
+
+    order_key: str
+    charges: dict[str, int] = field(default_factory=dict)
+
+    def take(self, result: OperationResult) -> bool:
+        """Count ``result`` when it is a charge of this order; True when the count changed."""
+        if (result.order_key != self.order_key or result.operation not in ORDER_OPERATIONS
+                or result.attempt_id is None):
+            return False
+        charged = result.charged
+        if charged is None or self.charges.get(result.attempt_id) == charged:
+            return False
+        self.charges[result.attempt_id] = charged
+        return True
+
+    def take_attempts(self, attempts: Iterable[Attempt]) -> bool:
+        """Count the journal's record of this order's attempts (a restored cart)."""
+        changed = False
+        for attempt in attempts:
+            if attempt.order_key == self.order_key and attempt.charged is not None:
+                changed |= self.charges.get(attempt.id) != attempt.charged
+                self.charges[attempt.id] = attempt.charged
+        return changed
+
+    @property
+    def total(self) -> int:
+        return sum(self.charges.values())
+
+    def due(self, total: int) -> int:
+        """Cents still to pay of an order totalling ``total`` (0 once paid; never negative)."""
+        return max(total - self.total, 0)
+
+    def pays(self, total: int) -> bool:
+        """Whether the charges pay an order of ``total`` cents (a charge exists and covers it)."""
+        return bool(self.charges) and self.total >= total
