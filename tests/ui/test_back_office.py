@@ -5,7 +5,6 @@ resolved from the needs-attention tab, the audit trail exported as CSV."""
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 
 import pytest
 
@@ -19,7 +18,7 @@ from tests.ui.helpers import modal, save, sign_in
 
 @pytest.fixture
 def b_config(ui_config):
-    return replace(ui_config, terminal_id="tb-2001")
+    return ui_config.replace(terminal_id="tb-2001")
 
 
 def open_back_office(qtbot, window):

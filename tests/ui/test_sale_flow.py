@@ -18,9 +18,7 @@ from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in, two
 
 @pytest.mark.parametrize("merchant,terminal", [("S", "ts-1001"), ("B", "tb-2001")])
 def test_scan_two_items_and_pay_by_card(qtbot, run, open_app, ui_config, sandbox, merchant, terminal):
-    from dataclasses import replace
-
-    app = open_app(replace(ui_config, terminal_id=terminal), merchant)
+    app = open_app(ui_config.replace(terminal_id=terminal), merchant)
     window = app.window
     sign_in(qtbot, window)
     assert window.sale.scan.hasFocus()
@@ -42,9 +40,7 @@ def test_scan_two_items_and_pay_by_card(qtbot, run, open_app, ui_config, sandbox
 
 
 def test_a_decline_keeps_the_cart_and_says_why(qtbot, run, open_app, ui_config, sandbox):
-    from dataclasses import replace
-
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     scan(qtbot, app.window, two_codes(run, app)[0])
     sandbox.inject("terminal.pay", 501)
@@ -55,9 +51,7 @@ def test_a_decline_keeps_the_cart_and_says_why(qtbot, run, open_app, ui_config, 
 
 
 def test_an_unknown_is_resolved_by_check_again_never_by_retry(qtbot, run, open_app, ui_config, sandbox):
-    from dataclasses import replace
-
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     scan(qtbot, app.window, two_codes(run, app)[0])
     sandbox.set_faults(drop_next=1)  # charged, then the answer is lost
@@ -204,9 +198,7 @@ def test_the_card_slip_is_one_click_away(qtbot, run, open_app, ui_config, sandbo
 
 def test_f12_again_after_a_lost_answer_shows_the_earlier_approval_and_charges_once(qtbot, run, open_app, ui_config,
                                                                                   sandbox):
-    from dataclasses import replace
-
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     scan(qtbot, app.window, two_codes(run, app)[0])
     sandbox.set_faults(drop_next=1)  # charged, then the answer is lost

@@ -5,8 +5,6 @@ as failed, the report previewed and printed on the configured printer."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
 from pos_app.api.requests import PayRequest
@@ -95,7 +93,7 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
 
 def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, run, open_app, ui_config, sandbox,
                                                                        cups_pdf):
-    app = open_app(replace(ui_config, terminal_id="tb-2001", printer=cups_pdf.printer), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001", printer=cups_pdf.printer), "B")
     window = app.window
     sign_in(qtbot, window)
     assert run(app.station.sale(1500, order_key="cart-b")).outcome is Outcome.APPROVED
