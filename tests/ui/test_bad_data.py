@@ -4,7 +4,6 @@ a tax the merchant deleted since, the line says so, and F12 takes the payment.""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from pos_app.api.client import PaymentsClient
 from pos_app.catalog import Catalog, sync_catalog
@@ -40,7 +39,7 @@ async def sync_the_catalog(config, sandbox) -> None:
 
 def test_the_app_starts_with_a_cart_naming_a_deleted_tax_flags_the_line_and_f12_pays(
         qtbot, run, open_app, ui_config, sandbox):
-    config = replace(ui_config, terminal_id="tb-2001")
+    config = ui_config.replace(terminal_id="tb-2001")
     name, quoted = run(ring_up_a_city_taxed_item(config, sandbox))
     delete_tax(sandbox, B_CITY_TAX)
     app = open_app(config, "B")  # restores the saved cart, then syncs: the city tax is no longer listed
@@ -66,7 +65,7 @@ def test_the_app_starts_with_a_cart_naming_a_deleted_tax_flags_the_line_and_f12_
 
 def test_an_item_whose_tax_is_gone_is_refused_with_a_sentence_at_the_scan(qtbot, run, open_app, ui_config, sandbox):
     delete_tax(sandbox, B_CITY_TAX)
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     item = next(i for i in run(app.counter.search("a", 200)) if B_CITY_TAX in i.tax_ids and i.sku)
     qtbot.keyClicks(app.window.sale.scan, item.sku)
@@ -77,7 +76,7 @@ def test_an_item_whose_tax_is_gone_is_refused_with_a_sentence_at_the_scan(qtbot,
 
 def test_an_old_cart_that_cannot_be_used_is_kept_aside_and_the_cashier_is_told(
         qtbot, run, open_app, ui_config, sandbox):
-    config = replace(ui_config, terminal_id="tb-2001")
+    config = ui_config.replace(terminal_id="tb-2001")
     name, _ = run(ring_up_a_city_taxed_item(config, sandbox))
     saved = json.loads(config.cart_path.read_text("utf-8"))
     old = {k: v for k, v in saved.items() if k != "taxes"} | {"version": 1}  # as pos-app saved it before
@@ -94,7 +93,7 @@ def test_an_old_cart_that_cannot_be_used_is_kept_aside_and_the_cashier_is_told(
 
 
 def test_a_sync_that_left_items_out_says_so_on_the_status_line(qtbot, run, open_app, ui_config, sandbox):
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     priced_in_gold = run(app.counter.search("a", 1))[0]
     sandbox.set_item_fields("B", priced_in_gold.id, salesPrice="NaN")
