@@ -1,74 +1,183 @@
-"""Where the app's settings, secrets and files come from: the checked ``StoreConfig``.
+"""Where the app's settings, secrets and files come from: the typed ``StoreConfig``.
 
-The files are read, entry by entry, by ``pos_app.profile`` (light: the app's first
-screen reads how to start from it); here they are checked as a whole.
+``StoreConfig``'s fields are the settings, declared once: their types, defaults and
+limits, and the sentence a refused value gets. ``load_config`` fills them with
+pydantic-settings from the layers ``pos_app.profile`` reads (light: the app's first
+screen reads how to start from it), highest first:
 
-- Store profile: ``<data dir>/store.toml`` (validated; a bad file is refused with the
-  line to fix, never half-used). An installer built for a store carries that store's
-  profile (``store-profile.toml`` next to the executable; ``POS_PROFILE`` or
-  ``pos-app --profile FILE`` name another): its settings come first, the station's own
-  ``store.toml`` overrides them, the env vars override both. Its ``[stations]`` table
-  gives each station (by ``station_id``) a name, a terminal and a printer; ``mode =
+- Env vars: ``POS_<SETTING>`` for any setting (``POS_BASE_URL``, ``POS_GATEWAY``,
+  ``POS_READ_TIMEOUT``...; ``POS_TERMINAL`` also names ``terminal_id``), and
+  ``POS_DATA_DIR`` (journal, config and logs go under it).
+- The station's ``<data dir>/store.toml``.
+- The station's entry in the ``[stations]`` table (by ``station_id``): its terminal and
+  printer.
+- The store profile an installer was built with (``store-profile.toml`` next to the
+  executable; ``POS_PROFILE`` or ``pos-app --profile FILE`` name another); ``mode =
   "training"`` starts the app on the built-in sandbox (the demo store).
-- Key-hash: the OS keyring (service ``pos-app``, user ``<store>@<base url>``), or the
-  ``POS_KEY_HASH`` env var for automation. Never in a file, a log or an error message.
-- Env vars override the profile: ``POS_BASE_URL``, ``POS_KEY_HASH``, ``POS_DATA_DIR``
-  (journal, config and logs go under it), ``POS_GATEWAY`` (``auto``, ``s``, ``b``),
-  ``POS_TERMINAL`` (the station's payment terminal) and ``POS_PRINTER`` (the receipt
-  printer's name in the OS print system; none means the print dialog).
+
+Tables (``[routes]``, ``[stations]``) merge entry by entry across the layers. A value that
+cannot be used is refused with the file (or env var) and the setting to fix, never
+half-used: an unknown setting, a wrong type, a timeout that is not a number of seconds
+more than 0 (``nan`` and ``inf`` included). A table pos-app does not know is another
+tool's and left alone, unless its name is a near miss of one it knows (``[route]``).
+
+Key-hash: the OS keyring (service ``pos-app``, user ``<store>@<base url>``), or the
+``POS_KEY_HASH`` env var for automation; it is not a setting (never in the model, its
+dumps or reprs), never in a file, a log or an error message.
 """
 
 from __future__ import annotations
 
-import logging
+import difflib
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
-from pos_app.profile import THEMES, ConfigError, Mode, profile_path, profile_values, read_profile, station_defaults
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
-# The client (httpx, pydantic: ~0.2 s) is imported only where an address or a route is
-# checked, so that the app's first screen and the CLI's help can read settings without it.
+from pos_app.profile import (
+    ENV_PREFIX,
+    ConfigError,
+    Layer,
+    Layers,
+    Mode,
+    Theme,
+    env_name,
+    layered,
+    profile_path,
+    read_layers,
+    read_profile,
+)
+
 if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
     from pos_app.api.routes import RouteTable
 
 KEYRING_SERVICE = "pos-app"
-GATEWAYS = ("auto", "s", "b")
 TRAINING_BASE_URL = "http://127.0.0.1"
 """Stands for the built-in sandbox in a training profile (its port is picked at start)."""
+MAX_SECONDS = 86_400.0
+"""The longest timeout a setting may give (a day): longer is a typo, and a wait the
+event loop's timers cannot hold."""
+ENV_ALIASES = {"POS_TERMINAL": env_name("terminal_id")}
+"""Env vars older than ``POS_<SETTING>``, kept for the scripts that set them."""
 
 
-@dataclass(frozen=True)
-class StationProfile:
+class Gateway(StrEnum):
+    """How a sale's outcome is learnt: ``s`` (asynchronous, polled), ``b`` (synchronous),
+    or ``auto`` (by the merchant's type)."""
+
+    AUTO = "auto"
+    S = "s"
+    B = "b"
+
+
+GATEWAYS = tuple(Gateway)
+
+Seconds = Annotated[float, Field(strict=True, gt=0, le=MAX_SECONDS, allow_inf_nan=False,
+                                 description=f"a number of seconds, more than 0 and at most {MAX_SECONDS:.0f}")]
+"""A timeout: ``strict`` refuses text and true/false (a TOML ``"30"`` is a typo, not 30)."""
+
+
+class StationProfile(BaseModel):
     """One station (lane) of a store profile's ``[stations]`` table."""
 
-    name: str
-    terminal_id: str | None = None
-    printer: str | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, description='a name, e.g. name = "Lane 1"')
+    terminal_id: str | None = Field(default=None, description="the lane's payment terminal id")
+    printer: str | None = Field(default=None, description="the lane's receipt printer (its OS print system name)")
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():
+            raise ValueError("blank")
+        return name
 
 
-@dataclass(frozen=True)
-class StoreConfig:
-    base_url: str
-    gateway: str = "auto"
-    store_id: str = "-"
-    store_name: str = ""
-    station_id: str = "-"
-    cashier_id: str = "-"
-    connect_timeout: float = 5.0
-    read_timeout: float = 30.0
-    poll_wait_limit: float = 180.0
-    terminal_id: str | None = None
-    printer: str | None = None
-    theme: str = "light"
-    currency: str = "USD"
-    locale: str | None = None  # how money is written and typed (en_US, de_DE...); None: the OS's
-    routes: Mapping[str, str] = field(default_factory=dict)
-    mode: Mode = Mode.STORE
-    stations: Mapping[str, StationProfile] = field(default_factory=dict)
-    data_dir: Path = Path(".")
+class StoreConfig(BaseSettings):
+    """A station's settings, checked. Built in code it takes only what it is given (the
+    tests, the training store); ``load_config`` builds it from the settings' layers."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, frozen=True, extra="forbid",
+                                      validate_default=True)
+
+    base_url: str = Field(description="the payment service's address, e.g. https://payments.example.com")
+    gateway: Gateway = Field(default=Gateway.AUTO, description=f"one of {', '.join(Gateway)}")
+    store_id: str = Field(default="-", description="the store's id")
+    store_name: str = Field(default="", description="the store's name, as receipts print it")
+    station_id: str = Field(default="-", description="this station's id (its entry in [stations])")
+    cashier_id: str = Field(default="-", description="the cashier id sent with each payment")
+    connect_timeout: Seconds = 5.0
+    read_timeout: Seconds = 30.0
+    poll_wait_limit: Seconds = 180.0
+    terminal_id: str | None = Field(default=None, description="this station's payment terminal id")
+    printer: str | None = Field(default=None, description="the receipt printer's name in the OS print system")
+    theme: Theme = Field(default=Theme.LIGHT, description=f"one of {', '.join(Theme)}")
+    currency: str = Field(default="USD", description="a three-letter ISO 4217 code like USD, EUR or JPY")
+    locale: str | None = Field(default=None,
+                               description="how money is written and typed (en_US, de_DE...); unset: the OS's")
+    routes: Mapping[str, str] = Field(default_factory=dict,
+                                      description="a table of route names to 'METHOD /path' overrides")
+    mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
+    stations: Mapping[str, StationProfile] = Field(default_factory=dict, description="the store's stations")
+    data_dir: Path = Field(default=Path("."), description="the data folder (POS_DATA_DIR)")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # the layers are load_config's: a config built in code reads no env, no file
+
+    @field_validator("gateway", mode="before")
+    @classmethod
+    def _gateway_any_case(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("base_url")
+    @classmethod
+    def _address(cls, url: str) -> str:
+        from pos_app.api.address import check_base_url  # the client's package: imported when a config is made
+
+        return check_base_url(url)
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, code: str) -> str:
+        from pos_app.money import check_currency
+
+        return check_currency(code)
+
+    @field_validator("locale")
+    @classmethod
+    def _locale(cls, name: str | None) -> str | None:
+        from pos_app.money import check_locale
+
+        return check_locale(name) if name else None
+
+    @model_validator(mode="after")
+    def _routes(self) -> StoreConfig:
+        self.route_table()
+        return self
+
+    def replace(self, **changes: Any) -> StoreConfig:
+        """A copy with ``changes``, checked as this one was."""
+        return type(self)(**{**dict(self), **changes})
 
     @property
     def journal_path(self) -> Path:
@@ -86,10 +195,6 @@ class StoreConfig:
     def staff_path(self) -> Path:
         return self.data_dir / "staff.sqlite3"
 
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / "logs" / "pos-app.log"
-
     def route_table(self) -> RouteTable:
         from pos_app.api.routes import RouteTable
 
@@ -100,71 +205,229 @@ class StoreConfig:
         return f"{self.store_id}@{self.base_url}"
 
 
+SETTINGS = tuple(name for name in StoreConfig.model_fields if name != "data_dir")
+"""Every setting's name, in the model's order (the data folder is where the files are:
+``POS_DATA_DIR``, never a file's setting)."""
+TABLES = tuple(name for name in SETTINGS if get_origin(StoreConfig.model_fields[name].annotation) is Mapping)
+"""The settings that are tables (``[routes]``, ``[stations]``)."""
+
+
+# -- the layers, as pydantic-settings sources ------------------------------------------------
+
+
+class Source(PydanticBaseSettingsSource):
+    """A layer of settings: its entries, and where each came from (for the sentence that
+    names what to fix)."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        super().__init__(StoreConfig)
+        self.values = dict(values)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+    @abstractmethod
+    def where(self, setting: str) -> str:
+        """The file or env var that gave ``setting``, for the sentence that names it."""
+
+
+class FileSource(Source):
+    """A settings file (``store.toml``, an installer's profile); the tables it holds that
+    are not pos-app's are left out (another tool's), a near miss of one is refused."""
+
+    def __init__(self, layer: Layer) -> None:
+        self.path = layer.path
+        super().__init__({name: value for name, value in layer.values.items() if not self._foreign(name, value)})
+
+    def _foreign(self, name: str, value: object) -> bool:
+        if name == "data_dir":
+            raise ConfigError(f"{self.path}: data_dir is not a setting of a file: the data folder is the one that "
+                              "holds store.toml (POS_DATA_DIR names another)")
+        if name in SETTINGS or not (isinstance(value, dict) or (isinstance(value, list) and value
+                                                                 and all(isinstance(v, dict) for v in value))):
+            return False
+        near = difflib.get_close_matches(name, TABLES, n=1, cutoff=0.8)
+        if near:
+            raise ConfigError(f"{self.path}: [{name}] is not a table pos-app knows: did you mean [{near[0]}]?")
+        return True
+
+    def where(self, setting: str) -> str:
+        return str(self.path)
+
+
+class StationEntrySource(Source):
+    """This station's entry of ``[stations]`` (by ``station_id``): its terminal and printer,
+    under the station's own file and the env vars, over the profile's top level."""
+
+    def __init__(self, profile: Layer | None) -> None:
+        super().__init__({})
+        self.profile = profile.values if profile is not None else {}
+        self.station = "-"
+
+    def __call__(self) -> dict[str, Any]:
+        above = self.current_state  # the env vars and the station's file
+        self.station = str(above.get("station_id", self.profile.get("station_id", "-")))
+        entry = {**_table(self.profile.get("stations")).get(self.station, {}),
+                 **_table(above.get("stations")).get(self.station, {})}
+        self.values = {key: entry[key] for key in ("terminal_id", "printer") if key in entry}
+        return dict(self.values)
+
+    def where(self, setting: str) -> str:
+        return f"[stations.{self.station}]"
+
+
+def _table(value: object) -> dict[str, dict[str, Any]]:
+    return {name: entry for name, entry in value.items() if isinstance(entry, dict)} if isinstance(value, dict) else {}
+
+
+class EnvSource(EnvSettingsSource):
+    """The ``POS_*`` env vars of ``env``. Env values are text: a number setting's is read
+    as a number here, then checked by the model as a file's would be."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.given = env
+        self.env = {**{new: env[old] for old, new in ENV_ALIASES.items() if old in env and new not in env}, **env}
+        super().__init__(StoreConfig)
+        self.values: dict[str, Any] = {}
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self.env, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+    def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, value_is_complex: bool) -> Any:
+        if isinstance(value, str) and field.annotation is float:
+            try:
+                return float(value)
+            except ValueError:
+                return value  # refused by the model, with the variable named
+        return super().prepare_field_value(field_name, field, value, value_is_complex)
+
+    def __call__(self) -> dict[str, Any]:
+        self.values = super().__call__()
+        return self.values
+
+    def where(self, setting: str) -> str:
+        aliases = [old for old, new in ENV_ALIASES.items() if new == env_name(setting) and old in self.given]
+        return aliases[0] if aliases and env_name(setting) not in self.given else env_name(setting)
+
+
+class AppSource(Source):
+    """What the app itself sets (the data folder it found)."""
+
+    def where(self, setting: str) -> str:
+        return "POS_DATA_DIR"
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
 def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
-    """The store profile with env overrides applied, validated as a whole."""
-    values, directory = profile_values(env)
-    path = profile_path(directory)
-    if "base_url" not in values:
-        if values.get("mode") == Mode.TRAINING:
+    """The station's settings from their layers (see the module docstring), checked as a
+    whole; ``ConfigError`` naming the file or env var and the setting to fix."""
+    layers = read_layers(env)
+    if layered(layers, env, "base_url") is None:
+        if layered(layers, env, "mode") == Mode.TRAINING:
             raise ConfigError(
                 "this station's profile is for training (mode = \"training\"): the app opens it on the built-in "
                 "sandbox; the terminal commands need a service: `pos-app sandbox serve`, then set POS_BASE_URL"
             )
         raise ConfigError(
             f"no service address: run `pos-app setup` (or the app's setup screen), or set POS_BASE_URL "
-            f"or base_url in {path}"
+            f"or base_url in {profile_path(layers.directory)}"
         )
-    return config_from_values(values, directory)
+    return _build(_sources(layers, env))
 
 
 def check_store_profile(path: Path) -> StoreConfig:
     """A store profile (``packaging/stores/*.toml``, an installer's ``store-profile.toml``)
     checked as the app loads it; a training profile stands on the built-in sandbox."""
     values = read_profile(path)
-    station_defaults(values, {})
     if "base_url" not in values:
         if values.get("mode", Mode.STORE) != Mode.TRAINING:
             raise ConfigError(f"{path}: base_url is missing (the service's address, e.g. https://payments.example"
                               '.com); a profile for training says mode = "training"')
         values["base_url"] = TRAINING_BASE_URL
-    return config_from_values(values, path.parent)
+    return _build(_sources(Layers(path.parent, Layer(path, values), None), {}))
 
 
-def config_from_values(values: Mapping[str, Any], directory: Path) -> StoreConfig:
-    """A whole profile checked together (gateway, theme, address, routes, timeouts); also
-    used to check a profile before ``pos_app.provisioning`` writes it."""
-    from pos_app.api.address import check_base_url
-    from pos_app.api.errors import InvalidInput
+def check_profile_values(values: Mapping[str, Any], path: Path) -> StoreConfig:
+    """A station's ``store.toml`` entries (``values``, to be written at ``path``) checked
+    alone as the app loads them; ``pos_app.provisioning`` checks what it writes with it."""
+    return _build(_sources(Layers(path.parent, None, Layer(path, dict(values))), {}))
 
-    values = dict(values)
-    gateway = str(values.get("gateway", "auto")).lower()
-    if gateway not in GATEWAYS:
-        raise ConfigError(f"gateway must be one of {', '.join(GATEWAYS)}, got {values['gateway']!r}")
-    values["gateway"] = gateway
-    if values.get("theme", "light") not in THEMES:
-        raise ConfigError(f"theme must be one of {', '.join(THEMES)}, got {values['theme']!r}")
-    from pos_app.money import check_currency, check_locale
 
+def _sources(layers: Layers, env: Mapping[str, str]) -> tuple[Source | EnvSource, ...]:
+    """The layers, highest first."""
+    return tuple(source for source in (
+        AppSource({"data_dir": layers.directory}),
+        EnvSource(env),
+        FileSource(layers.station) if layers.station is not None else None,
+        StationEntrySource(layers.profile),
+        FileSource(layers.profile) if layers.profile is not None else None,
+    ) if source is not None)
+
+
+def _build(sources: tuple[Source | EnvSource, ...]) -> StoreConfig:
     try:
-        values["currency"] = check_currency(values.get("currency", "USD"))
-        values["locale"] = check_locale(values["locale"]) if values.get("locale") else None
-    except ValueError as error:
-        raise ConfigError(f"{error} (the store's currency and locale settings)") from None
-    try:
-        values["mode"] = Mode(values.get("mode", Mode.STORE))
-    except ValueError:
-        raise ConfigError(f"mode must be one of {', '.join(Mode)}, got {values['mode']!r}") from None
-    values["stations"] = {name: StationProfile(**entry) for name, entry in values.get("stations", {}).items()}
-    try:
-        values["base_url"] = check_base_url(values["base_url"])
-        config = StoreConfig(**values, data_dir=directory)
-        config.route_table()
-    except (InvalidInput, ValueError) as error:
-        raise ConfigError(str(error)) from None
-    for name in ("connect_timeout", "read_timeout", "poll_wait_limit"):
-        if getattr(config, name) <= 0:
-            raise ConfigError(f"{name} must be more than 0 seconds")
-    return config
+        # pydantic-settings' argument: the sources to build from (mypy sees only the fields' __init__)
+        return StoreConfig(_build_sources=(sources, {}))  # type: ignore[call-arg]
+    except SettingsError as error:  # an env var's table that is not JSON
+        raise ConfigError(f"{error}: an env var of a table is JSON, e.g. "
+                          """POS_ROUTES='{"terminal.void": "POST /public/terminal/void"}'""") from error
+    except ValidationError as error:
+        raise ConfigError(_sentences(error, lambda setting: _where(sources, setting))) from error
+
+
+def _where(sources: tuple[Source | EnvSource, ...], setting: str) -> str:
+    """The layer a setting's value came from: the highest that has it."""
+    for source in sources:
+        if setting in source.values:
+            return source.where(setting)
+    return "the settings"
+
+
+def _sentences(error: ValidationError, where: Callable[[str], str]) -> str:
+    """One sentence per setting to fix, each naming its file (or env var) and the setting."""
+    unknown: dict[str, list[str]] = {}
+    sentences: list[str] = []
+    for problem in error.errors():
+        loc = [str(part) for part in problem["loc"]]
+        if not loc:  # the whole model's check: the route table
+            sentences.append(f"{where('routes')}: {problem['ctx']['error'] if 'ctx' in problem else problem['msg']}")
+        elif problem["type"] == "extra_forbidden" and len(loc) == 1:
+            unknown.setdefault(where(loc[0]), []).append(loc[0])
+        elif loc[0] == "stations" and len(loc) > 1:
+            sentences.append(_station_sentence(where("stations"), loc, problem))
+        elif loc[0] == "routes" and len(loc) > 1:
+            sentences.append(f"{where('routes')}: every [routes] entry must be a string like "
+                             "'POST /public/terminal/pay'")
+        else:
+            sentences.append(f"{where(loc[0])}: {_value_sentence(loc[0], problem, StoreConfig.model_fields[loc[0]])}")
+    for place, names in unknown.items():
+        sentences.insert(0, f"{place}: unknown setting(s) {', '.join(sorted(names))}; known: {', '.join(SETTINGS)}")
+    return "; ".join(dict.fromkeys(sentences))
+
+
+def _value_sentence(setting: str, problem: Any, field: FieldInfo) -> str:
+    if problem["type"] == "value_error":
+        return f"{setting}: {problem['ctx']['error']}"
+    if problem["type"] in {"float_type", "string_type", "dict_type", "mapping_type", "model_type"}:
+        return f"{setting} has the wrong type ({type(problem['input']).__name__}): it must be {field.description}"
+    return f"{setting} must be {field.description}, got {problem['input']!r}"
+
+
+def _station_sentence(place: str, loc: list[str], problem: Any) -> str:
+    station = f"{place}: [stations.{loc[1]}]"
+    known = ", ".join(StationProfile.model_fields)
+    if len(loc) == 2:
+        return f"{station} must be a table with {known}"
+    if problem["type"] == "extra_forbidden":
+        return f"{station}: unknown setting(s) {loc[2]}; known: {known}"
+    if loc[2] == "name":
+        return f'{station} needs a name, e.g. name = "Lane 1"'
+    return f"{station}: {loc[2]} must be a string"
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
@@ -180,7 +443,7 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
     except Exception as error:  # noqa: BLE001 - any backend's failure (D-Bus, locked, none) means the same
         raise ConfigError(
             f"cannot read the OS keyring ({type(error).__name__}); set POS_KEY_HASH instead"
-        ) from None
+        ) from error
     if not secret:
         raise ConfigError(
             f"no key-hash for {config.keyring_user} in the OS keyring; store it with `pos-app setup` "
@@ -197,17 +460,3 @@ def _usable(secret: str, source: str) -> str:
         return check_key_hash(secret, source=source)
     except InvalidKeyHash as error:
         raise ConfigError(str(error)) from error
-
-
-def setup_logging(config: StoreConfig, secret: str, *, verbose: bool = False) -> None:
-    """Log to ``<data dir>/logs/pos-app.log`` with the key-hash redacted from every record
-    (its message, traceback and stack: ``pos_app.api.secrets.RedactingFilter``)."""
-    from pos_app.api.secrets import RedactingFilter, Redactor
-
-    config.log_path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(config.log_path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(RedactingFilter(Redactor([secret])))
-    root = logging.getLogger("pos_app")
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose else logging.INFO)

@@ -1,10 +1,12 @@
-"""The settings' files, read and checked entry by entry: the installation's profile, the
-station's ``store.toml`` and the env vars over them (``pos_app.config`` turns them into
-the checked ``StoreConfig``).
+"""The settings' files, read as they are written: the installation's profile, the
+station's ``store.toml``, and the ``POS_*`` env vars over them. ``pos_app.config`` checks
+them as a whole into the typed ``StoreConfig``, whose fields are the one list of settings.
 
-Light on purpose (tomllib, no dataclasses, no client): the app reads how to start from
+Light on purpose (tomllib, no pydantic, no dataclasses): the app reads how to start from
 here (``start_profile``: training or not, the first screen's theme) before its window is
-shown, and every millisecond here is one before the cashier sees it.
+shown, and every millisecond here is one before the cashier sees it. So this module
+reads the few settings the first screen needs (``mode``, ``theme``, ``base_url``) and
+checks nothing else but a key-hash written into a file; the model checks the rest.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any, NamedTuple
 
 PROFILE_NAME = "store.toml"
 BAKED_PROFILE_NAME = "store-profile.toml"
+ENV_PREFIX = "POS_"
+"""Every setting can also be set as ``POS_<NAME>`` (``POS_BASE_URL``, ``POS_READ_TIMEOUT``...)."""
 
 
 class Mode(StrEnum):
@@ -26,6 +30,13 @@ class Mode(StrEnum):
 
     STORE = "store"  # the Merchant Payments Service at base_url, with the station's key-hash
     TRAINING = "training"  # the built-in sandbox: training banner, demo staff, no real money
+
+
+class Theme(StrEnum):
+    """The app's look (a QSS file of ``resources/``)."""
+
+    LIGHT = "light"
+    DARK = "dark"
 
 
 class ConfigError(Exception):
@@ -46,20 +57,14 @@ def training_data_dir(env: Mapping[str, str] = os.environ) -> Path:
     return data_dir(env) / "training"
 
 
-PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
-    "base_url": str, "gateway": str, "store_id": str, "store_name": str, "station_id": str,
-    "cashier_id": str, "connect_timeout": (int, float), "read_timeout": (int, float),
-    "poll_wait_limit": (int, float), "terminal_id": str, "printer": str, "theme": str, "currency": str,
-    "locale": str,
-    "routes": dict, "mode": str, "stations": dict,
-}
-STATION_KEYS = ("name", "terminal_id", "printer")
-THEMES = ("light", "dark")
-
-
 def profile_path(directory: Path) -> Path:
     """``<data dir>/store.toml``."""
     return directory / PROFILE_NAME
+
+
+def env_name(setting: str) -> str:
+    """The env var of a setting: ``read_timeout`` → ``POS_READ_TIMEOUT``."""
+    return ENV_PREFIX + setting.upper()
 
 
 def baked_profile(env: Mapping[str, str] = os.environ) -> Path | None:
@@ -76,79 +81,60 @@ def baked_profile(env: Mapping[str, str] = os.environ) -> Path | None:
     return None
 
 
-def profile_values(env: Mapping[str, str] = os.environ) -> tuple[dict[str, Any], Path]:
-    """The settings' entries, each checked, from the installation's profile, then the
-    station's ``store.toml``, then the env vars (each overrides the one before); and the
-    data folder."""
+class Layer(NamedTuple):
+    """One settings file as it was read: where it is, and its entries."""
+
+    path: Path
+    values: dict[str, Any]
+
+
+class Layers(NamedTuple):
+    """A station's settings files: the installation's profile (none from source), under
+    the station's own ``store.toml`` (none before setup); the env vars go over both."""
+
+    directory: Path  # the data folder
+    profile: Layer | None
+    station: Layer | None
+
+
+def read_layers(env: Mapping[str, str] = os.environ) -> Layers:
+    """The data folder and its settings files, each read once (``ConfigError`` when one
+    cannot be read or holds a key-hash)."""
     directory = data_dir(env)
     baked = baked_profile(env)
-    values: dict[str, Any] = read_profile(baked) if baked is not None else {}
     path = profile_path(directory)
-    own = read_profile(path) if path.exists() else {}
-    values.update(own)
-    station_defaults(values, own)
-    if env.get("POS_BASE_URL"):
-        values["base_url"] = env["POS_BASE_URL"]
-    if env.get("POS_GATEWAY"):
-        values["gateway"] = env["POS_GATEWAY"]
-    if env.get("POS_TERMINAL"):
-        values["terminal_id"] = env["POS_TERMINAL"]
-    if env.get("POS_PRINTER"):
-        values["printer"] = env["POS_PRINTER"]
-    return values, directory
-
-
-def station_defaults(values: dict[str, Any], own: Mapping[str, Any]) -> None:
-    """The station's entry of ``[stations]`` gives its terminal and printer, unless the
-    station's own ``store.toml`` (``own``) names them."""
-    entry = values.get("stations", {}).get(values.get("station_id"))
-    for key in ("terminal_id", "printer"):
-        if entry is not None and key in entry and key not in own:
-            values[key] = entry[key]
+    return Layers(directory, Layer(baked, read_profile(baked)) if baked is not None else None,
+                  Layer(path, read_profile(path)) if path.exists() else None)
 
 
 def read_profile(path: Path) -> dict[str, Any]:
-    """The entries of a ``store.toml``, each checked (``ConfigError`` saying what to fix)."""
+    """The entries of a settings file as written (``ConfigError`` saying what to fix when
+    it cannot be read, is not TOML, or holds a key-hash)."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {error}") from None
+        raise ConfigError(f"cannot read {path}: {error}") from error
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
-    check_profile_entries(raw, path)
+        raise ConfigError(f"{path} is not valid TOML: {error}") from error
+    if any(holds_a_key(name) for name in raw):
+        raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
     return raw
 
 
-def check_profile_entries(raw: Mapping[str, Any], path: Path) -> None:
-    """Each entry of a profile: known, of its type, and never a key-hash."""
-    if any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw):
-        raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
-    unknown = set(raw) - set(PROFILE_KEYS)
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(PROFILE_KEYS)}")
-    for key, value in raw.items():
-        expected = PROFILE_KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, expected):
-            raise ConfigError(f"{path}: {key} has the wrong type ({type(value).__name__})")
-    if "routes" in raw and not all(isinstance(v, str) for v in raw["routes"].values()):
-        raise ConfigError(f"{path}: every [routes] entry must be a string like 'POST /public/terminal/pay'")
-    for station, entry in raw.get("stations", {}).items():
-        _check_station(station, entry, path)
+def holds_a_key(name: str) -> bool:
+    """Whether a settings file's entry ``name`` is a key-hash (never allowed in a file)."""
+    return name.replace("-", "_").lower() in {"key_hash", "keyhash"}
 
 
-def _check_station(station: str, entry: object, path: Path) -> None:
-    """One ``[stations.<id>]`` table: a name, and optionally a terminal and a printer."""
-    where = f"{path}: [stations.{station}]"
-    if not isinstance(entry, dict):
-        raise ConfigError(f"{where} must be a table with {', '.join(STATION_KEYS)}")
-    unknown = set(entry) - set(STATION_KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}; known: {', '.join(STATION_KEYS)}")
-    if not isinstance(entry.get("name"), str) or not entry["name"].strip():
-        raise ConfigError(f'{where} needs a name, e.g. name = "Lane 1"')
-    for key in ("terminal_id", "printer"):
-        if key in entry and not isinstance(entry[key], str):
-            raise ConfigError(f"{where}: {key} must be a string")
+def layered(layers: Layers, env: Mapping[str, str], setting: str) -> Any:
+    """A setting as the layers give it, unchecked: its env var, else the station's file,
+    else the installation's profile; None when none sets it."""
+    if env.get(env_name(setting)):
+        return env[env_name(setting)]
+    for layer in (layers.station, layers.profile):
+        if layer is not None and setting in layer.values:
+            return layer.values[setting]
+    return None
 
 
 class StartProfile(NamedTuple):
@@ -156,7 +142,7 @@ class StartProfile(NamedTuple):
     the client's imports, so that the first screen is painted at once)."""
 
     training: bool  # the built-in sandbox: ``--sandbox``, or a profile for training (the demo store's installer)
-    theme: str | None  # of the first screen; None: the setup screen comes first (see start_profile)
+    theme: Theme | None  # of the first screen; None: the setup screen comes first (see start_profile)
 
 
 def start_profile(*, sandbox: bool = False, env: Mapping[str, str] = os.environ) -> StartProfile:
@@ -168,16 +154,16 @@ def start_profile(*, sandbox: bool = False, env: Mapping[str, str] = os.environ)
     setup screen rather than flashing the sign-in before it, and so do settings that
     cannot be read (``load_config`` then says what is wrong, on the setup screen)."""
     if sandbox:
-        return StartProfile(training=True, theme="light")
+        return StartProfile(training=True, theme=Theme.LIGHT)
     try:
-        values, directory = profile_values(env)
-        mode = Mode(values.get("mode", Mode.STORE))
+        layers = read_layers(env)
+        mode = Mode(layered(layers, env, "mode") or Mode.STORE)
     except (ConfigError, ValueError):
         return StartProfile(training=False, theme=None)
     if mode is Mode.TRAINING:
-        return StartProfile(training=True, theme="light")
-    set_up = bool(env.get("POS_KEY_HASH")) or profile_path(directory).exists()
-    if "base_url" not in values or not set_up:
+        return StartProfile(training=True, theme=Theme.LIGHT)
+    set_up = bool(env.get("POS_KEY_HASH")) or layers.station is not None
+    if layered(layers, env, "base_url") is None or not set_up:
         return StartProfile(training=False, theme=None)
-    theme = values.get("theme")
-    return StartProfile(training=False, theme=theme if theme in THEMES else "light")
+    theme = layered(layers, env, "theme")
+    return StartProfile(training=False, theme=Theme(theme) if theme in tuple(Theme) else Theme.LIGHT)

@@ -3,10 +3,11 @@
 - ``check_setup(...)`` turns what a person typed into a ``StationSetup`` (or a
   ``SetupError`` whose message is a sentence saying what to fix).
 - ``write_profile(directory, setup)`` writes ``<data dir>/store.toml`` atomically (a
-  temporary file, fsync, rename): the setup's own settings replace theirs, the other
-  settings of a valid existing file (timeouts, routes, theme...) are kept; an existing
-  file that cannot be used is kept as ``store.toml.bak`` (unless it holds a key-hash). A
-  key-hash is refused: it never goes into a file.
+  temporary file, fsync, rename) with tomlkit: the setup's own settings are set in place,
+  everything else of a usable existing file is kept as written (other settings, tables,
+  another tool's tables, comments); an existing file that cannot be used is kept as
+  ``store.toml.bak`` (unless it holds a key-hash) and a fresh one written. A key-hash is
+  refused: it never goes into a file.
 - ``store_key(base_url, store_id, key)`` puts the key-hash into the OS keyring (service
   ``pos-app``, user ``<store_id>@<base_url>``, where ``config.key_hash`` reads it) and reads
   it back; ``NoKeyring`` when no keyring can keep it (then ``POS_KEY_HASH`` is the way).
@@ -46,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
 
 from pos_app.api.address import check_base_url
 from pos_app.api.client import PaymentsClient, RetryPolicy
@@ -61,8 +64,8 @@ from pos_app.api.errors import (
 from pos_app.api.identity import Identity
 from pos_app.api.models import Terminal
 from pos_app.api.secrets import key_hash_problem
-from pos_app.config import GATEWAYS, KEYRING_SERVICE, config_from_values
-from pos_app.profile import PROFILE_NAME, ConfigError, check_profile_entries, profile_path, read_profile
+from pos_app.config import GATEWAYS, KEYRING_SERVICE, check_profile_values
+from pos_app.profile import PROFILE_NAME, ConfigError, holds_a_key, profile_path
 from pos_app.staff import (
     PIN_MAX_DIGITS,
     PIN_MIN_DIGITS,
@@ -81,8 +84,8 @@ from pos_app.staff.store import check_name
 __all__ = [
     "KeySource", "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "add_setup_command", "check_key",
     "check_manager", "check_service", "check_setup", "environment_key", "key_source", "keyring_usable", "managers",
-    "provision", "provision_station", "read_existing", "refuse_key_in", "render_toml", "set_key_instructions",
-    "store_key", "terminal_label", "write_profile",
+    "provision", "provision_station", "read_existing", "refuse_key_in", "set_key_instructions", "store_key",
+    "terminal_label", "updated_profile", "write_profile",
 ]
 
 SETUP_KEYS = ("base_url", "gateway", "store_id", "store_name", "station_id", "terminal_id", "printer")
@@ -281,18 +284,20 @@ def write_profile(directory: Path, setup: StationSetup, *, key: str | None = Non
     if key:
         refuse_key_in(setup, key)
     path = profile_path(directory)
-    kept: dict[str, Any] = {}
-    broken = False
-    if path.exists():
-        try:
-            kept = {k: v for k, v in read_profile(path).items() if k not in SETUP_KEYS}
-        except ConfigError:
-            broken = not _holds_a_key(path)  # a key-hash is never kept in a file, not even a backup
-    values = {**setup.entries(), **kept}
-    check_profile_entries(values, path)
-    config_from_values(values, directory)  # the whole profile as the app will load it
-    text = render_toml(values)
-    if tomllib.loads(text) != values:  # pragma: no cover - render_toml's own guarantee
+    existing, broken = _existing_profile(path)
+    document = updated_profile(existing, setup)
+    values = document.unwrap()
+    try:
+        check_profile_values(values, path)  # the whole profile as the app will load it
+    except ConfigError:
+        if existing is None:
+            raise
+        broken = True  # its other settings cannot be used: kept aside, a fresh file written
+        document = updated_profile(None, setup)
+        values = document.unwrap()
+        check_profile_values(values, path)
+    text = tomlkit.dumps(document)
+    if tomllib.loads(text) != values:  # pragma: no cover - tomlkit's own guarantee
         raise SetupError("store.toml could not be written faithfully; nothing was changed.")
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -303,16 +308,54 @@ def write_profile(directory: Path, setup: StationSetup, *, key: str | None = Non
         _replace_atomically(path, text)
     except OSError as error:
         raise SetupError(f"{path} cannot be written ({error.strerror or error}): check the folder's "
-                         "permissions and free space, or set POS_DATA_DIR.") from None
-    return ProvisionResult(path, setup.keyring_user, "", tuple(sorted(kept)), backup)
+                         "permissions and free space, or set POS_DATA_DIR.") from error
+    kept = tuple(sorted(name for name in values if name not in SETUP_KEYS))
+    return ProvisionResult(path, setup.keyring_user, "", kept, backup)
 
 
-def _holds_a_key(path: Path) -> bool:
+def updated_profile(existing: str | None, setup: StationSetup) -> tomlkit.TOMLDocument:
+    """``existing`` (a ``store.toml``'s text; None: a new file, with a header saying where
+    the key-hash is) with the setup's settings set in place, or removed when empty; every
+    other entry, table (another tool's too), comment and blank line kept as written."""
+    if existing is None:
+        document = tomlkit.document()
+        document.add(tomlkit.comment("pos-app store profile (written by `pos-app setup`). The key-hash is not "
+                                     "here: it is in"))
+        document.add(tomlkit.comment(f"the OS keyring (service {KEYRING_SERVICE!r}, user "
+                                     "'<store_id>@<base_url>') or POS_KEY_HASH."))
+        document.add(tomlkit.nl())
+    else:
+        document = tomlkit.parse(existing)
+    entries = setup.entries()
+    for name in SETUP_KEYS:
+        if name in entries:
+            document[name] = entries[name]
+        elif name in document:
+            del document[name]
+    return document
+
+
+def _existing_profile(path: Path) -> tuple[str | None, bool]:
+    """The text of the ``store.toml`` at ``path`` to update (None when there is none, or it
+    cannot be used: then whether to keep it as ``store.toml.bak``, never when it holds a key)."""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = path.read_text(encoding="utf-8")
+        tomlkit.parse(text)
+    except FileNotFoundError:
+        return None, False
+    except (OSError, UnicodeDecodeError, TOMLKitError):
+        return None, path.exists()
+    if _holds_a_key(text):
+        return None, False
+    return text, False
+
+
+def _holds_a_key(text: str) -> bool:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return False
-    return any(k.replace("-", "_").lower() in {"key_hash", "keyhash"} for k in raw)
+    return any(holds_a_key(name) for name in raw)
 
 
 def _replace_atomically(path: Path, text: str) -> None:
@@ -333,39 +376,6 @@ def _replace_atomically(path: Path, text: str) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
-
-
-def render_toml(values: Mapping[str, Any]) -> str:
-    """A profile as TOML: the settings in a fixed order, then the ``[routes]`` table."""
-    lines = ["# pos-app store profile (written by `pos-app setup`). The key-hash is not here: it is in",
-             f"# the OS keyring (service {KEYRING_SERVICE!r}, user '<store_id>@<base_url>') or POS_KEY_HASH.", ""]
-    tables = {k: v for k, v in values.items() if isinstance(v, dict)}
-    for name, value in values.items():
-        if name not in tables:
-            lines.append(f"{name} = {_toml_value(value)}")
-    for name, table in tables.items():
-        lines += ["", f"[{name}]"] + [f"{_toml_string(str(k))} = {_toml_value(v)}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(value: object) -> str:
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return repr(value)
-    raise SetupError(f"store.toml cannot hold a {type(value).__name__}")
-
-
-def _toml_string(text: str) -> str:
-    escaped = []
-    for char in text:
-        if char in '"\\':
-            escaped.append("\\" + char)
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            escaped.append(f"\\u{ord(char):04X}")
-        else:
-            escaped.append(char)
-    return '"' + "".join(escaped) + '"'
 
 
 # -- the keyring ---------------------------------------------------------------------------
@@ -446,7 +456,7 @@ def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setu
     the audit trail (``by``; the settings and where the key lives, never the key)."""
     key = check_key(key)
     refuse_key_in(setup, key)
-    config_from_values(setup.entries(), directory)  # before the keyring: a bad profile stores nothing
+    check_profile_values(setup.entries(), profile_path(directory))  # before the keyring: a bad one stores nothing
     backend = store_key(setup.base_url, setup.store_id, key) if source is KeySource.KEYRING else ""
     written = write_profile(directory, setup, key=key)
     settings = ", ".join(f"{name} {value}" for name, value in sorted(setup.entries().items()))

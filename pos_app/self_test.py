@@ -11,70 +11,25 @@ read back in the store's currency and locale and in each language the bundle shi
 
 It prints one line per step as it happens (``self-test: <step> (<seconds> s) <detail>``)
 and then one JSON object; exit 0 when every step passed, 1 with the failed step and a
-sentence otherwise. The Qt half lives in ``pos_app.ui.self_test``; this half is Qt-free.
+sentence otherwise. The Qt half lives in ``pos_app.ui.self_test``; this half is Qt-free; what
+both use (the report, a step's failure, the PDF check) is in ``pos_app.self_test_report``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
+
+from pos_app.self_test_report import Report, SelfTestFailed
 
 SANDBOX_S_DELAY = (0.2, 0.4)  # the type S terminal answers in well under a second
 MONEY_SAMPLES = (("USD", "en_US"), ("CAD", "fr_CA"), ("EUR", "de_DE"), ("EUR", "es_ES"), ("EUR", "fr_FR"))
 """A currency and locale of each language every bundle ships (packaging/slim.py)."""
 SAMPLE_CENTS = 123450
 DEADLINE_S = 90.0
-
-
-class SelfTestFailed(Exception):
-    """A step did not do what it must; the message says which and what was seen."""
-
-
-class Report:
-    """The steps as they pass: a line each on stdout at once, then the JSON summary."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.steps: dict[str, float] = {}
-        self.facts: dict[str, Any] = {}
-        self.current = "start"
-
-    def begin(self, step: str) -> None:
-        self.current = step
-
-    def passed(self, step: str, detail: str = "") -> None:
-        elapsed = round(time.monotonic() - self.started, 3)
-        self.steps[step] = elapsed
-        sys.stdout.write(f"self-test: {step} ({elapsed:.2f} s){' ' + detail if detail else ''}\n")
-        sys.stdout.flush()
-
-    def summary(self, error: str | None = None) -> dict[str, Any]:
-        from pos_app import __version__
-
-        result: dict[str, Any] = {"outcome": "failed" if error else "ok", "version": __version__,
-                                  "bundled": bool(getattr(sys, "frozen", False)), "steps": self.steps, **self.facts}
-        if error:
-            result.update(failed_step=self.current, error=error)
-        return result
-
-
-def check_pdf(pdf: bytes) -> int:
-    """The PDF's page count after the checks any PDF reader makes first (header, trailer);
-    ``SelfTestFailed`` when the bytes are not a whole PDF."""
-    if not pdf.startswith(b"%PDF-"):
-        raise SelfTestFailed(f"the receipt is not a PDF (it starts with {pdf[:8]!r})")
-    if b"%%EOF" not in pdf[-64:]:
-        raise SelfTestFailed("the receipt PDF is cut short (no %%EOF at its end)")
-    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
-    if pages < 1:
-        raise SelfTestFailed("the receipt PDF has no page")
-    return pages
 
 
 def check_profile(report: Report) -> tuple[str, str | None]:

@@ -39,13 +39,29 @@ def memory_keyring():
     """An in-memory keyring for the test (the real Secret Service is tested on its own)."""
     import keyring
 
-    from tests.test_config import MemoryKeyring
+    from tests.keyrings import MemoryKeyring
 
     previous = keyring.get_keyring()
     backend = MemoryKeyring()
     keyring.set_keyring(backend)
     yield backend
     keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def root_logging():
+    """The root logger as it was, back after the test (the app and the commands set it up
+    for their process: a test that runs them in this one must not leave their file)."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield root
+    for handler in root.handlers:
+        if handler not in handlers:
+            handler.close()
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture

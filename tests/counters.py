@@ -1,8 +1,11 @@
 """A counter for a station already open, as the app wires them (the counter on the
-station's settings and event stream, then the station attached)."""
+station's settings and event stream, then the station attached); a cart the sandbox
+declines."""
 
 from __future__ import annotations
 
+from pos_app.cart import Cart
+from pos_app.catalog import CatalogItem
 from pos_app.station.counter import Counter
 from pos_app.station.station import Station
 
@@ -11,3 +14,17 @@ async def counter_for(station: Station) -> Counter:
     counter = await Counter.open(station.config, station.events, training=station.training)
     counter.attach(station)
     return counter
+
+
+async def under_a_dollar(counter: Counter) -> tuple[CatalogItem, CatalogItem]:
+    """An item and a discount line of the counter's catalog that come to a total (tax
+    included) between 1 and 99 cents: a card payment the sandbox declines."""
+    items = [item for name in await counter.categories() for item in await counter.in_category(name)]
+    for item in (i for i in items if i.price_cents > 0):
+        for deal in (i for i in items if i.price_cents < 0):
+            cart = Cart()
+            cart.add(item)
+            cart.add(deal)
+            if 0 < cart.totals(counter.rates).total < 100:
+                return item, deal
+    raise AssertionError("the catalog has no item and discount that come to less than $1.00")

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 import re
 import shutil
 from pathlib import Path
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
+from pydantic import ValidationError
 
-from pos_app.config import key_hash, load_config, setup_logging
+from pos_app.config import StoreConfig, key_hash, load_config
 from pos_app.profile import ConfigError
+from tests.keyrings import MemoryKeyring
 
 EXAMPLE = Path(__file__).parent.parent / "resources" / "store.example.toml"
 
@@ -52,29 +52,77 @@ def test_bad_profiles_are_refused_with_a_clear_message(tmp_path, text, expected)
         load_config(profile(tmp_path, text))
 
 
+@pytest.mark.parametrize("line", [
+    "poll_wait_limit = nan", "poll_wait_limit = inf", "read_timeout = -inf", "connect_timeout = 0",
+    "poll_wait_limit = -1", "read_timeout = 1e9", 'poll_wait_limit = "180"', "connect_timeout = true",
+])
+def test_a_timeout_that_is_not_a_number_of_seconds_is_refused_naming_the_file_and_the_setting(tmp_path, line):
+    """Row 11: ``poll_wait_limit = nan`` made every type S sale unknown at once."""
+    setting = line.split(" = ")[0]
+    with pytest.raises(ConfigError) as refused:
+        load_config(profile(tmp_path, f'base_url = "https://a.example.com"\n{line}\n'))
+    assert str(refused.value).startswith(f"{tmp_path / 'store.toml'}: {setting} ")
+    assert "a number of seconds, more than 0 and at most 86400" in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5", "0", "soon"])
+def test_a_timeout_from_the_env_is_checked_as_a_files_is(tmp_path, value):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\n')
+    with pytest.raises(ConfigError, match="^POS_POLL_WAIT_LIMIT: poll_wait_limit .*a number of seconds"):
+        load_config({**env, "POS_POLL_WAIT_LIMIT": value})
+    assert load_config({**env, "POS_POLL_WAIT_LIMIT": "42.5"}).poll_wait_limit == 42.5
+
+
+def test_the_settings_layer_env_over_the_stations_file_over_its_entry_over_the_installers_profile(tmp_path):
+    installer = tmp_path / "store-profile.toml"
+    installer.write_text('base_url = "https://a.example.com"\nstore_id = "s7"\nread_timeout = 10\n'
+                         'terminal_id = "store-wide"\nprinter = "front"\n'
+                         '[routes]\n"terminal.void" = "POST /v"\n'
+                         '[stations.l1]\nname = "Lane 1"\nterminal_id = "t1"\n'
+                         '[stations.l2]\nname = "Lane 2"\nterminal_id = "t2"\nprinter = "p2"\n')
+    env = {**profile(tmp_path, 'station_id = "l1"\nread_timeout = 20\n[routes]\n"terminal.refund" = "POST /r"\n'),
+           "POS_PROFILE": str(installer)}
+    config = load_config(env)
+    assert (config.base_url, config.store_id, config.read_timeout) == ("https://a.example.com", "s7", 20.0)
+    assert (config.terminal_id, config.printer) == ("t1", "front")  # the station's entry over the profile's top
+    assert dict(config.routes) == {"terminal.void": "POST /v", "terminal.refund": "POST /r"}  # entry by entry
+    assert config.stations["l2"].printer == "p2" and config.data_dir == tmp_path
+    config = load_config({**env, "POS_READ_TIMEOUT": "25", "POS_STATION_ID": "l2", "POS_STORE_NAME": "Pier 4"})
+    assert (config.read_timeout, config.terminal_id, config.printer, config.store_name) == (25.0, "t2", "p2", "Pier 4")
+    assert load_config({**env, "POS_TERMINAL": "t9"}).terminal_id == "t9"  # the older name of POS_TERMINAL_ID
+    (tmp_path / "store.toml").write_text('station_id = "l2"\nprinter = "own"\n')
+    assert (load_config(env).terminal_id, load_config(env).printer) == ("t2", "own")  # the station's file wins
+
+
+def test_a_config_built_in_code_reads_no_env_and_is_checked(monkeypatch):
+    monkeypatch.setenv("POS_READ_TIMEOUT", "1")
+    config = StoreConfig(base_url="https://a.example.com")
+    assert config.read_timeout == 30.0 and config.replace(read_timeout=2).read_timeout == 2.0
+    with pytest.raises(ValidationError):
+        config.replace(poll_wait_limit=float("nan"))
+
+
+def test_the_key_hash_is_not_a_setting_and_never_in_the_models_dumps(tmp_path):
+    secret = "k3y-hash-from-the-env-0123"
+    config = load_config({**profile(tmp_path, 'base_url = "https://a.example.com"\n'), "POS_KEY_HASH": secret})
+    assert all(secret not in text for text in (repr(config), str(config), config.model_dump_json()))
+    with pytest.raises(ValidationError, match="key_hash"):
+        StoreConfig(base_url="https://a.example.com", key_hash=secret)
+
+
+def test_a_table_of_another_tool_is_left_alone_a_near_miss_of_ours_is_refused(tmp_path):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\n[backup]\nkeep_days = 7\n')
+    assert load_config(env).base_url == "https://a.example.com"
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\n[route]\n"terminal.void" = "POST /v"\n')
+    with pytest.raises(ConfigError, match=r"store.toml: \[route\] is not a table pos-app knows: did you mean "
+                                          r"\[routes\]\?"):
+        load_config(env)
+
+
 def test_route_overrides_reach_the_route_table(tmp_path):
     text = 'base_url = "https://a.example.com"\n[routes]\n"terminal.void" = "POST /public/terminal/void-tx"\n'
     env = profile(tmp_path, text)
     assert load_config(env).route_table()["terminal.void"].path == "/public/terminal/void-tx"
-
-
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring: headless test machines have no OS keyring service."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.secrets = {}
-
-    def get_password(self, service, username):
-        return self.secrets.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.secrets[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.secrets.pop((service, username), None)
 
 
 def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):
@@ -90,27 +138,6 @@ def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):
         assert key_hash(config, {"POS_KEY_HASH": "from-env"}) == "from-env"
     finally:
         keyring.set_keyring(previous)
-
-
-def test_the_log_file_has_the_secret_redacted_from_messages_and_tracebacks(tmp_path):
-    config = load_config(profile(tmp_path, 'base_url = "https://a.example.com"\n'))
-    root = logging.getLogger("pos_app")
-    handlers, level = root.handlers[:], root.level
-    try:
-        setup_logging(config, "sk-123456")
-        log = logging.getLogger("pos_app.tests")
-        log.info("sent with %s", "sk-123456")
-        try:
-            raise RuntimeError("the service said: bad key sk-123456")
-        except RuntimeError:
-            log.exception("the request failed")
-        for handler in root.handlers:
-            handler.close()
-    finally:
-        root.handlers[:], root.level = handlers, level
-    written = config.log_path.read_text(encoding="utf-8")
-    assert "RuntimeError: the service said: bad key [redacted]" in written and "sent with [redacted]" in written
-    assert "sk-123456" not in written
 
 
 @pytest.mark.parametrize(("value", "where"), [

@@ -1,5 +1,6 @@
 """The core packages import without Qt: a fresh interpreter proves PySide6 stays unloaded."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -63,3 +64,51 @@ def test_the_first_screen_does_not_load_babel():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
                             env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert result.stdout.strip() == "[]"
+
+
+def _module_name(path, root) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(node, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """The pos_app modules an ``import`` or ``from ... import`` statement names (a name
+    imported from a package counts as its submodule when there is one)."""
+    if isinstance(node, ast.Import):
+        targets = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = module.split(".")[: len(module.split(".")) - node.level + (1 if is_package else 0)]
+            base = ".".join(package + ([base] if base else []))
+        targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+    found = set()
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != module:
+            found.add(target)
+    return found
+
+
+def test_no_import_circle_among_the_apps_modules():
+    """Every import statement of every pos_app module, wherever it stands (top level, under
+    ``if TYPE_CHECKING``, or inside a function: a lazy import does not open a circle, it
+    hides it), makes an edge; the graph has no cycle."""
+    import graphlib
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent / "pos_app"
+    paths = {_module_name(path, root): path for path in root.rglob("*.py")}
+    known = set(paths)
+    graph = {}
+    for module, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        graph[module] = set().union(*(
+            _imported(node, module, path.name == "__init__.py", known)
+            for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+        ))
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        pytest.fail(f"import circle: {' -> '.join(error.args[1])}")

@@ -36,7 +36,6 @@ from pos_app.provisioning import (
     provision,
     provision_station,
     read_existing,
-    render_toml,
     set_key_instructions,
     store_key,
     write_profile,
@@ -112,10 +111,7 @@ def test_awkward_text_survives_the_round_trip(tmp_path):
     write_profile(tmp_path, StationSetup(base_url="http://127.0.0.1:8080", store_id="s", station_id="l",
                                          store_name=name))
     assert load_config({"POS_DATA_DIR": str(tmp_path)}).store_name == name
-    routes = {"terminal.void": "POST /public/terminal/void-tx"}
-    text = render_toml({"base_url": "https://x.example", "read_timeout": 12.5, "poll_wait_limit": 60, "routes": routes})
-    assert tomllib.loads(text) == {"base_url": "https://x.example", "read_timeout": 12.5, "poll_wait_limit": 60,
-                                   "routes": routes}
+    assert tomllib.loads((tmp_path / "store.toml").read_text())["store_name"] == name
 
 
 def test_other_settings_of_a_valid_profile_are_kept(tmp_path):
@@ -127,6 +123,29 @@ def test_other_settings_of_a_valid_profile_are_kept(tmp_path):
     assert profile["base_url"] == SETUP.base_url and "printer" not in profile  # setup's own settings replaced
     assert profile["theme"] == "dark" and profile["routes"] == {"terminal.void": "POST /public/v"}
     assert load_config({"POS_DATA_DIR": str(tmp_path)}).read_timeout == 12.5
+
+
+def test_setup_keeps_what_it_does_not_own_as_written_other_tools_tables_and_comments_included(tmp_path):
+    text = ('# lane 2, by the window\n'
+            'base_url = "https://old.example.com"  # moved in May\n'
+            'printer = "Old"\n'
+            'theme = "dark"\n\n'
+            '[routes]\n# the old gateway\n"terminal.void" = "POST /public/v"\n\n'
+            '[backup]  # the nightly copy script\nkeep_days = 7\n')
+    (tmp_path / "store.toml").write_text(text)
+    result = write_profile(tmp_path, SETUP)
+    assert result.kept == ("backup", "routes", "theme") and result.previous_saved_as is None
+    written = (tmp_path / "store.toml").read_text()
+    for line in ("# lane 2, by the window", 'theme = "dark"', "# the old gateway", '"terminal.void" = "POST /public/v"',
+                 "[backup]  # the nightly copy script", "keep_days = 7"):
+        assert line in written
+    assert tomllib.loads(written) == {
+        "base_url": SETUP.base_url, "theme": "dark", "store_id": "harbor-7", "station_id": "lane-2",
+        "store_name": "Harbor Books", "terminal_id": "tb-2001", "gateway": "auto",
+        "routes": {"terminal.void": "POST /public/v"}, "backup": {"keep_days": 7},
+    }  # the setup's settings set (printer: none, so removed), the rest as it was
+    assert written.index("[routes]") > written.index("terminal_id")  # new settings above the tables
+    assert load_config({"POS_DATA_DIR": str(tmp_path)}).theme == "dark"
 
 
 def test_a_broken_profile_is_kept_as_bak(tmp_path):
@@ -166,7 +185,7 @@ def test_an_unwritable_data_dir_is_a_sentence(tmp_path):
 def test_provision_stores_the_key_where_the_app_reads_it(tmp_path, memory_keyring):
     result = provision(tmp_path, SETUP, "sandbox-key-type-b\n")
     assert memory_keyring.secrets == {(KEYRING_SERVICE, "harbor-7@https://payments.example.com"): "sandbox-key-type-b"}
-    assert result.keyring_backend == "tests.test_config.MemoryKeyring"
+    assert result.keyring_backend == "tests.keyrings.MemoryKeyring"
     assert key_hash(load_config({"POS_DATA_DIR": str(tmp_path)}), {}) == "sandbox-key-type-b"
     assert "sandbox-key-type-b" not in (tmp_path / "store.toml").read_text()
 

@@ -330,12 +330,24 @@ class PageMeta(Lenient):
         return value
 
 
+class Refused(Answer):
+    """A list entry left out of a page's ``data``: its ``id`` when it has one, and why."""
+
+    id: str | None = None
+    reason: str
+
+
 class Page[T](Answer):
-    """A page ``{meta, data}``; ``skipped`` counts list entries that were not objects."""
+    """A page ``{meta, data}``; ``skipped`` counts list entries left out of ``data``.
+
+    The item list names each one in ``refused`` (an item whose price or fields cannot be
+    read), so that one bad item never costs the whole page.
+    """
 
     meta: PageMeta
     data: list[T]
     skipped: int = 0
+    refused: list[Refused] = Field(default_factory=list)
 
 
 class Terminal(Answer):
@@ -369,10 +381,14 @@ class SurchargeQuote(Answer):
     card_brand: str | None = Field(default=None, alias="cardBrand")
 
 
-class Tax(Answer):
+class Tax(Lenient):
+    """A merchant tax. ``rate`` is a percentage (8.25 means 8.25 %); one that is no number
+    ("NaN", ``true``) is None, its raw value in ``odd_fields``, so that one bad tax never
+    costs the whole list (the catalog sync leaves it out and says so)."""
+
     id: str
     name: str
-    rate: Decimal  # percent: 8.25 means 8.25 %
+    rate: Decimal | None = None
 
 
 class Category(Answer):

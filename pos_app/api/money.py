@@ -53,8 +53,14 @@ def require_phone(value: str) -> str:
     return value
 
 
+MAX_DOLLAR_DIGITS = 16
+"""A dollar amount of this many digits before the point or more (10^16 dollars) is refused:
+no price is that large, and its cents would not fit a 64-bit integer column for long."""
+
+
 def dollars_to_cents(value: Decimal | int | str) -> int:
-    """Exact dollars (as the service sends them) to cents; sub-cent values are refused."""
+    """Exact dollars (as the service sends them) to cents; sub-cent values, and amounts of
+    ``MAX_DOLLAR_DIGITS`` digits or more (``1E+999999``), are refused (``InvalidInput``)."""
     if isinstance(value, (bool, float)):
         raise InvalidInput(f"dollar amounts must be exact decimals, got {value!r}")
     try:
@@ -63,10 +69,12 @@ def dollars_to_cents(value: Decimal | int | str) -> int:
         raise InvalidInput(f"not a dollar amount: {value!r}") from None
     if not amount.is_finite():
         raise InvalidInput(f"not a dollar amount: {value!r}")
-    cents = amount * 100
-    if cents != cents.to_integral_value():
+    if amount and amount.adjusted() >= MAX_DOLLAR_DIGITS:
+        raise InvalidInput(f"dollar amount {value} is too large to be a price")
+    whole_cents = amount.quantize(_CENT)  # at most 18 digits: exact, never rounded by the context
+    if whole_cents != amount:
         raise InvalidInput(f"dollar amount {value} has a fraction of a cent")
-    return int(cents)
+    return int(whole_cents.scaleb(2))
 
 
 def cents_to_dollars(cents: int) -> Decimal:

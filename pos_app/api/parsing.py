@@ -23,6 +23,7 @@ from pos_app.api.models import (
     Page,
     PayAccepted,
     Payment,
+    Refused,
     SurchargeQuote,
     Tax,
     TerminalList,
@@ -178,7 +179,10 @@ def item_parser(
         if isinstance(price, bool) or not isinstance(price, (int, Decimal, str)):
             raise ValueError(f"salesPrice {price!r} is not a number")
         if unit == "dollars":
-            cents = dollars_to_cents(price)
+            try:
+                cents = dollars_to_cents(price)
+            except InvalidInput as error:
+                raise ValueError(f"salesPrice: {error}") from error
         elif isinstance(price, int):
             cents = price
         else:
@@ -189,11 +193,48 @@ def item_parser(
         return Item.model_validate(to_cents(unwrap(body)))
 
     def parse_page(body: Any) -> Page[Item]:
+        """The item list; an entry that is no item (a price that is no dollar amount, a
+        missing name...) is left out of ``data`` and named in ``refused``."""
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
             raise ValueError("item list must be {meta, data}")
-        return Page[Item].model_validate({**body, "data": [to_cents(e) for e in body["data"]]})
+        entries: list[Any] = []
+        refused: list[Refused] = []
+        for entry in body["data"]:
+            try:
+                entries.append(to_cents(entry))
+            except ValueError as error:  # a price that is no dollar amount
+                refused.append(Refused(id=_entry_id(entry), reason=str(error)))
+        while True:  # the whole page at once (fast); entries pydantic refuses are taken out, and again
+            try:
+                return Page[Item].model_validate(
+                    {**body, "data": entries, "skipped": len(refused), "refused": refused})
+            except ValidationError as error:
+                bad = _bad_entries(error)
+                if not bad:
+                    raise  # the page itself (its meta) is wrong, not one of its items
+                refused += [Refused(id=_entry_id(entries[index]), reason=why) for index, why in bad.items()]
+                entries = [entry for index, entry in enumerate(entries) if index not in bad]
 
     return parse_one, parse_page
+
+
+def _bad_entries(error: ValidationError) -> dict[int, str]:
+    """Index → problem of each ``data`` entry a page's validation refused; empty when any
+    problem lies elsewhere (then the page is wrong, not an entry)."""
+    bad: dict[int, str] = {}
+    for problem in error.errors():
+        loc = problem["loc"]
+        if len(loc) < 2 or loc[0] != "data" or not isinstance(loc[1], int):
+            return {}
+        where = ".".join(str(part) for part in loc[2:])
+        bad.setdefault(loc[1], f"{where}: {problem['msg']}" if where else str(problem["msg"]))
+    return bad
+
+
+def _entry_id(entry: Any) -> str | None:
+    """The ``id`` of a list entry that could not be read, as text, when it has one."""
+    value = entry.get("id") if isinstance(entry, dict) else None
+    return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
 parse_item_dollars, parse_item_page = item_parser("dollars")

@@ -1,8 +1,10 @@
 """The sale in progress: lines, taxes and totals in integer cents, saved on every change.
 
-``Cart`` holds the lines and the order key; ``Cart.totals(catalog.taxes())`` applies the
-contract's per-line tax rule; ``CartStore`` saves the cart atomically (``cart.on_change =
-store.save``) and restores it after a crash.
+``Cart`` holds the lines, the order key and the rates its lines were rung up with;
+``Cart.totals(catalog.taxes())`` applies the contract's per-line tax rule, and never
+raises (a tax the merchant stopped listing keeps its known rate, the line flagged);
+``CartStore`` saves the cart atomically (``cart.on_change = store.save``) and restores it
+after a crash.
 
 This package imports no Qt. It uses ``pos_app.api.money`` for the rounding and
 ``pos_app.catalog.models`` for ``TaxRate``.
@@ -18,7 +20,7 @@ from pos_app.cart.errors import (
     LineNotFound,
     UnknownTax,
 )
-from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals
+from pos_app.cart.models import MAX_QUANTITY, CartLine, FlaggedTax, Sellable, TaxFlag, Totals
 from pos_app.cart.store import CartStore
 from pos_app.cart.taxes import compute_totals, line_tax
 
@@ -33,8 +35,10 @@ __all__ = [
     "CartSnapshot",
     "CartStore",
     "CartVersionUnknown",
+    "FlaggedTax",
     "LineNotFound",
     "Sellable",
+    "TaxFlag",
     "Totals",
     "UnknownTax",
     "compute_totals",

@@ -13,16 +13,22 @@ payment and through a restart (it is saved), so ringing the same cart again is s
 the same order (an approved order is never charged twice; an unknown one must be resolved
 first). Only ``clear()`` starts a new order: call it after an approved sale, or when the
 cashier deliberately abandons the sale.
+
+The cart remembers the rate of every tax its lines name (``known_rates``: the rate each
+line was rung up with, brought up to date by ``refresh_rates`` after a sync). When the
+merchant stops listing a tax (deleted, or a sync that answered without it), the totals
+keep charging that rate and flag the line: the customer was quoted it, and the sale can
+still be paid. An item naming a tax no rate is known for is refused (``UnknownTax``).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from pos_app.cart.errors import LineNotFound
-from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals, check_quantity
+from pos_app.cart.errors import LineNotFound, UnknownTax
+from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals, _frozen, check_quantity
 from pos_app.cart.taxes import compute_totals
 from pos_app.catalog.models import TaxRate
 
@@ -38,6 +44,8 @@ class CartSnapshot:
     order_key: str
     lines: tuple[CartLine, ...]
     next_line_id: int
+    known_rates: Mapping[str, TaxRate] = field(default_factory=lambda: _frozen({}))
+    """The last known rate of each tax the lines name (tax id → rate)."""
 
 
 class Cart:
@@ -49,9 +57,11 @@ class Cart:
         order_key: str | None = None,
         lines: Iterable[CartLine] = (),
         next_line_id: int | None = None,
+        known_rates: Iterable[TaxRate] = (),
         on_change: Callable[[Cart], None] | None = None,
     ) -> None:
-        """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``) a restored one."""
+        """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``, ``known_rates``)
+        a restored one."""
         if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
             raise ValueError(f"order_key must be a non-empty string, got {order_key!r}")
         kept: list[CartLine] = []
@@ -66,7 +76,12 @@ class Cart:
             next_line_id = highest + 1
         if isinstance(next_line_id, bool) or not isinstance(next_line_id, int) or next_line_id <= highest:
             raise ValueError(f"next_line_id must be above every line id ({highest}), got {next_line_id!r}")
-        self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id)
+        known: dict[str, TaxRate] = {}
+        for rate in known_rates:
+            if not isinstance(rate, TaxRate):
+                raise ValueError(f"expected a TaxRate, got {type(rate).__name__}")
+            known[rate.id] = rate
+        self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id, _named(known, kept))
         self.on_change = on_change
         """Called with the cart after every change (``add``, ``set_quantity``, ``remove``,
         ``clear``); an exception it raises reaches the caller, the change being made already."""
@@ -91,6 +106,12 @@ class Cart:
         return self._state.next_line_id
 
     @property
+    def known_rates(self) -> Mapping[str, TaxRate]:
+        """The last known rate of each tax the lines name: what they were rung up with, or
+        the merchant's rate at the last ``refresh_rates``."""
+        return self._state.known_rates
+
+    @property
     def is_empty(self) -> bool:
         return not self._state.lines
 
@@ -107,9 +128,11 @@ class Cart:
     def totals(self, rates: Mapping[str, TaxRate]) -> Totals:
         """Subtotal, tax and total with the merchant's ``rates`` (``Catalog.taxes()``); see ``Totals``.
 
-        ``UnknownTax`` when a line names a tax missing from ``rates``.
+        Never raises: a tax missing from ``rates`` is charged at its known rate and its line
+        flagged (``Totals.flagged``); with no known rate, the totals are not ``payable``.
         """
-        return compute_totals(self._state.lines, rates)
+        state = self._state
+        return compute_totals(state.lines, rates, state.known_rates)
 
     def __len__(self) -> int:
         return len(self._state.lines)
@@ -119,19 +142,31 @@ class Cart:
 
     # ------------------------------------------------------------ changing
 
-    def add(self, item: Sellable, quantity: int = 1) -> CartLine:
+    def add(self, item: Sellable, quantity: int = 1, *, rates: Mapping[str, TaxRate] | None = None) -> CartLine:
         """Add ``quantity`` of ``item``; returns its line.
 
         Merges into the line of the same item at the same unit price (a price changed by a
         sync since starts a new line), else appends a line. A discount item (negative
-        price) gets no taxes whatever it names. ``ValueError`` for a quantity below 1, or a
-        line that would go above ``MAX_QUANTITY``; the cart is then unchanged.
+        price) gets no taxes whatever it names. ``ValueError`` for a quantity below 1, a
+        line that would go above ``MAX_QUANTITY`` or a price beyond ``MAX_PRICE_CENTS``;
+        the cart is then unchanged.
+
+        With the merchant's ``rates`` (``Catalog.taxes()``), the cart remembers the rate of
+        each of the item's taxes (``known_rates``), and refuses an item naming a tax that
+        neither ``rates`` nor the cart has a rate for (``UnknownTax``, a ``ValueError``).
         """
         check_quantity(quantity)
         price = item.price_cents
         if isinstance(price, bool) or not isinstance(price, int):
             raise ValueError(f"item {item.id!r}: price_cents must be an int of cents, got {price!r}")
         state = self._state
+        known = dict(state.known_rates)
+        if rates is not None and price >= 0:
+            for tax_id in item.tax_ids:
+                rate = rates.get(tax_id) or known.get(tax_id)
+                if rate is None:
+                    raise UnknownTax(item.name, tax_id)
+                known[tax_id] = rate
         for index, line in enumerate(state.lines):
             if line.item_id == item.id and line.unit_cents == price:
                 total = line.quantity + quantity
@@ -142,7 +177,7 @@ class Cart:
                 merged = CartLine(
                     line.line_id, line.item_id, line.name, line.sku, line.unit_cents, total, line.tax_ids
                 )
-                self._set(state.order_key, _replace(state.lines, index, merged), state.next_line_id)
+                self._set(state.order_key, _replace(state.lines, index, merged), state.next_line_id, known)
                 return merged
         added = CartLine(
             line_id=state.next_line_id,
@@ -153,7 +188,7 @@ class Cart:
             quantity=quantity,
             tax_ids=() if price < 0 else tuple(dict.fromkeys(item.tax_ids)),  # a tax named twice counts once
         )
-        self._set(state.order_key, (*state.lines, added), state.next_line_id + 1)
+        self._set(state.order_key, (*state.lines, added), state.next_line_id + 1, known)
         return added
 
     def set_quantity(self, line_id: int, quantity: int) -> CartLine | None:
@@ -163,27 +198,44 @@ class Cart:
         state = self._state
         index = _index(state.lines, line_id)
         if quantity == 0:
-            self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id)
+            self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id, state.known_rates)
             return None
         line = state.lines[index]
         changed = CartLine(line.line_id, line.item_id, line.name, line.sku, line.unit_cents, quantity, line.tax_ids)
-        self._set(state.order_key, _replace(state.lines, index, changed), state.next_line_id)
+        self._set(state.order_key, _replace(state.lines, index, changed), state.next_line_id, state.known_rates)
         return changed
 
     def remove(self, line_id: int) -> CartLine:
         """Remove a line; returns it. ``LineNotFound`` for an unknown line."""
         state = self._state
         index = _index(state.lines, line_id)
-        self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id)
+        self._set(state.order_key, _replace(state.lines, index, None), state.next_line_id, state.known_rates)
         return state.lines[index]
+
+    def refresh_rates(self, rates: Mapping[str, TaxRate]) -> bool:
+        """The merchant's ``rates`` after a sync (or at a restore): each tax they list gets
+        its current rate as the known one; a tax they no longer list keeps its last known
+        rate. Returns whether anything changed (``on_change`` is called only then)."""
+        state = self._state
+        known = dict(state.known_rates)
+        for line in state.lines:
+            for tax_id in line.tax_ids:
+                if tax_id in rates:
+                    known[tax_id] = rates[tax_id]
+        if known == state.known_rates:
+            return False
+        self._set(state.order_key, state.lines, state.next_line_id, known)
+        return True
 
     def clear(self) -> None:
         """Empty the cart and start a new order (a new ``order_key``): after an approved sale,
         or when the sale is abandoned. Never to retry a payment: that keeps the cart."""
-        self._set(new_order_key(), (), 1)
+        self._set(new_order_key(), (), 1, {})
 
-    def _set(self, order_key: str, lines: tuple[CartLine, ...], next_line_id: int) -> None:
-        self._state = CartSnapshot(order_key, lines, next_line_id)  # one assignment: readers see old or new
+    def _set(self, order_key: str, lines: tuple[CartLine, ...], next_line_id: int,
+             known_rates: Mapping[str, TaxRate]) -> None:
+        state = CartSnapshot(order_key, lines, next_line_id, _named(known_rates, lines))
+        self._state = state  # one assignment: readers see old or new
         if self.on_change is not None:
             self.on_change(self)
 
@@ -193,6 +245,12 @@ def _index(lines: tuple[CartLine, ...], line_id: int) -> int:
         if line.line_id == line_id:
             return index
     raise LineNotFound(line_id)
+
+
+def _named(rates: Mapping[str, TaxRate], lines: Iterable[CartLine]) -> Mapping[str, TaxRate]:
+    """``rates`` of the taxes some line names (a rate is forgotten with the last line naming it)."""
+    named = {tax_id for line in lines for tax_id in line.tax_ids}
+    return _frozen({tax_id: rate for tax_id, rate in rates.items() if tax_id in named})
 
 
 def _replace(lines: tuple[CartLine, ...], index: int, line: CartLine | None) -> tuple[CartLine, ...]:

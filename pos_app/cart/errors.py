@@ -20,19 +20,19 @@ class LineNotFound(CartError, KeyError):
         return str(self.args[0])
 
 
-class UnknownTax(CartError):
-    """A line names a tax the rates given to ``Cart.totals`` do not have.
+class UnknownTax(CartError, ValueError):
+    """An item names a tax no rate is known for: neither the merchant's rates nor the cart's
+    remembered ones have it, so ``Cart.add`` refuses it.
 
-    Never guessed as 0 %: the sale would be under-taxed. Sync the catalog (its taxes come
-    with its items) and compute the totals again.
+    Never guessed as 0 %: the sale would be under-taxed. The catalog names a tax the
+    merchant does not list (deleted, or left out by the sync for a bad rate).
     """
 
-    def __init__(self, line_id: int, name: str, tax_id: str) -> None:
-        self.line_id = line_id
+    def __init__(self, item_name: str, tax_id: str) -> None:
         self.tax_id = tax_id
         super().__init__(
-            f"line {line_id} ({name}) names tax {tax_id!r}, which the merchant's taxes do not list; "
-            "sync the catalog before taking payment"
+            f"{item_name} cannot be rung up: its tax {tax_id} is not listed by the merchant (or has a rate "
+            "pos-app cannot use). Ask a manager to have the item or the tax fixed in the merchant's catalog."
         )
 
 

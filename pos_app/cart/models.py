@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from types import MappingProxyType
 from typing import Protocol
+
+from pos_app.catalog.models import TaxRate, check_price
 
 MAX_QUANTITY = 9999
 """The most units one line may hold; more is refused as a slip of the finger."""
@@ -56,8 +59,7 @@ class CartLine:
     def __post_init__(self) -> None:
         if isinstance(self.line_id, bool) or not isinstance(self.line_id, int) or self.line_id < 1:
             raise ValueError(f"line_id must be a whole number from 1, got {self.line_id!r}")
-        if isinstance(self.unit_cents, bool) or not isinstance(self.unit_cents, int):
-            raise ValueError(f"unit_cents must be an int of cents, got {self.unit_cents!r}")
+        check_price(self.unit_cents, self.name)  # within MAX_PRICE_CENTS: no total can overflow
         check_quantity(self.quantity)
         if self.unit_cents < 0 and self.tax_ids:
             raise ValueError(f"line {self.line_id} ({self.name}): a discount line carries no taxes")
@@ -76,6 +78,42 @@ def _frozen[K, V](mapping: dict[K, V]) -> Mapping[K, V]:
     return MappingProxyType(mapping)
 
 
+class TaxFlag(Enum):
+    """Why a tax of a line is flagged: the merchant's rates do not list it (deleted, or a
+    sync that answered without it, or with a rate pos-app cannot use)."""
+
+    RATE_KEPT = "rate kept"
+    """Charged at the rate the cart remembers: the last known, the one the customer was quoted."""
+    NO_RATE = "no rate"
+    """No rate is known for it: it is not charged, and the cart cannot be paid."""
+
+
+@dataclass(frozen=True, slots=True)
+class FlaggedTax:
+    """A tax a line names that the merchant's rates do not list; ``rate`` is the one charged
+    (``RATE_KEPT``), None for ``NO_RATE``."""
+
+    tax_id: str
+    flag: TaxFlag
+    rate: TaxRate | None = None
+
+    @property
+    def label(self) -> str:
+        """A few words for the cart's line: ``"City tax 2.00 % kept: no longer listed"``."""
+        if self.rate is None:
+            return f"tax {self.tax_id} has no rate: cannot be paid"
+        return f"{self.rate.name} {self.rate.rate} % kept: no longer listed"
+
+    @property
+    def sentence(self) -> str:
+        """What the cashier (or the manager) should know about it."""
+        if self.rate is None:
+            return (f"The merchant does not list tax {self.tax_id} and no rate is known for it: "
+                    "remove this line to take payment.")
+        return (f"The merchant no longer lists {self.rate.name}; this line is charged the {self.rate.rate} % "
+                "it was rung up with, as the customer was told.")
+
+
 @dataclass(frozen=True, slots=True)
 class Totals:
     """What the cart comes to, in cents.
@@ -84,28 +122,34 @@ class Totals:
     line's base with the SUM of its taxes' rates and rounded half-up once: this is the
     contract's rule and what ``total`` (= ``subtotal + tax``) uses.
 
-    ``breakdown`` (tax name → cents, in the merchant's order) is for the receipt: each tax
-    on each line rounded half-up on its own, then summed. Rounding per tax can differ from
-    rounding the combined rate, so ``sum(breakdown.values())`` may differ from ``tax`` by a
-    cent or so (e.g. 20 cents at 6.25 % + 2 % + 0.75 %: one line tax of 2 cents, shares of
-    1 + 0 + 0); ``breakdown_rounding`` is ``tax - sum(breakdown)``, to print as a rounding
-    line when it is not 0. The total never uses the breakdown.
+    ``breakdown`` (tax name → cents, in the merchant's order) is for the receipt: each
+    line's tax shared among its taxes by rate (``taxes.split_line_tax``), then summed per
+    tax; it adds up to ``tax`` exactly (20 cents at 6.25 % + 2 % + 0.75 %: a line tax of 2
+    cents, exact shares 1.25, 0.40 and 0.15 made 1 + 1 + 0). The total never uses the breakdown.
+
+    ``flagged`` (line id → its ``FlaggedTax``es) names the lines with a tax the merchant's
+    rates do not list: charged at the rate the cart remembers, or not at all when none is
+    known (the cart is then not ``payable``).
     """
 
     subtotal: int
     tax: int
     per_line: Mapping[int, int] = field(default_factory=lambda: _frozen({}))
     breakdown: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+    flagged: Mapping[int, tuple[FlaggedTax, ...]] = field(default_factory=lambda: _frozen({}))
 
     @property
     def total(self) -> int:
         return self.subtotal + self.tax
 
     @property
-    def payable(self) -> bool:
-        """True when the total is above 0: a card payment of 0 or less cannot be taken."""
-        return self.total > 0
+    def unrated_lines(self) -> tuple[int, ...]:
+        """Lines with a tax no rate is known for: the cart cannot be paid while they are in it."""
+        return tuple(line_id for line_id, taxes in self.flagged.items()
+                     if any(tax.flag is TaxFlag.NO_RATE for tax in taxes))
 
     @property
-    def breakdown_rounding(self) -> int:
-        return self.tax - sum(self.breakdown.values())
+    def payable(self) -> bool:
+        """True when the total is above 0 (a card payment of 0 or less cannot be taken) and
+        every tax of every line has a rate."""
+        return self.total > 0 and not self.unrated_lines

@@ -5,15 +5,18 @@ renamed over the cart file (and the folder is fsynced on POSIX), so the file on 
 always a whole cart: the previous one until the rename, the new one after. It is cheap
 enough to call on every change (one small write and two fsyncs; see ``make bench``).
 
-The file is JSON with integers only (money in cents, no floats):
-``{"format": "pos-app cart", "version": 1, "order_key": "cart-…", "next_line_id": 3,
-"lines": [{"line_id": 1, "item_id": "…", "name": "…", "sku": "…" | null,
-"unit_cents": 450, "quantity": 2, "tax_ids": ["…"]}, …]}``.
+The file is JSON with integers only (money in cents, no floats; a tax rate is a decimal
+string): ``{"format": "pos-app cart", "version": 2, "order_key": "cart-…", "next_line_id": 3,
+"taxes": [{"id": "…", "name": "…", "rate": "6.25"}, …], "lines": [{"line_id": 1,
+"item_id": "…", "name": "…", "sku": "…" | null, "unit_cents": 450, "quantity": 2,
+"tax_ids": ["…"]}, …]}``. ``taxes`` are the cart's ``known_rates``: the rates its lines
+were rung up with, kept should the merchant stop listing one. Version 1 (no ``taxes``,
+written before pos-app remembered them) still loads, with no known rates.
 
 ``load`` checks every field. A file that is not such a cart (``CartCorrupt``) or has an
 unknown version (``CartVersionUnknown``) is moved aside as ``<name>.corrupt-<UTC time>``
 (never deleted, never overwritten) and the error says where; the next ``load`` then
-finds no cart.
+finds no cart. ``keep_aside`` moves a cart that loads but cannot be used the same way.
 """
 
 from __future__ import annotations
@@ -23,20 +26,25 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from pos_app.cart.cart import Cart, CartSnapshot
 from pos_app.cart.errors import CartCorrupt, CartError, CartLoadError, CartSaveError, CartVersionUnknown
 from pos_app.cart.models import CartLine
+from pos_app.catalog.models import TaxRate
 
 FORMAT = "pos-app cart"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A cart file larger than this is refused as corrupt (a real cart is a few kilobytes)."""
 
-_TOP_KEYS = {"format", "version", "order_key", "next_line_id", "lines"}
+_TOP_KEYS = {1: {"format", "version", "order_key", "next_line_id", "lines"},
+             2: {"format", "version", "order_key", "next_line_id", "taxes", "lines"}}
 _LINE_KEYS = {"line_id", "item_id", "name", "sku", "unit_cents", "quantity", "tax_ids"}
+_TAX_KEYS = {"id", "name", "rate"}
 
 
 def encode(cart: Cart | CartSnapshot) -> bytes:
@@ -47,6 +55,7 @@ def encode(cart: Cart | CartSnapshot) -> bytes:
         "version": VERSION,
         "order_key": state.order_key,
         "next_line_id": state.next_line_id,
+        "taxes": [{"id": rate.id, "name": rate.name, "rate": str(rate.rate)} for rate in state.known_rates.values()],
         "lines": [
             {
                 "line_id": line.line_id,
@@ -100,14 +109,15 @@ def decode(data: bytes) -> Cart:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise CartCorrupt("the saved cart file is not a pos-app cart", None)
     version = document.get("version")
-    if version != VERSION or isinstance(version, bool):
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise CartVersionUnknown(
-            f"the saved cart has format version {version!r}; this pos-app reads version {VERSION} "
-            "(was it written by a newer pos-app?)", None,
+            f"the saved cart has format version {version!r}; this pos-app reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))} (was it written by a newer pos-app?)", None,
         )
     try:
-        if set(document) != _TOP_KEYS:
-            raise _Invalid(f"fields must be {sorted(_TOP_KEYS)}, got {sorted(document)}")
+        keys = _TOP_KEYS[version]
+        if set(document) != keys:
+            raise _Invalid(f"fields must be {sorted(keys)}, got {sorted(document)}")
         lines_data = document["lines"]
         if not isinstance(lines_data, list):
             raise _Invalid("lines must be a list")
@@ -134,9 +144,30 @@ def decode(data: bytes) -> Cart:
             order_key=_text(document["order_key"], "order_key"),
             lines=lines,
             next_line_id=_int(document["next_line_id"], "next_line_id"),
+            known_rates=_taxes(document.get("taxes", [])),
         )
     except ValueError as exc:  # _Invalid, and the rules CartLine and Cart enforce
         raise CartCorrupt(f"the saved cart breaks the cart format: {exc}", None) from None
+
+
+def _taxes(data: Any) -> list[TaxRate]:
+    """The ``taxes`` of a version 2 file: rates as decimal strings, each checked by ``TaxRate``."""
+    if not isinstance(data, list):
+        raise _Invalid("taxes must be a list")
+    rates = []
+    for index, raw in enumerate(data):
+        where = f"taxes[{index}]"
+        if not isinstance(raw, dict) or set(raw) != _TAX_KEYS:
+            raise _Invalid(f"{where} must be an object with fields {sorted(_TAX_KEYS)}")
+        rate = raw["rate"]
+        try:
+            exact = Decimal(rate) if isinstance(rate, str) else None
+        except InvalidOperation:
+            exact = None
+        if exact is None:
+            raise _Invalid(f"{where}.rate must be a decimal number as a string, got {rate!r}")
+        rates.append(TaxRate(str(_text(raw["id"], f"{where}.id")), str(_text(raw["name"], f"{where}.name")), exact))
+    return rates
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -223,10 +254,19 @@ class CartStore:
                 stays = "" if kept else "; it could not be moved aside and stays where it is"
                 raise type(error)(f"{self._path}: {error}{stays}", kept) from None
 
-    def _keep_aside(self) -> Path | None:
+    def keep_aside(self) -> Path | None:
+        """Move the saved cart aside as ``<name>.unusable-<UTC time>`` (a cart that loads but
+        cannot be used: the counter starts a new sale); where it went, or None when there
+        was no file or it could not be moved."""
+        with self._lock:
+            if not self._path.exists():
+                return None
+            return self._keep_aside("unusable")
+
+    def _keep_aside(self, why: str = "corrupt") -> Path | None:
         stamp = self._clock().astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
         for attempt in range(1000):
-            suffix = f".corrupt-{stamp}" + (f"-{attempt}" if attempt else "")
+            suffix = f".{why}-{stamp}" + (f"-{attempt}" if attempt else "")
             target = self._path.with_name(self._path.name + suffix)
             if target.exists():
                 continue

@@ -12,7 +12,7 @@ This package imports no Qt; only ``sync`` uses ``pos_app.api``, and it is import
 from typing import TYPE_CHECKING
 
 from pos_app.catalog.errors import CatalogClosed, CatalogCorrupt, CatalogError, CatalogTooNew, SyncError
-from pos_app.catalog.models import CatalogItem, SyncResult, TaxRate
+from pos_app.catalog.models import MAX_PRICE_CENTS, CatalogItem, Skipped, SyncResult, TaxRate
 from pos_app.catalog.schema import CURRENT_VERSION
 from pos_app.catalog.store import Catalog
 from pos_app.lazy import exports
@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 __getattr__ = exports(__name__, {"pos_app.catalog.sync": ("sync_catalog",)})
 __all__ = [
     "CURRENT_VERSION",
+    "MAX_PRICE_CENTS",
     "Catalog",
     "CatalogClosed",
     "CatalogCorrupt",
     "CatalogError",
     "CatalogItem",
     "CatalogTooNew",
+    "Skipped",
     "SyncError",
     "SyncResult",
     "TaxRate",

@@ -1,10 +1,37 @@
-"""The catalog's values: items, tax rates and the result of a sync. Money is integer cents."""
+"""The catalog's values: items, tax rates and the result of a sync. Money is integer cents.
+
+The bounds a value from the service must keep to be used (``MAX_PRICE_CENTS``, a tax rate
+from 0 to ``MAX_RATE`` % with at most ``RATE_PLACES`` decimals) are stated here, once: the
+sync leaves out what breaks them, and the cart refuses it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+
+MAX_PRICE_CENTS = 1_000_000_000
+"""The largest price, either way (a discount is negative), an item may have: $10,000,000.00,
+the bound of the service's own item routes. Beyond it a price is a data error."""
+
+MAX_RATE = Decimal(100)
+"""The highest tax rate, in percent."""
+
+RATE_PLACES = 4
+"""The most decimals a tax rate may have (8.875 % has 3)."""
+
+_RATE_STEP = Decimal(1).scaleb(-RATE_PLACES)
+
+
+def check_price(cents: object, item: str) -> int:
+    """``cents`` as a price in range, or ``ValueError`` naming ``item`` (its name) and the bound."""
+    if isinstance(cents, bool) or not isinstance(cents, int):
+        raise ValueError(f"item {item!r}: price_cents must be an int of cents, got {cents!r}")
+    if abs(cents) > MAX_PRICE_CENTS:
+        raise ValueError(f"item {item!r}: a price of {cents} cents is beyond the {MAX_PRICE_CENTS} cents "
+                         "any item may cost")
+    return cents
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,15 +64,23 @@ class CatalogItem:
 
 @dataclass(frozen=True, slots=True)
 class TaxRate:
-    """A merchant tax: ``rate`` is a percentage as an exact ``Decimal`` (8.25 means 8.25 %)."""
+    """A merchant tax: ``rate`` is a percentage as an exact ``Decimal`` (8.25 means 8.25 %),
+    from 0 to ``MAX_RATE`` with at most ``RATE_PLACES`` decimals (else ``ValueError``)."""
 
     id: str
     name: str
     rate: Decimal
 
     def __post_init__(self) -> None:
-        if not isinstance(self.rate, Decimal) or not self.rate.is_finite() or self.rate < 0:
-            raise ValueError(f"tax {self.id!r}: rate must be a finite, non-negative Decimal, got {self.rate!r}")
+        if not isinstance(self.id, str) or not self.id:
+            raise ValueError(f"a tax id must be a non-empty string, got {self.id!r}")
+        rate = self.rate
+        if not isinstance(rate, Decimal) or not rate.is_finite():
+            raise ValueError(f"tax {self.name!r}: rate must be a number, got {rate!r}")
+        if not 0 <= rate <= MAX_RATE:
+            raise ValueError(f"tax {self.name!r}: a rate of {rate} % is not from 0 to {MAX_RATE} %")
+        if rate.quantize(_RATE_STEP) != rate:
+            raise ValueError(f"tax {self.name!r}: a rate of {rate} % has more than {RATE_PLACES} decimals")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +91,9 @@ class SyncResult:
     ``synced_at`` (UTC) is when it committed. ``pages`` list pages read, ``skipped_deleted``
     items dropped for their ``deletedAt``, ``refetched`` items read one by one because the
     list shifted while it was paged, ``verified`` False when the id list could not be read
-    to check completeness (see ``sync_catalog``).
+    to check completeness (see ``sync_catalog``). ``skipped_items`` and ``skipped_taxes``
+    are the entries left out because a value could not be used (a price or a rate out of
+    bounds, no number at all): the rest was stored.
     """
 
     count: int
@@ -66,3 +103,26 @@ class SyncResult:
     skipped_deleted: int = 0
     refetched: int = 0
     verified: bool = True
+    skipped_items: tuple[Skipped, ...] = ()
+    skipped_taxes: tuple[Skipped, ...] = ()
+
+    @property
+    def left_out(self) -> str | None:
+        """A sentence for the manager when entries were left out (the log names them); else None."""
+        kinds = ((self.skipped_items, "item", "items"), (self.skipped_taxes, "tax", "taxes"))
+        counted = [f"{len(entries)} {one if len(entries) == 1 else many}" for entries, one, many in kinds if entries]
+        if not counted:
+            return None
+        return (f"The catalog was refreshed, but {' and '.join(counted)} with values pos-app cannot use "
+                "were left out (the log names them): have them fixed in the merchant's catalog.")
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An entry of the service's answer a sync left out: its ``id`` (None when it had none) and why."""
+
+    id: str | None
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.id or '(no id)'}: {self.reason}"

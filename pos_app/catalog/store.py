@@ -283,16 +283,34 @@ class Catalog:
 
         return self._read("reading a category", run)
 
+    def codes_containing(self, characters: str) -> frozenset[str]:
+        """Which of ``characters`` occur in some item's SKU (a scan types them: the sale
+        screen keeps ``+`` and ``-`` for the selected line unless a code holds them)."""
+
+        def run(conn: sqlite3.Connection) -> frozenset[str]:
+            return frozenset(char for char in characters
+                             if conn.execute("SELECT 1 FROM items WHERE instr(sku, ?) > 0 LIMIT 1", (char,)).fetchone())
+
+        return self._read("reading the codes", run)
+
     def taxes(self) -> dict[str, TaxRate]:
-        """The merchant's taxes by id, in the service's order, as stored by the last sync."""
+        """The merchant's taxes by id, in the service's order, as stored by the last sync.
+
+        A rate out of ``TaxRate``'s bounds (stored by an older pos-app, which took 1E+30) is
+        left out and logged, as the sync now does; a rate that is no number at all is damage
+        (``CatalogCorrupt``)."""
 
         def run(conn: sqlite3.Connection) -> dict[str, TaxRate]:
             rates: dict[str, TaxRate] = {}
             for tax_id, name, rate in conn.execute("SELECT id, name, rate FROM taxes ORDER BY pos"):
                 try:
-                    rates[tax_id] = TaxRate(tax_id, name, Decimal(rate))
-                except (InvalidOperation, ValueError):
+                    exact = Decimal(rate)
+                except (InvalidOperation, TypeError):
                     raise CatalogCorrupt(f"catalog {self._path}: tax {tax_id!r} has rate {rate!r}") from None
+                try:
+                    rates[tax_id] = TaxRate(tax_id, name, exact)
+                except ValueError as error:
+                    log.warning("catalog %s: a stored tax is left out until the next sync: %s", self._path, error)
             return rates
 
         return self._read("reading taxes", run)

@@ -13,9 +13,17 @@
 4. ``Catalog.replace_all`` stores everything in ONE transaction, run in a worker thread
    (``asyncio.to_thread``) so the event loop never waits for SQLite.
 
-Any failure before the commit (a page that still fails after the client's retries, a
-malformed answer, too many items missed) raises and leaves the previous catalog intact.
-Cancelling the sync during step 4 does not stop the commit already under way.
+Values are checked at this edge: an item whose price cannot be read or is beyond
+``MAX_PRICE_CENTS``, or a tax whose rate is no number from 0 to 100 % (``TaxRate``), is
+left out, named in the result (``skipped_items``, ``skipped_taxes``) and logged; the rest
+is stored. Items naming a tax the merchant does not list are kept, and logged: a sale
+that rang one up before keeps the rate it was rung up with; a new sale refuses it, saying
+why (``pos_app.cart``).
+
+Any failure before the commit (a page that still fails after the client's retries, an
+answer that is not a list of items or taxes at all, too many items missed) raises and
+leaves the previous catalog intact. Cancelling the sync during step 4 does not stop the
+commit already under way.
 """
 
 from __future__ import annotations
@@ -23,15 +31,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import NotFound
+from pos_app.api.errors import NotFound, ProtocolError
 from pos_app.api.models import Category, Item, Page, Tax
 from pos_app.catalog.errors import SyncError
-from pos_app.catalog.models import CatalogItem, SyncResult, TaxRate
+from pos_app.catalog.models import CatalogItem, Skipped, SyncResult, TaxRate, check_price
 from pos_app.catalog.store import Catalog
 
 log = logging.getLogger(__name__)
@@ -48,17 +56,32 @@ MAX_REFETCH = 500
 too much during the sync: it fails (old catalog kept) and can simply be run again."""
 
 
+LOGGED_SKIPS = 20
+"""Left-out entries named one by one in the log; beyond that, only counted."""
+
+
 def catalog_item(item: Item) -> CatalogItem:
-    """The service's item as the cashier's: price in cents, first category, tax ids."""
+    """The service's item as the cashier's: price in cents, first category, tax ids.
+
+    ``ValueError`` for a price beyond ``MAX_PRICE_CENTS`` either way."""
     return CatalogItem(
         id=item.id,
         name=item.name,
         sku=item.sku.strip() if item.sku and item.sku.strip() else None,
-        price_cents=item.sales_price,
+        price_cents=check_price(item.sales_price, item.name),
         category=item.categories[0].name if item.categories else None,
         tax_ids=tuple(dict.fromkeys(item.taxes)),
         description=item.description or "",
     )
+
+
+def tax_rate(tax: Tax) -> TaxRate:
+    """The service's tax as the cart's; ``ValueError`` for a rate that is no number from 0 to 100 %."""
+    if tax.rate is None:
+        if "rate" not in tax.odd_fields:
+            raise ValueError(f"tax {tax.name!r} has no rate")
+        raise ValueError(f"tax {tax.name!r}: rate must be a number, got {tax.odd_fields['rate']!r}")
+    return TaxRate(tax.id, tax.name, tax.rate)
 
 
 def _total_pages(page: Page[Item], page_size: int) -> int:
@@ -99,21 +122,43 @@ async def sync_catalog(
     """Copy the merchant's catalog from the service into ``catalog``; see the module docstring.
 
     Raises the client's errors (``pos_app.api.errors``) or ``SyncError``; either way the
-    previous catalog is kept whole.
+    previous catalog is kept whole. Items and taxes with values that cannot be used are
+    left out and named in the result, never a failure.
     """
     if concurrency < 1 or page_size < 1:
         raise ValueError("page_size and concurrency must be at least 1")
     started = time.perf_counter()
     items: dict[str, CatalogItem] = {}
+    left_out: dict[str, Skipped] = {}  # by id: an item seen twice counts once, as last seen
+    left_out_unnamed: list[Skipped] = []  # entries without an id
     deleted = 0
+
+    def keep(item: Item) -> None:
+        """The item as last seen: stored, or left out for a value that cannot be used."""
+        try:
+            items[item.id] = catalog_item(item)
+        except ValueError as error:
+            items.pop(item.id, None)
+            left_out[item.id] = Skipped(item.id, str(error))
+        else:
+            left_out.pop(item.id, None)
+
+    def leave_out(item_id: str | None, reason: str) -> None:
+        if item_id is None:
+            left_out_unnamed.append(Skipped(None, reason))
+        else:
+            items.pop(item_id, None)
+            left_out[item_id] = Skipped(item_id, reason)
 
     def take(page: Page[Item]) -> None:
         nonlocal deleted
+        for refused in page.refused:
+            leave_out(refused.id, refused.reason)
         for item in page.data:
             if item.deleted_at:
                 deleted += 1
                 continue
-            items[item.id] = catalog_item(item)
+            keep(item)
 
     first = await client.list_items(page=1, limit=page_size)
     pages = _total_pages(first, page_size)
@@ -147,7 +192,9 @@ async def sync_catalog(
         live = set(live_ids)
         for gone in [item_id for item_id in items if item_id not in live]:
             del items[gone]
-        missing = [item_id for item_id in dict.fromkeys(live_ids) if item_id not in items]
+        for gone in [item_id for item_id in left_out if item_id not in live]:
+            del left_out[gone]
+        missing = [item_id for item_id in dict.fromkeys(live_ids) if item_id not in items and item_id not in left_out]
         if len(missing) > MAX_REFETCH:
             raise SyncError(
                 f"the catalog changed while it was synced ({len(missing)} items were missed); "
@@ -158,17 +205,19 @@ async def sync_catalog(
 
         async def refetch() -> None:
             for item_id in pending:
-                item = await client.get_item(item_id)
+                try:
+                    item = await client.get_item(item_id)
+                except ProtocolError as error:  # this one item's answer cannot be read: leave it out
+                    leave_out(item_id, str(error))
+                    continue
                 if not item.deleted_at:
-                    items[item.id] = catalog_item(item)
+                    keep(item)
 
         await _all([refetch() for _ in range(concurrency)])
         refetched = len(missing)
 
-    try:
-        taxes = [TaxRate(t.id, t.name, t.rate) for t in taxes_answer]
-    except ValueError as exc:
-        raise SyncError(f"the service's taxes cannot be used ({exc}); the catalog was not synced") from None
+    taxes, skipped_taxes = _usable_taxes(taxes_answer)
+    skipped_items = (*left_out.values(), *left_out_unnamed)
     categories = [c.name for c in categories_answer]
     synced_at = clock()
     count = await asyncio.to_thread(
@@ -177,7 +226,47 @@ async def sync_catalog(
     seconds = time.perf_counter() - started
     log.info("catalog synced: %d items from %d pages in %.2fs (%d refetched, %d deleted skipped)",
              count, max(pages, 1), seconds, refetched, deleted)
+    _log_left_out("items", skipped_items)
+    _log_left_out("taxes", skipped_taxes)
+    _log_unlisted_taxes(items.values(), {tax.id for tax in taxes})
     return SyncResult(
         count=count, seconds=seconds, synced_at=synced_at, pages=max(pages, 1),
         skipped_deleted=deleted, refetched=refetched, verified=verified,
+        skipped_items=skipped_items, skipped_taxes=skipped_taxes,
     )
+
+
+def _usable_taxes(answer: list[Tax]) -> tuple[list[TaxRate], tuple[Skipped, ...]]:
+    """The taxes that can be used, in the service's order, and those left out (a bad rate, an id listed twice)."""
+    taxes: dict[str, TaxRate] = {}
+    skipped: list[Skipped] = []
+    for tax in answer:
+        if tax.id in taxes:
+            skipped.append(Skipped(tax.id, f"tax {tax.name!r}: its id is listed twice; the first is kept"))
+            continue
+        try:
+            taxes[tax.id] = tax_rate(tax)
+        except ValueError as error:
+            skipped.append(Skipped(tax.id, str(error)))
+    return list(taxes.values()), tuple(skipped)
+
+
+def _log_left_out(what: str, skipped: tuple[Skipped, ...]) -> None:
+    if not skipped:
+        return
+    named = "; ".join(str(entry) for entry in skipped[:LOGGED_SKIPS])
+    more = f"; and {len(skipped) - LOGGED_SKIPS} more" if len(skipped) > LOGGED_SKIPS else ""
+    log.warning("catalog sync left out %d %s with values pos-app cannot use (the rest was stored): %s%s",
+                len(skipped), what, named, more)
+
+
+def _log_unlisted_taxes(items: Iterable[CatalogItem], listed: set[str]) -> None:
+    """Items naming a tax the merchant does not list (or listed with a bad rate): say so once."""
+    naming: dict[str, int] = {}
+    for item in items:
+        for tax_id in item.tax_ids:
+            if tax_id not in listed:
+                naming[tax_id] = naming.get(tax_id, 0) + 1
+    if naming:
+        log.warning("catalog items name taxes the merchant does not list (or listed with a bad rate): %s",
+                    ", ".join(f"{tax_id} ({count} items)" for tax_id, count in sorted(naming.items())))

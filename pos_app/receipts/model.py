@@ -55,8 +55,10 @@ class ReceiptData:
 
     Checked on creation (``ValueError``): ``subtotal_cents`` is the sum of the lines, and
     ``total_cents`` (what the card was charged) is subtotal + taxes + surcharge; ``when`` is
-    an aware datetime (shown in its own time zone); ``card_last4`` is 4 digits or empty.
-    ``auth_ref`` is the gateway's transaction id (pnRefNum); ``attempt_id`` the journal's.
+    an aware datetime (shown in its own time zone: give it the store's); ``card_last4`` is 4
+    digits or empty. ``auth_ref`` is the gateway's transaction id (pnRefNum), ``payment_id``
+    the service's: what a customer or the service's support can look up (the journal's
+    attempt ids are the station's own, not printed).
     """
 
     store_name: str
@@ -72,7 +74,6 @@ class ReceiptData:
     card_last4: str
     auth_ref: str
     payment_id: str
-    attempt_id: str
     when: datetime
     currency: str = "USD"
     training: bool = False

@@ -129,7 +129,7 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
     rows.append(rule)
     card = " ".join(part for part in (data.card_brand, f"**** {data.card_last4}" if data.card_last4 else "") if part)
     pair("Card", card or "-")
-    for label, value in (("Auth ref", data.auth_ref), ("Payment", data.payment_id), ("Attempt", data.attempt_id)):
+    for label, value in (("Auth ref", data.auth_ref), ("Payment", data.payment_id)):
         pair(label, value or "-")
     text("APPROVED" if not data.training else "APPROVED (TRAINING)", bold=True, align="C", gap_before=1.5)
     if data.training:

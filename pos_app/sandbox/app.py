@@ -12,6 +12,11 @@ Admin routes (no key needed):
                             ``body`` as given, when given) before processing
     POST /_sandbox/settle   settles every captured, unsettled payment of both merchants;
                             answers {"settled": N}
+    POST /_sandbox/taxes    {merchant, taxes: [...]}: ``GET /public/tax`` answers ``taxes``
+                            as given from now on (a tax left out is deleted; items naming
+                            it keep naming it)
+    POST /_sandbox/item-fields  {merchant, id, fields: {...}}: the item's answers carry
+                            ``fields`` as given, over its own (values the item routes refuse)
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
 """
 
@@ -29,18 +34,18 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import catalog, payments, terminal, transactions
+from pos_app.sandbox import catalog_routes, payments, terminal, transactions
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
-from pos_app.sandbox.state import Handler, Sandbox
+from pos_app.sandbox.state import Book, Handler, Sandbox
 from pos_app.sandbox.validation import Fields
 
 HANDLERS: dict[str, Handler] = {
     **terminal.HANDLERS,
     **payments.HANDLERS,
     **transactions.HANDLERS,
-    **catalog.HANDLERS,
+    **catalog_routes.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
     raise RuntimeError(f"sandbox handlers do not match ROUTES: {sorted(set(HANDLERS) ^ set(ROUTES))}")
@@ -138,6 +143,45 @@ def _inject(sandbox: Sandbox, call: Call) -> dict:
     return {"pending": sandbox.injections.as_json()}
 
 
+def _merchant_book(sandbox: Sandbox, f: Fields) -> Book | None:
+    code = f.text("merchant")
+    if code is not None and code not in sandbox.books:
+        f.fail(f"merchant must be one of {', '.join(sandbox.books)}")
+        return None
+    return None if code is None else sandbox.books[code]
+
+
+def _set_taxes(sandbox: Sandbox, call: Call) -> dict:
+    """The merchant's tax list, answered as given: data the real service may send (a rate of
+    1E+30 or "NaN", a tax deleted while items still name it), which no service route makes."""
+    f = Fields(call.json_object())
+    book = _merchant_book(sandbox, f)
+    taxes = f.array("taxes")
+    if taxes is not None and not all(isinstance(tax, dict) for tax in taxes):
+        f.fail("each entry of taxes must be an object")
+    f.check()
+    assert book is not None and taxes is not None
+    book.taxes = taxes
+    return {"taxes": book.taxes}
+
+
+def _set_item_fields(sandbox: Sandbox, call: Call) -> dict:
+    """Fields an item's answers carry as given (a price of 1E+17 dollars, "NaN"): values the
+    item routes refuse, which the real service may still send."""
+    body = call.json_object()
+    f = Fields(body)
+    book = _merchant_book(sandbox, f)
+    item_id = f.text("id")
+    fields = body.get("fields")
+    if not isinstance(fields, dict) or not fields:
+        f.fail("fields must be a non-empty object")
+    f.check()
+    assert book is not None and item_id is not None and isinstance(fields, dict)
+    item = book.catalog.find(item_id, deleted_ok=True)
+    item.wire_fields.update(fields)
+    return {"data": book.catalog.json(item, dollars=True)}
+
+
 def _reset(sandbox: Sandbox, call: Call) -> dict:
     sandbox.reset()
     return {"reset": True}
@@ -156,6 +200,8 @@ def build_app(sandbox: Sandbox) -> Starlette:
         ("POST", "/faults", _set_faults),
         ("POST", "/inject", _inject),
         ("POST", "/settle", lambda s, c: {"settled": s.settle()}),
+        ("POST", "/taxes", _set_taxes),
+        ("POST", "/item-fields", _set_item_fields),
         ("POST", "/reset", _reset),
     ]
     routes += [

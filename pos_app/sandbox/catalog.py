@@ -1,4 +1,5 @@
-"""Catalog items and categories of one merchant, and the item routes (reference 4.7).
+"""Catalog items and categories of one merchant (reference 4.7; the item routes are in
+``pos_app.sandbox.catalog_routes``).
 
 Prices are integer cents inside. The wire speaks dollars (exact ``Decimal``) at list,
 create, update and get, and cents at delete and duplicate, as the money table says.
@@ -11,24 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from pos_app.api.money import cents_to_dollars, dollars_to_cents
 from pos_app.sandbox.catalog_data import category_names, seed_items
 from pos_app.sandbox.merchants import Merchant
-from pos_app.sandbox.protocol import Call, Reply, ServiceFailure, invalid, iso_time, not_found
-from pos_app.sandbox.validation import Fields, page_meta, page_query, page_slice
-
-if TYPE_CHECKING:
-    from pos_app.sandbox.state import Book, Sandbox
+from pos_app.sandbox.protocol import invalid, iso_time, not_found
+from pos_app.sandbox.validation import Fields
 
 OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
-SORT_FIELDS = ("name", "sku", "salesPrice", "createdAt", "updatedAt")
-DEFAULT_SORT = "-updatedAt"
 SEED_EPOCH = 1704067200.0  # 2024-01-01T00:00:00Z: generated items are dated from here
-MAX_LIST_LIMIT = 1000
 MAX_DOLLARS = Decimal(10_000_000)
 
 
@@ -54,6 +48,9 @@ class Item:
     created_at: float
     updated_at: float
     deleted_at: float | None = None
+    wire_fields: dict = field(default_factory=dict)
+    """Fields its answers carry as given, over its own: values the item routes refuse but the
+    real service may send (``POST /_sandbox/item-fields``: a price of 1E+17 dollars, "NaN")."""
 
     def as_json(self, client_id: str, *, dollars: bool) -> dict:
         return {
@@ -70,6 +67,7 @@ class Item:
             "createdAt": iso_time(self.created_at),
             "updatedAt": iso_time(self.updated_at),
             "deletedAt": None if self.deleted_at is None else iso_time(self.deleted_at),
+            **self.wire_fields,
         }
 
 
@@ -232,6 +230,7 @@ class Catalog:
             name=f"{item.name} (copy)",
             categories=list(item.categories),
             taxes=list(item.taxes),
+            wire_fields=dict(item.wire_fields),
             created_by=created_by,
             created_at=at,
             updated_at=at,
@@ -241,111 +240,3 @@ class Catalog:
 
     def delete(self, item: Item) -> None:
         item.deleted_at = item.updated_at = self._clock()
-
-
-# routes ------------------------------------------------------------------------------
-
-
-def _list(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    page, limit = page_query(call.query, max_limit=MAX_LIST_LIMIT)
-    sort_by = call.query.get("sortBy", DEFAULT_SORT)
-    if sort_by.removeprefix("-") not in SORT_FIELDS:
-        raise invalid([f"sortBy must be one of {', '.join(SORT_FIELDS)}, optionally prefixed with -"])
-    key = {
-        "name": lambda i: i.name.lower(),
-        "sku": lambda i: i.sku,
-        "salesPrice": lambda i: i.cents,
-        "createdAt": lambda i: i.created_at,
-        "updatedAt": lambda i: i.updated_at,
-    }[sort_by.removeprefix("-")]
-    catalog = book.catalog
-    rows = sorted(catalog.live(), key=lambda i: (key(i), i.id), reverse=sort_by.startswith("-"))
-    meta = {**page_meta(len(rows), page, limit), "sortBy": sort_by}
-    return Reply(200, {"meta": meta, "data": [catalog.json(i, dollars=True) for i in page_slice(rows, page, limit)]})
-
-
-def _ids(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    return Reply(200, [item.id for item in book.catalog.live()])
-
-
-def _categories(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    client_id = book.merchant.client_id
-    return Reply(
-        200,
-        [
-            {"id": c.id, "name": c.name, "clientId": client_id,
-             "createdAt": iso_time(c.created_at), "updatedAt": iso_time(c.updated_at)}
-            for c in book.catalog.categories.values()
-        ],
-    )
-
-
-def _get(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    item = book.catalog.find(call.params["id"], deleted_ok=True)
-    return Reply(200, {"data": book.catalog.json(item, dollars=True)})
-
-
-def _create(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    catalog = book.catalog
-    item = catalog.create(catalog.read_changes(call.json_object()))
-    return Reply(201, {"data": catalog.json(item, dollars=True)})
-
-
-def _update(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    catalog = book.catalog
-    item = catalog.find(call.params["id"])
-    changes = catalog.read_changes(call.json_object(), current=item)
-    before = catalog.json(item, dollars=True)
-    catalog.update(item, changes)
-    return Reply(200, {"data": before})
-
-
-def _delete(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    item = book.catalog.find(call.params["id"])
-    book.catalog.delete(item)
-    return Reply(200, {"data": book.catalog.json(item, dollars=False)})
-
-
-def _duplicate(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    item = book.catalog.find(call.params["id"])
-    copy = book.catalog.duplicate(item, "api")
-    return Reply(201, {"data": book.catalog.json(copy, dollars=False)})
-
-
-def _bulk(action: str) -> Callable[[Sandbox, Book, Call], Reply]:
-    def handler(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-        f = Fields(call.json_object())
-        item_list = f.array("itemList", min_size=1)
-        created_by = f.text("createdBy")
-        if item_list is not None and not all(isinstance(i, str) for i in item_list):
-            f.fail("each value in itemList must be a string")
-        f.check()
-        catalog = book.catalog
-        failed = []
-        for item_id in item_list or []:  # not atomic: earlier items stay processed
-            item = catalog.items.get(item_id)
-            if item is None or item.deleted_at is not None:
-                failed.append(item_id)
-            elif action == "delete":
-                catalog.delete(item)
-            else:
-                catalog.duplicate(item, created_by or "api")
-        if failed:
-            raise ServiceFailure(400, 101, f"items not found: {', '.join(failed)}")
-        return Reply(201, {"success": True})
-
-    return handler
-
-
-HANDLERS = {
-    "item.list": _list,
-    "item.ids": _ids,
-    "item.categories": _categories,
-    "item.get": _get,
-    "item.create": _create,
-    "item.update": _update,
-    "item.delete": _delete,
-    "item.duplicate": _duplicate,
-    "item.bulk_delete": _bulk("delete"),
-    "item.bulk_duplicate": _bulk("duplicate"),
-}

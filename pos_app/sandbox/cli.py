@@ -1,8 +1,8 @@
 """``pos-app sandbox serve``: run the sandbox service from the command line.
 
-Prints the base URL and both keys, serves until Ctrl-C, and exits cleanly. A
-non-loopback host needs ``--allow-remote``; bad knob names or values are refused
-with a message and exit status 1.
+Prints the base URL and both keys, serves until Ctrl-C, and exits cleanly; logs into
+``<data dir>/logs/sandbox.log``. A non-loopback host needs ``--allow-remote``; bad knob
+names or values are refused with a message and exit status 1.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import argparse
 import asyncio
 import sys
 
+from pos_app.logs import ProcessKind, configure_logging
+from pos_app.profile import data_dir
 from pos_app.sandbox.config import SandboxConfig
 from pos_app.sandbox.faults import KNOBS, parse_knob_text
 
@@ -73,6 +75,11 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"  type B merchant (Harbor Books)  key-hash: {config.key_b}", flush=True)
         print("Press Ctrl-C to stop.", flush=True)
 
+    try:
+        configure_logging(data_dir(), ProcessKind.SANDBOX)
+    except OSError as exc:
+        print(f"pos-app sandbox: cannot write its log ({exc.strerror or exc}): set POS_DATA_DIR", file=sys.stderr)
+        return 1
     try:
         asyncio.run(server.serve(ready=announce))
     except KeyboardInterrupt:

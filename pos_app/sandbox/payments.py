@@ -169,7 +169,7 @@ def _acknowledgment(sandbox: Sandbox, book: Book, call: Call) -> Reply:
 
 
 def _taxes(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-    return Reply(200, [tax.as_json() for tax in book.merchant.taxes])
+    return Reply(200, book.taxes)
 
 
 HANDLERS = {

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from pos_app.api.address import is_loopback
+from pos_app.api.wire import decode_json, encode_json
 from pos_app.sandbox.app import build_app
 from pos_app.sandbox.config import SandboxConfig
 from pos_app.sandbox.http_server import HttpServer
@@ -135,6 +136,23 @@ class SandboxServer:
         if answer.status_code != 200:
             raise ValueError(f"injection refused: {answer.text}")
         return answer.json()
+
+    def set_taxes(self, merchant: str, taxes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Same as POST /_sandbox/taxes: ``merchant``'s ``GET /public/tax`` answers ``taxes``
+        as given from now on (JSON values; ``Decimal`` for fractions). Returns the list."""
+        return self._admin("taxes", {"merchant": merchant, "taxes": taxes})["taxes"]
+
+    def set_item_fields(self, merchant: str, item_id: str, **fields: Any) -> dict[str, Any]:
+        """Same as POST /_sandbox/item-fields: the item's answers carry ``fields`` as given
+        (``salesPrice="NaN"``). Returns the item as the list now shows it."""
+        return self._admin("item-fields", {"merchant": merchant, "id": item_id, "fields": fields})["data"]
+
+    def _admin(self, path: str, request: dict[str, Any]) -> Any:
+        answer = httpx.post(f"{self.base_url}/_sandbox/{path}", content=encode_json(request),
+                            headers={"content-type": "application/json"}, timeout=5)
+        if answer.status_code != 200:
+            raise ValueError(f"the sandbox refused /_sandbox/{path}: {answer.text}")
+        return decode_json(answer.content)
 
     def settle(self) -> int:
         """Settle every captured, unsettled payment of both merchants (same as POST

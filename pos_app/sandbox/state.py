@@ -64,6 +64,9 @@ class Book:
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}
         self.transactions: list[Transaction] = []  # in the order recorded
+        self.taxes: list[dict] = [tax.as_json() for tax in merchant.taxes]
+        """The tax list as ``GET /public/tax`` answers it; ``POST /_sandbox/taxes`` replaces it
+        with values the real service may send (a rate of 1E+30, a tax deleted that items name)."""
         self._cards = itertools.islice(itertools.cycle(CARDS), first_card, None)
 
     def next_card(self) -> Card:

@@ -14,7 +14,7 @@ from typing import Final
 
 
 class AuditAction(StrEnum):
-    """What a manager (or the system) did; the audit trail's ``action`` column."""
+    """What a manager, a cashier or the system did; the audit trail's ``action`` column."""
 
     STAFF_ADDED = "staff_added"
     STAFF_REMOVED = "staff_removed"
@@ -26,6 +26,10 @@ class AuditAction(StrEnum):
     RESOLVE = "resolve"
     CLOSE_BATCH = "close_batch"
     SETTINGS_CHANGED = "settings_changed"
+    LINE_REMOVED = "line_removed"
+    """A cashier removed a cart line after a card payment was attempted on the order."""
+    QUANTITY_LOWERED = "quantity_lowered"
+    """A cashier lowered a line's quantity after a card payment was attempted on the order."""
     OVERRIDE = "override"
     """A manager's PIN on a cashier's screen for anything not listed above."""
 

@@ -30,9 +30,10 @@ from typing import Any
 
 from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
-from pos_app.api.secrets import Redactor
-from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
+from pos_app.api.secrets import RedactingFilter, Redactor
+from pos_app.config import StoreConfig, key_hash, load_config
 from pos_app.journal import JournalError, Outcome
+from pos_app.logs import ProcessKind, configure_logging
 from pos_app.profile import ConfigError
 from pos_app.staff import AuditAction, Staff, StaffError
 from pos_app.staff.cli import os_operator
@@ -140,7 +141,7 @@ def _run(args: argparse.Namespace, command: Command) -> int:
         config = load_config()
         secret = key_hash(config)
         redactor.add(secret)
-        setup_logging(config, secret, verbose=args.verbose)
+        configure_logging(config.data_dir, ProcessKind.CLI, RedactingFilter(redactor), verbose=args.verbose)
         payload, code = asyncio.run(_with_station(config, secret, args, command))
     except (Refused, ConfigError, InvalidInput) as error:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID

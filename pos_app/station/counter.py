@@ -22,13 +22,15 @@ import functools
 import logging
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, Totals
+from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, LineNotFound, Totals
+from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
-from pos_app.journal import Operation, Outcome
+from pos_app.journal import JournalError, Operation, Outcome
 from pos_app.money import MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
 from pos_app.station.events import (
@@ -54,6 +56,44 @@ SAVE_RETRY = 5.0
 """Seconds between tries of a cart write the disk refused."""
 OPEN_PREAUTH_DAYS = 14
 """How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
+PAYMENT_RECORD_NOT_OPEN = "not known: the payment record was not open yet"
+
+
+@dataclass(frozen=True)
+class LineLowered:
+    """A cart line removed, or its quantity lowered, after a card payment was attempted on
+    its order (the customer may have seen a higher total on the terminal): what the audit
+    trail records, under the cashier's name."""
+
+    line: CartLine
+    """The line as it was."""
+    quantity: int
+    """What it was set to (0: removed)."""
+    order_key: str
+    attempt: str
+    """Which attempt, and its outcome (or why that is not known)."""
+
+    @property
+    def action(self) -> AuditAction:
+        return AuditAction.LINE_REMOVED if self.quantity == 0 else AuditAction.QUANTITY_LOWERED
+
+    @property
+    def detail(self) -> str:
+        code = f", SKU {self.line.sku}" if self.line.sku else ""
+        return (f"{self.line.name} (line {self.line.line_id}{code}): quantity {self.line.quantity} → "
+                f"{self.quantity}; order {self.order_key}, after payment attempt {self.attempt}")
+
+
+@dataclass(frozen=True)
+class OpenPreauth:
+    """An approved pre-auth not captured or voided yet (a tab, a deposit), as the list of
+    open pre-auths shows it."""
+
+    result: OperationResult
+    at: datetime
+    """When it was taken (aware)."""
+    cashier: str | None
+    """Who was signed in then (None: taken unattended)."""
 
 
 class PaymentsNotReady(RuntimeError):
@@ -65,7 +105,7 @@ class Counter:
 
     def __init__(self, config: StoreConfig, events: EventBus, catalog: Catalog, cart_store: CartStore,
                  staff: Staff, cart: Cart, rates: dict[str, TaxRate], executor: ThreadPoolExecutor, *,
-                 money: MoneyFormat, training: bool = False) -> None:
+                 money: MoneyFormat, training: bool = False, restore_notice: str | None = None) -> None:
         self.config = config
         self.money = money
         """How this store writes and reads amounts (its currency and locale)."""
@@ -83,6 +123,8 @@ class Counter:
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
+        self.restore_notice = restore_notice
+        """Why the saved sale was not restored (a new one was started), for the cashier; None when it was."""
         self._station: Station | None = None
         self._executor = executor
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
@@ -90,6 +132,10 @@ class Counter:
         self._later: set[asyncio.Task[None]] = set()  # saves started by a settlement, and the retry
         self._retrying: asyncio.Task[None] | None = None
         events.subscribe(self._outcome)
+        self._editing = asyncio.Lock()  # one cart edit at a time (an audit write may come first)
+        self._restored_order_key = None if cart.is_empty else cart.order_key
+        """The order of the cart found on disk at start: it may have had a payment attempt
+        before the journal (``attach``) is open to say."""
 
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
@@ -100,26 +146,24 @@ class Counter:
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="counter")
         loop = asyncio.get_running_loop()
 
-        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate], MoneyFormat]:
+        def open_all() -> tuple[Catalog, CartStore, Staff, Cart, dict[str, TaxRate], str | None, MoneyFormat]:
             money = money_format(config.currency, config.locale).load()
             catalog = Catalog.open(config.catalog_path)
             staff = Staff.open(config.staff_path)
             if training:
                 staff.ensure_demo_staff()
             store = CartStore(config.cart_path)
-            try:
-                cart = store.load() or Cart()
-            except CartError as error:  # kept aside by the store: start afresh, say why in the log
-                log.error("the saved cart could not be restored: %s", error)
-                cart = Cart()
-            return catalog, store, staff, cart, catalog.taxes(), money
+            rates = catalog.taxes()
+            cart, notice = _restored_cart(store, rates)
+            return catalog, store, staff, cart, rates, notice, money
 
         try:
-            catalog, store, staff, cart, rates, money = await loop.run_in_executor(executor, open_all)
+            catalog, store, staff, cart, rates, notice, money = await loop.run_in_executor(executor, open_all)
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(config, events, catalog, store, staff, cart, rates, executor, money=money, training=training)
+        return cls(config, events, catalog, store, staff, cart, rates, executor, money=money, training=training,
+                   restore_notice=notice)
 
     def attach(self, station: Station) -> None:
         """The payment side has opened: card payments, the catalog sync and the service's
@@ -183,6 +227,9 @@ class Counter:
             self.events.publish(CatalogSyncFailed(str(error)))
             return None
         self.rates = await self.disk(self.catalog.taxes)
+        if not self.cart.is_empty:  # its totals follow the new rates; a tax no longer listed keeps its known one
+            self.cart.refresh_rates(self.rates)
+            await self._changed()
         self.events.publish(CatalogSynced(result))
         return result
 
@@ -191,25 +238,77 @@ class Counter:
     def totals(self) -> Totals:
         return self.cart.totals(self.rates)
 
-    async def scan(self, code: str) -> CartLine | None:
-        """A scanned or typed code: the item whose SKU/barcode it is, added; None if none."""
+    async def scan(self, code: str, quantity: int = 1) -> CartLine | None:
+        """A scanned or typed code: ``quantity`` of the item whose SKU/barcode it is, added;
+        None if none."""
         item = await self.disk(self.catalog.by_code, code)
         if item is None:
             return None
-        return await self.add(item)
+        return await self.add(item, quantity)
 
     async def add(self, item: CatalogItem, quantity: int = 1) -> CartLine:
-        line = self.cart.add(item, quantity)
-        await self._changed()
+        """``ValueError`` (the cart unchanged) for a bad quantity, or an item naming a tax no
+        rate is known for (``UnknownTax``)."""
+        async with self._editing:
+            line = self.cart.add(item, quantity, rates=self.rates)
+            self.events.publish(CartChanged(self.cart))
+        await self._save()
         return line
 
-    async def set_quantity(self, line_id: int, quantity: int) -> None:
-        self.cart.set_quantity(line_id, quantity)
-        await self._changed()
+    async def set_quantity(self, line_id: int, quantity: int) -> CartLine | None:
+        """Set a line's quantity; 0 removes it (None). See ``_edit_line`` for the audit."""
+        return await self._edit_line(line_id, lambda line: quantity)
+
+    async def step_quantity(self, line_id: int, step: int) -> CartLine | None:
+        """One more (``+1``) or one less (``-1``) of a line, counted from its quantity when
+        this edit's turn comes (two quick presses make two steps); 1 less than 1 removes it."""
+        return await self._edit_line(line_id, lambda line: line.quantity + step)
 
     async def remove(self, line_id: int) -> None:
-        self.cart.remove(line_id)
-        await self._changed()
+        await self._edit_line(line_id, lambda line: 0)
+
+    async def _edit_line(self, line_id: int, quantity_of: Callable[[CartLine], int]) -> CartLine | None:
+        """Set line ``line_id`` to ``quantity_of(line)`` (0 removes it), one edit at a time.
+
+        Lowering or removing a line once a payment was attempted on the order is written to
+        the audit trail first (``LineLowered``); if that record cannot be written the error
+        (``StaffError``) reaches the caller and the line is left as it was. ``ValueError``
+        for a quantity out of range, ``LineNotFound`` for a line no longer there (also when
+        the order was paid meanwhile, e.g. by recovery: a new cart has begun)."""
+        async with self._editing:
+            cart = self.cart
+            line = cart.line(line_id)
+            quantity = check_quantity(quantity_of(line), allow_zero=True)
+            if quantity < line.quantity:
+                attempt = await self._payment_attempted(cart.order_key)
+                if attempt is not None:
+                    if self.cart is not cart:
+                        raise LineNotFound(line_id)
+                    lowered = LineLowered(line, quantity, cart.order_key, attempt)
+                    cashier = self.cashier.name if self.cashier else "-"
+                    await self.disk(self.staff.record, cashier, lowered.action, lowered.detail)
+            if self.cart is not cart:
+                raise LineNotFound(line_id)
+            changed = cart.set_quantity(line_id, quantity)
+            self.events.publish(CartChanged(self.cart))
+        await self._save()
+        return changed
+
+    async def _payment_attempted(self, order_key: str) -> str | None:
+        """What says a card payment was attempted on ``order_key`` (any outcome, or none
+        yet), for the audit trail; None when none was. When the journal cannot tell (not
+        open yet for the cart restored at start, or unreadable) the change counts as after
+        an attempt, and the note says why."""
+        if self._station is None:
+            return PAYMENT_RECORD_NOT_OPEN if order_key == self._restored_order_key else None
+        try:
+            attempts = await self._station.journal.order_attempts(order_key)
+        except JournalError as error:
+            return f"not known: the payment record could not be read ({error})"
+        if not attempts:
+            return None
+        latest = attempts[-1]
+        return f"{latest.id} ({latest.outcome or 'no result yet'})"
 
     async def new_sale(self) -> None:
         """An empty cart with a new order key (the last one was paid or abandoned)."""
@@ -371,22 +470,44 @@ class Counter:
         self.events.publish(OrderPaid(paid))
         self._save_soon()
 
-    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OperationResult]:
+    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OpenPreauth]:
         """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,
-        a deposit), newest first, as their results (amount, card, ids)."""
+        a deposit), newest first: their results (amount, card, ids), when and by whom."""
         today = datetime.now().date()
         attempts = []
         for back in range(days):
             attempts.extend(await self.station.journal.attempts(day=today - timedelta(days=back)))
         closed = {a.ref for a in attempts if a.operation in (Operation.CAPTURE, Operation.VOID)
                   and a.outcome is Outcome.APPROVED}
-        found = [OperationResult.from_attempt(a) for a in attempts
+        found = [OpenPreauth(OperationResult.from_attempt(a), a.created_at, a.cashier) for a in attempts
                  if a.operation is Operation.PREAUTH and a.outcome is Outcome.APPROVED]
-        return sorted((r for r in found if r.transaction_id and r.transaction_id not in closed),
-                      key=lambda r: r.attempt_id or "", reverse=True)
+        return sorted((p for p in found if p.result.transaction_id and p.result.transaction_id not in closed),
+                      key=lambda p: p.at, reverse=True)
 
     async def capture(self, preauth: OperationResult, amount: int) -> OperationResult:
         """Capture ``amount`` cents (at most the pre-auth's) of an open pre-auth."""
         assert preauth.transaction_id is not None
         return await self.station.capture(preauth.terminal_id, preauth.transaction_id, amount,
                                           payment_id=preauth.payment_id)
+
+
+def _restored_cart(store: CartStore, rates: dict[str, TaxRate]) -> tuple[Cart, str | None]:
+    """The saved cart with its known rates brought up to date, or a new one and why (a file
+    that cannot be read, or a cart with a line whose tax no rate is known for, is kept aside).
+    Runs on the disk thread."""
+    try:
+        cart = store.load() or Cart()
+    except CartError as error:  # kept aside by the store
+        log.error("the saved cart could not be restored: %s", error)
+        return Cart(), f"The saved sale could not be restored ({error}); a new sale was started."
+    cart.refresh_rates(rates)
+    unrated = cart.totals(rates).unrated_lines
+    if not unrated:
+        return cart, None
+    names = ", ".join(cart.line(line_id).name for line_id in unrated)
+    kept = store.keep_aside()
+    where = f"It was kept as {kept}" if kept else "It could not be moved aside"
+    log.error("the saved cart was not restored: %s name taxes with no known rate; %s", names, where)
+    return Cart(), (f"The saved sale could not be restored: {names} {'names' if len(unrated) == 1 else 'name'} "
+                    "a tax the merchant no longer lists, and an older pos-app saved it without the rates it was "
+                    f"rung up with. {where}; a new sale was started.")

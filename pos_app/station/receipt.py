@@ -1,5 +1,6 @@
-"""The customer's itemized receipt of a paid cart: what was bought, the taxes, the card
-surcharge the service added, the card and the authorization, TRAINING when so."""
+"""The customer's itemized receipt of a paid cart: what was bought, the taxes (named, adding
+up to the tax charged), the card surcharge the service added, the card and the
+authorization, in the station's local time, TRAINING when so."""
 
 from __future__ import annotations
 
@@ -23,8 +24,6 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
             surcharge = 0
     totals = paid.totals
     taxes = [TaxLine(name, cents) for name, cents in totals.breakdown.items() if cents]
-    if totals.breakdown_rounding:
-        taxes.append(TaxLine("Tax rounding", totals.breakdown_rounding))
     return ReceiptData(
         store_name=config.store_name or config.store_id, store_id=config.store_id, station=config.station_id,
         cashier=paid.cashier,
@@ -33,7 +32,7 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
         subtotal_cents=totals.subtotal, taxes=taxes, surcharge_cents=surcharge,
         total_cents=totals.total + surcharge, card_brand=result.card_brand or "Card",
         card_last4=result.card_last4 or "", auth_ref=result.transaction_id or "",
-        payment_id=result.payment_id or "", attempt_id=result.attempt_id or "", when=paid.when,
+        payment_id=result.payment_id or "", when=paid.when.astimezone(),  # the store's clock, not UTC
         currency=config.currency, locale=config.locale, training=training,
         transaction_type="PRE-AUTH" if result.operation is Operation.PREAUTH else "SALE",
     )

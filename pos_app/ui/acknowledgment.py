@@ -8,6 +8,7 @@ screen the dialog alone is shown (turned to the customer).
 
 from __future__ import annotations
 
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
     QDialogButtonBox,
@@ -33,10 +34,8 @@ class AcknowledgmentDialog(QDialog):
         text.setHtml("".join(f"<p>{_escape(p)}</p>" for p in paragraphs))
         buttons = QDialogButtonBox()
         self.accept_button = buttons.addButton("Customer accepts  (Enter)", QDialogButtonBox.ButtonRole.AcceptRole)
-        cancel = buttons.addButton("Cancel  (Esc)", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.addButton("Cancel  (Esc)", QDialogButtonBox.ButtonRole.RejectRole)
         self.accept_button.setDefault(True)
-        self.accept_button.setAutoDefault(True)
-        cancel.setAutoDefault(False)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -46,6 +45,7 @@ class AcknowledgmentDialog(QDialog):
         self.resize(640, 420)
         self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total, parent)
         self.finished.connect(self._close_display)
+        enter_presses_focused_button(self)
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)

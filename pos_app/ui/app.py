@@ -24,18 +24,21 @@ import contextlib
 import gc
 import importlib
 import logging
+import sys
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pos_app.config import StoreConfig, key_hash, load_config, setup_logging
+from pos_app import __version__
 from pos_app.profile import ConfigError, data_dir, training_data_dir
 from pos_app.ui import failures
-from pos_app.ui.launch import show
 from pos_app.ui.main_window import MainWindow
-from pos_app.ui.theme import use_theme
+from pos_app.ui.theme import show_in_theme, use_theme
 
 if TYPE_CHECKING:
+    from pos_app.config import StoreConfig
+    from pos_app.folder_lock import AppLock
     from pos_app.sandbox.config import SandboxConfig
     from pos_app.sandbox.server import SandboxServer
     from pos_app.station.counter import Counter
@@ -55,6 +58,8 @@ vanish for a moment)."""
 FIRST_REQUEST_MODULES = ("anyio._backends._asyncio",)
 """What the HTTP stack imports at its first request (httpcore's asyncio backend, through
 anyio): imported with the station's modules, off the Qt thread, when present."""
+HEADLESS_PLATFORMS = ("offscreen", "minimal")
+"""Qt platforms with no screen a person sees."""
 
 
 class StartProblem(Exception):
@@ -95,7 +100,10 @@ async def open_and_run(window: MainWindow, *, sandbox: bool) -> int:
 
 
 def settings() -> tuple[StoreConfig, str]:
-    """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread."""
+    """The checked settings and the key-hash (the OS keyring: D-Bus); off the Qt thread,
+    as is the settings model's import (pydantic)."""
+    from pos_app.config import key_hash, load_config
+
     config = load_config()
     return config, key_hash(config)
 
@@ -120,21 +128,22 @@ async def run_training(window: MainWindow) -> int:
     from pos_app.sandbox.config import SandboxConfig
 
     sandbox = SandboxConfig()
-    config = training_config()
-    counter = await begin(window, config, sandbox.key_s, training=True)
-    if counter is None:
-        return 1
-    try:
-        server = await asyncio.to_thread(start_sandbox, sandbox)
-    except OSError as error:
-        await counter.aclose()
-        cannot_start(window, _start_problem(error))
-        return 1
-    try:
-        return await run_station(window, counter, replace(config, base_url=server.base_url), server.keys["S"],
-                                 training=True)
-    finally:
-        server.stop()
+    config = await asyncio.to_thread(training_config)  # the settings model's import: off the Qt thread
+    async with own_folder(window, config.data_dir) as owned:
+        counter = await begin(window, config, sandbox.key_s, training=True) if owned else None
+        if counter is None:
+            return 1
+        try:
+            server = await asyncio.to_thread(start_sandbox, sandbox)
+        except OSError as error:
+            await counter.aclose()
+            cannot_start(window, _start_problem(error))
+            return 1
+        try:
+            return await run_station(window, counter, config.replace(base_url=server.base_url), server.keys["S"],
+                                     training=True)
+        finally:
+            server.stop()
 
 
 def start_sandbox(config: SandboxConfig) -> SandboxServer:
@@ -146,22 +155,66 @@ def start_sandbox(config: SandboxConfig) -> SandboxServer:
 
 
 async def run_store(window: MainWindow, config: StoreConfig, secret: str) -> int:
-    """A store's station on its settings: logging, the counter, then the station."""
-    counter = await begin(window, config, secret, training=False)
-    if counter is None:
-        return 1
-    return await run_station(window, counter, config, secret)
+    """A store's station on its settings: its data folder held, logging, the counter, then
+    the station."""
+    async with own_folder(window, config.data_dir) as owned:
+        counter = await begin(window, config, secret, training=False) if owned else None
+        if counter is None:
+            return 1
+        return await run_station(window, counter, config, secret)
+
+
+@contextlib.asynccontextmanager
+async def own_folder(window: MainWindow, folder: Path) -> AsyncIterator[bool]:
+    """Hold the data folder while the body runs, one app per folder (two would both save
+    the cart): True; False, once the cashier has been told which app holds it."""
+    try:
+        lock = await asyncio.to_thread(hold_folder, folder)
+    except StartProblem as problem:
+        window.hide()  # the sentence alone, not a second sign-in screen behind it
+        cannot_start(window, str(problem))
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def hold_folder(folder: Path) -> AppLock:
+    """This app's lock on ``folder`` (``pos_app.folder_lock``; filelock is imported here,
+    off the Qt thread); ``StartProblem`` naming the app that holds it, or why it cannot be
+    taken."""
+    from pos_app.folder_lock import AlreadyOpen, AppLock
+
+    try:
+        return AppLock(folder).acquire()
+    except AlreadyOpen as refused:
+        raise StartProblem(str(refused)) from refused
+    except OSError as error:
+        raise StartProblem(f"the data folder {folder} cannot be used ({error.strerror or error}): check its "
+                           "permissions, or set POS_DATA_DIR to another") from error
 
 
 async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
     """Logging (``secret`` redacted from it), then the counter attached to the window; None,
     once the cashier has been told why, when either cannot start."""
     try:
-        await asyncio.to_thread(setup_logging, config, secret)
+        await asyncio.to_thread(start_logging, config.data_dir, secret)
+        log.info("pos-app %s starting on %s%s", __version__, config.data_dir, " (training)" if training else "")
         return await open_counter(window, config, training=training)
     except (StartProblem, OSError) as problem:
         cannot_start(window, _start_problem(problem))
         return None
+
+
+def start_logging(folder: Path, secret: str) -> None:
+    """The app's log file, ``secret`` redacted (``pos_app.logs``, imported here: off the Qt
+    thread)."""
+    from pos_app.api.secrets import RedactingFilter, Redactor
+    from pos_app.logs import ProcessKind, configure_logging
+
+    configure_logging(folder, ProcessKind.APP, RedactingFilter(Redactor([secret])))
 
 
 async def open_counter(window: MainWindow, config: StoreConfig, *, training: bool) -> Counter:
@@ -180,7 +233,7 @@ async def open_counter(window: MainWindow, config: StoreConfig, *, training: boo
     except (CatalogError, StaffError, OSError) as error:
         raise StartProblem(_start_problem(error)) from None
     window.attach_counter(counter)
-    show(window, config.theme)
+    show_in_theme(window, config.theme)
     return counter
 
 
@@ -249,19 +302,28 @@ async def start_up(station: Station, counter: Counter) -> None:
     await counter.sync_catalog()
 
 
-def training_config(base_url: str = "") -> StoreConfig:
+def training_config(base_url: str | None = None) -> StoreConfig:
     """The demo store on the built-in sandbox: its own data folder, a type S terminal. The
-    sandbox's ``base_url`` is known once it serves; the counter opens before that."""
-    return replace(StoreConfig(base_url=base_url), store_id="demo", store_name="Corner Market (training)",
-                   station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
-                   data_dir=training_data_dir())
+    sandbox's ``base_url`` is known once it serves (the counter opens before that: until
+    then it is ``TRAINING_BASE_URL``)."""
+    from pos_app.config import TRAINING_BASE_URL, StoreConfig
+
+    return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo", store_name="Corner Market (training)",
+                       station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
+                       data_dir=training_data_dir())
 
 
 def cannot_start(window: MainWindow, text: str) -> None:
-    """Say why the app cannot start (a modal message; the app then exits)."""
-    from pos_app.ui.qt import QMessageBox  # only when it is needed: not part of every start
+    """Say why the app cannot start, on stderr (the terminal that started it, a service's
+    journal) and, when there is a screen, in a modal message; the app then exits. Without
+    a screen (the ``offscreen`` or ``minimal`` platform) nobody could close the message:
+    the app would wait for ever."""
+    sys.stderr.write(f"pos-app cannot start: {text}\n")
+    sys.stderr.flush()
+    from pos_app.ui.qt import QApplication, QMessageBox  # only when it is needed: not part of every start
 
-    QMessageBox.critical(window, "pos-app cannot start", text)
+    if QApplication.platformName() not in HEADLESS_PLATFORMS:
+        QMessageBox.critical(window if window.isVisible() else None, "pos-app cannot start", text)
 
 
 def _start_problem(error: Exception) -> str:

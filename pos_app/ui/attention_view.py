@@ -53,7 +53,6 @@ class AttentionPanel(QWidget):
         self.payment_button = QPushButton("&Show the payment (to give it back)")
         buttons = QHBoxLayout()
         for button in (self.wait_button, self.check_button, self.decide_button, self.payment_button):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)

@@ -1,5 +1,6 @@
-"""The audit-trail tab of the back office: every manager action and staff change (who,
-when, what, why), shown after a manager's PIN and exported as CSV."""
+"""The audit-trail tab of the back office: every manager action, staff change and cart line
+lowered after a payment attempt (who, when, what, why), shown after a manager's PIN and
+exported as CSV."""
 
 from __future__ import annotations
 
@@ -64,7 +65,6 @@ class AuditPanel(QWidget):
         self.export_button.setEnabled(False)
         buttons = QHBoxLayout()
         for button in (self.show_button, self.export_button):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)

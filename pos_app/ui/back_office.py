@@ -9,6 +9,7 @@ from pos_app.money import MoneyFormat
 from pos_app.station.back_office import BackOffice
 from pos_app.ui.attention_view import AttentionPanel
 from pos_app.ui.audit_view import AuditPanel
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.payments_view import PaymentsPanel
 from pos_app.ui.qt import QDialog, QKeySequence, QShortcut, QTabWidget, QVBoxLayout, QWidget, asyncSlot
 
@@ -28,7 +29,7 @@ class BackOfficeDialog(QDialog):
         self.tabs.addTab(self.audit, "Audit &trail")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
-        self.resize(1100, 640)
+        self.resize(1000, 640)  # fits a 1024×768 screen with its frame
         self.attention.show_payment.connect(self._show_payment)
         self.attention.changed.connect(lambda: self.payments.refresh())
         self.payments.changed.connect(lambda: self.attention.refresh())
@@ -37,6 +38,7 @@ class BackOfficeDialog(QDialog):
         QShortcut(QKeySequence("Ctrl+Shift+Tab"), self, activated=lambda: self._turn(-1))
         self.payments.refresh()
         self.attention.refresh()
+        enter_presses_focused_button(self)
 
     @asyncSlot()
     async def _refresh(self) -> None:

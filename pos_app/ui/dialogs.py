@@ -1,4 +1,5 @@
-"""Showing a dialog from a coroutine without a nested event loop.
+"""Dialogs by keyboard: showing one from a coroutine without a nested event loop, and Enter
+on a focused button pressing that button.
 
 ``QDialog.exec()`` inside an asyncio task would run a second Qt loop under qasync's and
 re-enter tasks; ``shown`` opens the dialog window-modal and awaits its ``finished``."""
@@ -7,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 
-from pos_app.ui.qt import QDialog
+from pos_app.ui.qt import QApplication, QDialog, QEvent, QKeyEvent, QObject, QPushButton, Qt
+
+ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
 
 async def shown(dialog: QDialog) -> int:
@@ -21,3 +24,38 @@ async def shown(dialog: QDialog) -> int:
     dialog.finished.connect(done)
     dialog.open()
     return await finished
+
+
+class _EnterPressesFocusedButton(QObject):
+    def __init__(self, dialog: QDialog) -> None:
+        super().__init__(dialog)
+        self.dialog = dialog
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show:
+            _not_auto_default(self.dialog)  # buttons added since (a panel's)
+        elif (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and event.key() in ENTER_KEYS
+              and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
+            focused = QApplication.focusWidget()
+            if isinstance(focused, QPushButton) and focused.window() is self.dialog and focused.isEnabled():
+                focused.click()
+                return True
+        return False
+
+
+def enter_presses_focused_button(dialog: QDialog) -> None:
+    """Enter on a focused button of ``dialog`` presses that button; Enter in a field presses
+    the dialog's default button (one set on purpose), or nothing.
+
+    Qt's own way (``autoDefault`` buttons) has a catch: a dialog with no default button makes
+    its first ``autoDefault`` button the default when it shows, so Enter typed in any field
+    would press "Mark paid" or "Stop waiting". Here no button is ``autoDefault`` and this
+    filter presses the focused one, which a ``QDialog`` otherwise never does (it presses its
+    default button instead: the focused Cancel of a notice accepted it)."""
+    _not_auto_default(dialog)
+    dialog.installEventFilter(_EnterPressesFocusedButton(dialog))
+
+
+def _not_auto_default(dialog: QDialog) -> None:
+    for button in dialog.findChildren(QPushButton):
+        button.setAutoDefault(False)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 KEYS = (
     ("F12", "Pay by card (the customer accepts the surcharge notice first)"),
-    ("F11", "Pre-auth (a tab or a deposit)"),
-    ("Enter", "Add the scanned or typed item; accept; close after an approval"),
-    ("↑ ↓", "Pick a search result"),
-    ("+ / −", "One more / one less of the selected line"),
-    ("Delete", "Remove the selected line"),
+    ("F11", "Pre-auth (a tab or a deposit): the amount is held on the card, not charged yet"),
+    ("Enter", "Add the scanned or typed item; accept; press the focused button; close after an approval"),
+    ("3 *", "Before a scan or a search: add 3 of the item scanned or picked next"),
+    ("↑ ↓", "Pick a search result; with no results, select a line of the cart (the line just added is selected)"),
+    ("+ / −", "One more / one less of the selected line (− on 1 removes it)"),
+    ("F2", "Type the selected line's quantity, Enter (0 removes the line; Esc leaves it)"),
+    ("Delete", "Remove the selected line (after a payment attempt, recorded in the audit trail)"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
@@ -35,3 +38,4 @@ class HelpDialog(QDialog):
         close.setDefault(True)
         close.clicked.connect(self.accept)
         layout.addWidget(close)
+        enter_presses_focused_button(self)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pos_app.profile import StartProfile, start_profile
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QTimer, run_async
-from pos_app.ui.theme import use_theme
+from pos_app.ui.theme import show_in_theme
 
 if TYPE_CHECKING:
     from pos_app.ui.sign_in import PinField
@@ -60,7 +60,7 @@ def first_window(start: StartProfile) -> MainWindow:
     screen must come first."""
     window = MainWindow(training=start.training)
     if start.theme is not None:
-        show(window, start.theme)
+        show_in_theme(window, start.theme)
     return window
 
 
@@ -111,9 +111,3 @@ def import_under_qt_loop(app: QApplication, modules: tuple[str, ...], *,
         loader.join()
     if failures:
         raise failures[0]
-
-
-def show(window: MainWindow, theme: str) -> None:
-    """Show ``window`` in ``theme`` (the style sheet is applied only when it changes)."""
-    use_theme(theme)
-    window.show()

@@ -27,6 +27,7 @@ from pos_app.ui.sign_in import SignInScreen
 if TYPE_CHECKING:
     import asyncio
 
+    from pos_app.catalog import SyncResult
     from pos_app.station.back_office import BackOffice
     from pos_app.station.counter import Counter
     from pos_app.station.order import PaidCart
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.status = QLabel("")
         self.status.setObjectName("statusLine")
         self.status.setAccessibleName("Status")
+        self.status.setWordWrap(True)  # a long sentence (a cart kept aside, with its path) never widens the window
         self.sign_in = SignInScreen()
         self.stack = QStackedWidget()
         self.stack.addWidget(self.sign_in)
@@ -88,7 +90,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         central.setLayout(body)
         self.setCentralWidget(central)
-        self.resize(1100, 720)
+        self.resize(1000, 700)  # fits a 1024×768 screen with its frame (a lane PC)
         self.sign_in.signed_in.connect(self._signed_in)
 
     def attach_counter(self, counter: Counter) -> None:
@@ -113,6 +115,7 @@ class MainWindow(QMainWindow):
         self.sale.message.connect(self.status.setText)
         self.sale.preauths_button.clicked.connect(self._preauths)
         self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
+        self.bridge.catalog_synced.connect(self._say_left_out)
         self.bridge.catalog_sync_failed.connect(
             lambda error: self.status.setText(f"The catalog could not be refreshed ({error}); using the last copy."))
         self.bridge.recovered.connect(self._recovered)
@@ -131,6 +134,8 @@ class MainWindow(QMainWindow):
         self._age_timer.start()
         self._show_sync_age()
         self.attached = True
+        if counter.restore_notice:
+            self.status.setText(counter.restore_notice)
         self.sign_in.attach(counter)
 
     def attach_station(self, station: Station) -> None:
@@ -227,6 +232,10 @@ class MainWindow(QMainWindow):
 
         if self.payment is None and self._payments_ready():
             ShiftEndDialog(self.counter, self).open()
+
+    def _say_left_out(self, result: SyncResult) -> None:
+        if result.left_out:  # items or taxes with values that cannot be used: a manager has them fixed
+            self.status.setText(result.left_out)
 
     def _recovered(self, results: tuple) -> None:  # type: ignore[type-arg]
         if results:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Refusal
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QCheckBox,
     QDialog,
@@ -61,7 +62,6 @@ class ManagerDialog(QDialog):
         cancel = QPushButton("Cancel  (Esc)")
         buttons = QHBoxLayout()
         for button in (self.paid, self.not_paid, cancel):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(f"Attempt {self.attempt_id}"))
@@ -76,6 +76,7 @@ class ManagerDialog(QDialog):
         cancel.clicked.connect(self.reject)
         self.setMinimumWidth(520)
         self.pin.setFocus()
+        enter_presses_focused_button(self)
 
     @asyncSlot()
     async def _decide(self, paid: bool) -> None:

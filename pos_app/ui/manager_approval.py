@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pos_app.money import MoneyFormat
 from pos_app.staff import StaffError, StaffMember
 from pos_app.station.back_office import check_reason
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
     QFormLayout,
@@ -23,6 +24,9 @@ from pos_app.ui.qt import (
     asyncSlot,
 )
 from pos_app.ui.sentences import pin_refused
+
+TEXT_WIDTH_CHARS = 72
+"""How wide the summary and the messages are, in characters, before they wrap."""
 
 
 class ManagerApproval(QDialog):
@@ -59,7 +63,6 @@ class ManagerApproval(QDialog):
         self.ok = QPushButton(f"{title}  (Enter)")
         self.ok.setDefault(True)
         cancel = QPushButton("Cancel  (Esc)")
-        cancel.setAutoDefault(False)
         form = QFormLayout()
         if max_amount is not None:
             self.amount.setText(money.field(max_amount))
@@ -75,10 +78,14 @@ class ManagerApproval(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        self.resize(460, 0)
+        # as tall as its wrapped text, again whenever a message appears: sized by hand, the
+        # summary or the refusal was cut at the bottom (1024×768 or not)
+        layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetFixedSize)
+        self.summary.setMinimumWidth(self.fontMetrics().averageCharWidth() * TEXT_WIDTH_CHARS)
         self.ok.clicked.connect(self._approve)
         cancel.clicked.connect(self.reject)
         (self.amount if max_amount is not None else self.pin).setFocus()
+        enter_presses_focused_button(self)
 
     @asyncSlot()
     async def _approve(self) -> None:

@@ -12,7 +12,7 @@ from pos_app.journal import Outcome
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress
 from pos_app.ui.bridge import StationBridge
-from pos_app.ui.dialogs import shown
+from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.manager import ManagerDialog
 from pos_app.ui.qt import (
     QDialog,
@@ -66,7 +66,6 @@ class PaymentDialog(QDialog):
         buttons = QHBoxLayout()
         for button in (self.stop_button, self.keep_button, self.check_button, self.manager_button,
                        self.details_button, self.slip_button, self.close_button):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
@@ -85,10 +84,10 @@ class PaymentDialog(QDialog):
         self.manager_button.clicked.connect(self._manager)
         self.details_button.clicked.connect(lambda: self.detail.setVisible(not self.detail.isVisible()))
         self.close_button.clicked.connect(self.accept)
-        self.slip_button.clicked.connect(
-            lambda: self.card_slip.emit(self.result.payment_id) if self.result and self.result.payment_id else None)
+        self.slip_button.clicked.connect(self._card_slip)
         bridge.progress.connect(self._progress)
         self._show_buttons(waiting=True)
+        enter_presses_focused_button(self)
 
     @asyncSlot()
     async def start(self) -> None:
@@ -147,6 +146,12 @@ class PaymentDialog(QDialog):
         if not waiting:
             self.close_button.setDefault(True)
             self.close_button.setFocus()
+
+    def _card_slip(self) -> None:
+        """Show the service's receipt; once it closes, Enter is "New sale" again."""
+        if self.result and self.result.payment_id:
+            self.close_button.setFocus()
+            self.card_slip.emit(self.result.payment_id)
 
     def _stop(self) -> None:
         self.phase.setText("Stopping… the payment is recorded as not known yet.")

@@ -123,7 +123,6 @@ class PaymentsPanel(QWidget):
         actions = QHBoxLayout()
         for button in (self.void_button, self.refund_button, self.refund_all_button, self.slip_button,
                        self.merchant_button):
-            button.setAutoDefault(False)
             actions.addWidget(button)
         actions.addStretch(1)
         layout = QVBoxLayout(self)

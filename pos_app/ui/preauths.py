@@ -1,26 +1,54 @@
-"""Open pre-auths (a tab, a deposit): pick one, capture the final amount (at most the
-amount reserved). Ctrl+T from the sale screen."""
+"""Open pre-auths (a tab, a deposit): a table of when each was taken, the amount held, who
+took it, the card and the terminal; pick one, capture the final amount (at most the amount
+reserved). Ctrl+T from the sale screen."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+
 from pos_app.journal import Outcome
 from pos_app.money import AmountError, MoneyFormat
-from pos_app.station.counter import Counter
+from pos_app.station.counter import Counter, OpenPreauth
 from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
+    QAbstractItemView,
     QDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QModelIndex,
+    QObject,
     QPushButton,
-    Qt,
+    QTableView,
     QVBoxLayout,
     QWidget,
     asyncSlot,
 )
 from pos_app.ui.sentences import explain, headline
+from pos_app.ui.table_model import RowsModel
+
+
+class PreauthsModel(RowsModel[OpenPreauth]):
+    HEADERS = ("Time", "Amount", "Cashier", "Card", "Terminal")
+    RIGHT_ALIGNED = frozenset({1})
+
+    def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.money = money
+
+    def cells(self, row: OpenPreauth) -> tuple[str, ...]:
+        result = row.result
+        card = " ".join(p for p in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "") if p)
+        return (when(row.at), self.money(result.amount or 0), row.cashier or "—", card or "—", result.terminal_id)
+
+
+def when(moment: datetime) -> str:
+    """The local time a pre-auth was taken; with its date when not today (a tab kept open)."""
+    local = moment.astimezone()
+    return f"{local:%H:%M}" if local.date() == datetime.now().astimezone().date() else f"{local:%Y-%m-%d %H:%M}"
 
 
 class PreauthsDialog(QDialog):
@@ -29,8 +57,15 @@ class PreauthsDialog(QDialog):
         self.counter = counter
         self.money = money
         self.setWindowTitle("Open pre-auths")
-        self.list = QListWidget()
-        self.list.setAccessibleName("Open pre-auths")
+        self.model = PreauthsModel(money, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Open pre-auths")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
         self.amount = QLineEdit()
         self.amount.setPlaceholderText(f"Amount to capture, e.g. {money.example}")
         self.amount.setAccessibleName("Amount to capture")
@@ -39,49 +74,46 @@ class PreauthsDialog(QDialog):
         self.capture_button = QPushButton("Capture  (Enter)")
         self.capture_button.setDefault(True)
         close = QPushButton("Close  (Esc)")
-        close.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.capture_button)
         buttons.addWidget(close)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.list, 1)
+        layout.addWidget(self.table, 1)
         layout.addWidget(self.amount)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         self.resize(640, 420)
-        self.list.currentItemChanged.connect(self._picked)
+        self.table.selectionModel().currentRowChanged.connect(self._picked)
         self.capture_button.clicked.connect(self._capture)
         close.clicked.connect(self.reject)
+        enter_presses_focused_button(self)
         self.load()
 
     @asyncSlot()
     async def load(self, status: str = "") -> None:
         """List the open pre-auths; ``status`` (the last capture's result) stays shown."""
-        self.list.clear()
-        for result in await self.counter.open_preauths():
-            card = " ".join(p for p in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
-                            if p)
-            entry = QListWidgetItem(f"{self.money(result.amount or 0)}   {card}   {result.terminal_id}   "
-                                    f"{result.attempt_id}")
-            entry.setData(Qt.ItemDataRole.UserRole, result)
-            self.list.addItem(entry)
-        hint = "Pick a pre-auth, type the final amount, Enter." if self.list.count() else "No open pre-auths."
+        self.model.show(await self.counter.open_preauths())
+        hint = "Pick a pre-auth, type the final amount, Enter." if self.model.rows else "No open pre-auths."
         self.message.setText(f"{status}\n{hint}" if status else hint)
-        if self.list.count():
-            self.list.setCurrentRow(0)
+        if self.model.rows:
+            self.table.setCurrentIndex(self.model.index(0, 0))
         self.amount.setFocus()
 
-    def _picked(self, entry: QListWidgetItem | None) -> None:
-        if entry is not None:
-            result: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
-            self.amount.setText(self.money.field(result.amount or 0))
+    def picked(self) -> OperationResult | None:
+        """The result of the pre-auth picked in the table."""
+        row = self.model.row_at(self.table.currentIndex().row())
+        return row.result if row is not None else None
+
+    def _picked(self, current: QModelIndex, *_: object) -> None:
+        row = self.model.row_at(current.row())
+        if row is not None:
+            self.amount.setText(self.money.field(row.result.amount or 0))
 
     @asyncSlot()
     async def _capture(self) -> None:
-        entry = self.list.currentItem()
-        if entry is None:
+        preauth = self.picked()
+        if preauth is None:
             return
-        preauth: OperationResult = entry.data(Qt.ItemDataRole.UserRole)
         try:
             cents = self.money.parse(self.amount.text())
         except AmountError as error:

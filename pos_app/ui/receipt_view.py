@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QBuffer,
     QByteArray,
@@ -63,6 +64,7 @@ class ReceiptPreview(QDialog):
         save_button.clicked.connect(self._save)
         close_button.clicked.connect(self.accept)
         self.resize(420, 640)
+        enter_presses_focused_button(self)
 
     def _print(self) -> None:
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)

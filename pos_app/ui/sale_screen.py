@@ -2,18 +2,29 @@
 
 The scan/search field has focus whenever no dialog is open. A scanned or typed SKU or
 barcode followed by Enter adds the item at once; other text searches the local catalog
-as it is typed (results picked with the arrow keys and Enter). Quick keys list a
-category's items. ``+``/``-`` change the selected line's quantity, Delete removes it.
+as it is typed (results picked with the arrow keys and Enter). ``3*`` first adds 3 of
+what is scanned or picked next. Quick keys list a category's items.
+
+The line just added is the selected one; ↑ and ↓ in the scan field move the selection.
+``+``/``-`` change the selected line's quantity wherever the focus is (never typed into
+the field: no UPC/EAN code holds them), F2 edits its Qty cell (Enter applies it), Delete
+removes it. The counter records in the audit trail what is lowered or removed after a
+payment attempt; a change it refuses is said on the status line.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Coroutine
+from typing import Any
 
+from pos_app.cart import CartError
+from pos_app.cart.entry import LINE_KEYS, Entry, read_entry, read_quantity
 from pos_app.catalog import CatalogItem
+from pos_app.staff import StaffError
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
-from pos_app.ui.cart_model import CartModel
+from pos_app.ui.cart_model import QTY_COLUMN, CartModel
 from pos_app.ui.qt import (
     QAbstractItemView,
     QEvent,
@@ -39,6 +50,9 @@ from pos_app.ui.theme import icon
 
 log = logging.getLogger(__name__)
 QUICK_KEYS = 8
+LINE_STEPS = {Qt.Key.Key_Plus: (+1, "+"), Qt.Key.Key_Minus: (-1, "-")}
+"""The keys that change the selected line's quantity (the main and the number pad's), and
+the character each types."""
 
 
 class SaleScreen(QWidget):
@@ -49,6 +63,8 @@ class SaleScreen(QWidget):
         super().__init__(parent)
         self.counter = counter
         self._search_serial = 0
+        self.codes_with_line_keys: frozenset[str] = frozenset()
+        """Which of ``+``/``-`` some SKU holds: typed into a field that has text already."""
         self.scan = QLineEdit()
         self.scan.setObjectName("scanField")
         self.scan.setPlaceholderText("Scan a barcode, or type to search")
@@ -65,7 +81,9 @@ class SaleScreen(QWidget):
         self.table.setModel(self.cart_model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)  # F2, from anywhere: _edit
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a flag's line
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):
@@ -89,8 +107,10 @@ class SaleScreen(QWidget):
         self.preauths_button = QPushButton("Open pre-auths  (Ctrl+T)")
         self.minus = QPushButton("−")
         self.plus = QPushButton("+")
+        self.quantity_button = QPushButton("Qty (F2)")
         self.remove_button = QPushButton("Remove (Del)")
-        for button, name in ((self.minus, "One less"), (self.plus, "One more"), (self.remove_button, "Remove line")):
+        for button, name in ((self.minus, "One less"), (self.plus, "One more"),
+                             (self.quantity_button, "Change the quantity"), (self.remove_button, "Remove line")):
             button.setAccessibleName(name)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for button in (self.pay_button, self.preauth_button, self.preauths_button):
@@ -101,18 +121,21 @@ class SaleScreen(QWidget):
         self._layout()
         self.scan.returnPressed.connect(self._enter)
         self.scan.textEdited.connect(self._search)
-        self.scan.installEventFilter(self)
-        self.table.installEventFilter(self)
+        for widget in (self.scan, self.table, self.results):
+            widget.installEventFilter(self)
         self.results.itemActivated.connect(self._pick)
+        self.cart_model.quantity_typed.connect(self._quantity_typed)
+        self.table.itemDelegate().closeEditor.connect(lambda *_: self.focus_scan())
         self.pay_button.clicked.connect(lambda: self.pay_requested.emit(False))
         self.preauth_button.clicked.connect(lambda: self.pay_requested.emit(True))
         self.plus.clicked.connect(lambda: self._change_quantity(+1))
         self.minus.clicked.connect(lambda: self._change_quantity(-1))
+        self.quantity_button.clicked.connect(self._edit)
         self.remove_button.clicked.connect(self._remove)
         bridge.cart_changed.connect(lambda cart: self.refresh())
-        bridge.catalog_synced.connect(lambda result: self._load_quick_keys())
+        bridge.catalog_synced.connect(lambda result: self._load_catalog())
         self.refresh()
-        self._load_quick_keys()  # from the local catalog at once; again after each sync
+        self._load_catalog()  # from the local catalog at once; again after each sync
 
     def _layout(self) -> None:
         left = QVBoxLayout()
@@ -136,7 +159,7 @@ class SaleScreen(QWidget):
             label.setAlignment(Qt.AlignmentFlag.AlignRight)
             totals.addWidget(label, row, 1)
         line_buttons = QHBoxLayout()
-        for button in (self.minus, self.plus, self.remove_button):
+        for button in (self.minus, self.plus, self.quantity_button, self.remove_button):
             line_buttons.addWidget(button)
         right = QVBoxLayout()
         right.addWidget(self.table, 1)
@@ -154,10 +177,14 @@ class SaleScreen(QWidget):
     # showing -------------------------------------------------------------------------------
 
     def refresh(self) -> None:
+        """Show the cart. The line that just grew (added, scanned again, raised) is selected;
+        else the selected one stays; else the last."""
         cart = self.counter.cart
-        selected = self._selected_line_id()
-        self.cart_model.show(cart.lines)
+        shown = {line.line_id: line.quantity for line in self.cart_model.rows}
+        grown = [line.line_id for line in cart.lines if line.quantity > shown.get(line.line_id, 0)]
+        selected = grown[-1] if grown else self.selected_line_id()
         totals = self.counter.totals()
+        self.cart_model.show_lines(cart.lines, totals.flagged)
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))
         self.total.setText(self.money(totals.total))
@@ -169,10 +196,7 @@ class SaleScreen(QWidget):
         self.pay_button.setEnabled(totals.payable)
         self.preauth_button.setEnabled(totals.payable)
         row = self.cart_model.row_of(selected) if selected is not None else -1
-        if row < 0 and cart.lines:
-            row = len(cart.lines) - 1
-        if row >= 0:
-            self.table.selectRow(row)
+        self._select_row(row if row >= 0 else len(cart.lines) - 1)
 
     def money(self, cents: int) -> str:
         return self.counter.money(cents)
@@ -181,7 +205,9 @@ class SaleScreen(QWidget):
         self.scan.setFocus()
 
     @asyncSlot()
-    async def _load_quick_keys(self) -> None:
+    async def _load_catalog(self) -> None:
+        """The quick keys (the first categories), and whether a SKU needs ``+`` or ``-``."""
+        self.codes_with_line_keys = await self.counter.disk(self.counter.catalog.codes_containing, LINE_KEYS)
         while self.quick.count():
             item = self.quick.takeAt(0)
             if item is not None and item.widget() is not None:
@@ -195,33 +221,53 @@ class SaleScreen(QWidget):
 
     # scanning and searching -------------------------------------------------------------------
 
+    def _entry(self) -> Entry | None:
+        """The scan field read (``3*`` and what follows); None, and the status line says why,
+        for a quantity that cannot be."""
+        try:
+            return read_entry(self.scan.text())
+        except ValueError as error:
+            self.message.emit(f"{error}.")
+            return None
+
     @asyncSlot()
     async def _enter(self) -> None:
         """Enter in the field: the exact code scanned or typed, else the picked search result.
 
         The field is emptied at once (a scanner may already be typing the next code)."""
-        text = self.scan.text().strip()
+        entry = self._entry()
+        if entry is None or not entry.text:
+            if entry is not None and entry.quantity > 1:
+                self.message.emit(f"Quantity {entry.quantity}: scan the item, or type its name and pick it.")
+            return
         current = self.results.currentItem() if self.results.isVisible() else None
         picked: CatalogItem | None = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self._search_serial += 1  # a search still running for this text is dropped
         self.scan.clear()
         self.results.clear()
         self.results.hide()
-        if not text:
+        try:
+            line = await self.counter.scan(entry.text, entry.quantity)
+        except ValueError as error:  # the line would hold too many, or the item's tax has no rate
+            said = str(error).rstrip(".")
+            self.message.emit(f"{said[:1].upper()}{said[1:]}.")
             return
-        line = await self.counter.scan(text)
         if line is not None:
-            self.message.emit(f"Added {line.name}")
+            self.message.emit(f"Added {self._count(entry.quantity)}{line.name}")
         elif picked is not None:
-            await self._add(picked)
+            await self._add(picked, entry.quantity)
         else:
-            self.message.emit(f"No item has the code or name “{text}”.")
+            self.message.emit(f"No item has the code or name “{entry.text}”.")
 
     @asyncSlot(str)
     async def _search(self, text: str) -> None:
         self._search_serial += 1
         serial = self._search_serial
-        items = await self.counter.search(text) if text.strip() else []
+        entry = self._entry()
+        if entry is not None and entry.quantity > 1 and not entry.text:
+            self.message.emit(f"Quantity {entry.quantity}: scan the item, or type its name and pick it.")
+        words = entry.text if entry is not None else ""
+        items = await self.counter.search(words) if words else []
         if serial == self._search_serial:  # an older search that finished late is dropped
             self._show_results(items)
 
@@ -242,15 +288,21 @@ class SaleScreen(QWidget):
 
     @asyncSlot(QListWidgetItem)
     async def _pick(self, entry: QListWidgetItem) -> None:
-        await self._add(entry.data(Qt.ItemDataRole.UserRole))
+        typed = self._entry()
+        if typed is not None:
+            await self._add(entry.data(Qt.ItemDataRole.UserRole), typed.quantity)
 
-    async def _add(self, item: CatalogItem) -> None:
+    async def _add(self, item: CatalogItem, quantity: int = 1) -> None:
         try:
-            line = await self.counter.add(item)
+            line = await self.counter.add(item, quantity)
         except ValueError as error:
-            self.message.emit(str(error))
+            self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
-        self._done_adding(f"Added {line.name}")
+        self._done_adding(f"Added {self._count(quantity)}{line.name}")
+
+    @staticmethod
+    def _count(quantity: int) -> str:
+        return f"{quantity} × " if quantity > 1 else ""
 
     def _done_adding(self, text: str) -> None:
         self.scan.clear()
@@ -261,36 +313,83 @@ class SaleScreen(QWidget):
 
     # the selected line ------------------------------------------------------------------------
 
-    def _selected_line_id(self) -> int | None:
+    def selected_line_id(self) -> int | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
         line = self.cart_model.line_at(rows[0].row()) if rows else None
         return line.line_id if line else None
 
+    def _select_row(self, row: int) -> None:
+        if 0 <= row < self.cart_model.rowCount():
+            self.table.setCurrentIndex(self.cart_model.index(row, 0))
+            self.table.selectRow(row)
+
+    def _selected_row(self) -> int:
+        line_id = self.selected_line_id()
+        return -1 if line_id is None else self.cart_model.row_of(line_id)
+
+    def _move_selection(self, step: int) -> None:
+        self._select_row(min(max(self._selected_row() + step, 0), self.cart_model.rowCount() - 1))
+
     @asyncSlot()
     async def _change_quantity(self, step: int) -> None:
-        line_id = self._selected_line_id()
-        if line_id is None:
-            return
-        try:
-            await self.counter.set_quantity(line_id, self.counter.cart.line(line_id).quantity + step)
-        except ValueError as error:
-            self.message.emit(str(error))
+        line_id = self.selected_line_id()
+        if line_id is not None:
+            await self._apply(self.counter.step_quantity(line_id, step))
 
     @asyncSlot()
     async def _remove(self) -> None:
-        line_id = self._selected_line_id()
+        line_id = self.selected_line_id()
         if line_id is not None:
-            await self.counter.remove(line_id)
+            name = self.counter.cart.line(line_id).name
+            if await self._apply(self.counter.remove(line_id)):
+                self.message.emit(f"Removed {name}")
+
+    def _edit(self) -> None:
+        """F2: the selected line's Qty cell becomes a field; Enter applies, Esc leaves it."""
+        row = self._selected_row()
+        if row >= 0:
+            self.table.edit(self.cart_model.index(row, QTY_COLUMN))
+
+    @asyncSlot(int, str)
+    async def _quantity_typed(self, line_id: int, text: str) -> None:
+        try:
+            quantity = read_quantity(text)
+        except ValueError as error:
+            self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
+        await self._apply(self.counter.set_quantity(line_id, quantity))
+
+    async def _apply(self, change: Coroutine[Any, Any, object]) -> bool:
+        """Await a change of the cart; a refusal is said on the status line (the cart stays)."""
+        try:
+            await change
+        except (ValueError, CartError) as error:  # out of range; a line gone meanwhile
+            self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return False
+        except StaffError as error:
+            self.message.emit(f"Not changed: the change could not be written to the audit trail ({error}).")
+            return False
+        return True
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
         key = event.key()
-        if watched is self.scan and key == Qt.Key.Key_Down and self.results.isVisible():
+        in_scan = watched is self.scan
+        if in_scan and key == Qt.Key.Key_Down and self.results.isVisible():
             self.results.setFocus()
             return True
-        if watched is self.scan and not self.scan.text() and key in (Qt.Key.Key_Plus, Qt.Key.Key_Minus):
-            self._change_quantity(+1 if key == Qt.Key.Key_Plus else -1)
+        if in_scan and key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+            self._move_selection(-1 if key == Qt.Key.Key_Up else +1)
+            return True
+        if (line_step := LINE_STEPS.get(Qt.Key(key))) is not None:
+            step, char = line_step
+            if in_scan and self.scan.text() and char in self.codes_with_line_keys:
+                return False  # part of a code this store has
+            self._change_quantity(step)
+            return True
+        if key == Qt.Key.Key_F2:
+            self._edit()
             return True
         if key == Qt.Key.Key_Delete and (watched is self.table or not self.scan.text()):
             self._remove()

@@ -15,12 +15,11 @@ import asyncio
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from pos_app.journal import Outcome
 from pos_app.receipts import render_receipt
-from pos_app.self_test import Report, SelfTestFailed, check_pdf
+from pos_app.self_test_report import Report, SelfTestFailed, check_pdf
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
 from pos_app.station.station import Station
@@ -61,7 +60,7 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_
 
 
 async def _sale(report: Report, base_url: str, key: str, directory: Path) -> None:
-    config = replace(training_config(base_url), data_dir=directory)
+    config = training_config(base_url).replace(data_dir=directory)
     report.begin("station")
     window = MainWindow(training=True)
     try:

@@ -56,6 +56,8 @@ FOLLOW_UP_DONE = {
 def headline(result: OperationResult) -> str:
     if result.refusal is not None:
         return "Not sent" if result.attempt_id is None else "Not done"
+    if result.outcome is Outcome.APPROVED and result.operation is Operation.PREAUTH:
+        return "Amount held"  # reserved on the card, not charged: never "paid"
     return {
         Outcome.APPROVED: "Approved",
         Outcome.PARTIALLY_APPROVED: "Partly approved",
@@ -81,6 +83,9 @@ def explain(result: OperationResult, money: Callable[[int], str]) -> str:
     if result.outcome is Outcome.APPROVED and charged > asked:
         return (f"Paid{' with ' + card if card else ''}, but the service charged {money(charged)} for "
                 f"{money(asked)}: a manager must give the customer {money(charged - asked)} back.")
+    if result.outcome is Outcome.APPROVED and result.operation is Operation.PREAUTH:
+        return (f"{money(charged or asked)} held{' on ' + card if card else ''}: reserved, not charged yet. "
+                "Capture the final amount from Open pre-auths (Ctrl+T).")
     if result.outcome is Outcome.APPROVED:
         return f"Paid{' with ' + card if card else ''}."
     if result.outcome is Outcome.DECLINED:

@@ -196,7 +196,7 @@ class SetupDialog(QDialog):
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
-        self.resize(self.sizeHint().expandedTo(QSize(1060, 700)))
+        self.resize(self.sizeHint().expandedTo(QSize(1000, 680)))  # fits a 1024×768 screen with its frame
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)

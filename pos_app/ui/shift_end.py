@@ -1,8 +1,8 @@
 """F10, end of shift: a manager's PIN (forgotten at every attempt; after a wrong one the
-field keeps the keyboard), then per terminal the shift checked against the
-payment service (the differences shown), the close batch (confirmed anyway when there are
-differences), its result in a sentence, and the end-of-shift report: preview, print (the
-configured printer, else the print dialog), save.
+field keeps the keyboard), then per terminal the shift checked against the payment
+service (the differences shown), the close batch (never without its own confirmation,
+whatever the check found), its result in a sentence, and the end-of-shift report:
+preview, print (the configured printer, else the print dialog), save.
 
 Everything slow (the PIN check, the service, the journal, the PDF) is awaited on the
 station's and counter's workers; this dialog only shows what they answer.
@@ -18,7 +18,7 @@ from pos_app.receipts import PrintError, PrintJob, print_pdf
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
-from pos_app.ui.dialogs import shown
+from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
@@ -26,6 +26,7 @@ from pos_app.ui.qt import (
     QLabel,
     QLineEdit,
     QListWidget,
+    QMessageBox,
     QPushButton,
     Qt,
     QVBoxLayout,
@@ -95,7 +96,6 @@ class ShiftEndDialog(QDialog):
         top.addWidget(self.check_button)
         buttons = QHBoxLayout()
         for button in (self.close_button, self.show_button, self.print_button, done):
-            button.setAutoDefault(False)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
@@ -115,6 +115,7 @@ class ShiftEndDialog(QDialog):
         self.print_button.clicked.connect(self._print_report)
         done.clicked.connect(self.accept)
         self.pin.setFocus()
+        enter_presses_focused_button(self)
         self._load_terminals()
 
     def money(self, cents: int) -> str:
@@ -195,16 +196,18 @@ class ShiftEndDialog(QDialog):
         for difference in check.differences:
             self.differences.addItem(difference.sentence(self.money))
         self.differences.setVisible(bool(check.differences))
-        self.close_button.setText("Close batch anyway" if not check.clean else "Close batch")
+        self.close_button.setText("Close batch anyway…" if not check.clean else "Close batch…")
         self.close_button.setEnabled(True)
-        self.close_button.setDefault(True)
-        self.close_button.setFocus()
+        self.close_button.setFocus()  # Enter asks first (ConfirmClose): a second Enter on the PIN closes nothing
 
     @asyncSlot()
     async def _close_batch(self) -> None:
         if self.check is None or self.manager is None:
             return
         terminal = self.check.terminal_id
+        if not await confirmed_close(self.check, self):
+            self.close_button.setFocus()
+            return
         self._busy(f"Closing the batch of {terminal}…")
         try:
             self.end = end = await self.station.shift_end(terminal, by=self.manager)
@@ -225,7 +228,6 @@ class ShiftEndDialog(QDialog):
         self.sentence.setText(f"{close.sentence}\n{saved}{again}")
         self.check = None  # a second close needs a fresh check
         self.close_button.setEnabled(False)
-        self.close_button.setDefault(False)
         self._report_shown(True)
         self.show_button.setFocus()
 
@@ -268,6 +270,28 @@ class ShiftEndDialog(QDialog):
     def _idle(self) -> None:
         self.check_button.setEnabled(True)
         self.terminal.setEnabled(True)
+
+
+async def confirmed_close(check: ShiftCheck, parent: QWidget) -> bool:
+    """Ask before the batch of ``check``'s terminal is closed (Enter closes, Esc goes back):
+    the check with the service never closes a batch by itself."""
+    said = [f"Close the batch of {check.terminal_id} now? The service settles its approved card payments: "
+            "they can then be refunded, no longer voided. This cannot be undone."]
+    if check.differences:
+        said.append(f"{_count(len(check.differences), 'difference')} with the service: the batch is closed as "
+                    "the service has it.")
+    if check.open_attempts:
+        said.append(f"{_count(len(check.open_attempts), 'attempt')} without a known result: the close is not "
+                    "sent until each is settled.")
+    box = QMessageBox(QMessageBox.Icon.Question, "Close the batch?", "\n\n".join(said),
+                      QMessageBox.StandardButton.NoButton, parent)
+    close = box.addButton("Close the batch  (Enter)", QMessageBox.ButtonRole.AcceptRole)
+    back = box.addButton("Back  (Esc)", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(close)
+    box.setEscapeButton(back)
+    await shown(box)
+    parent.activateWindow()  # the keys are the end-of-shift dialog's again
+    return box.clickedButton() is close
 
 
 def _count(number: int, noun: str) -> str:

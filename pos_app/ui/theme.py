@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pos_app.ui.qt import QApplication, QIcon
+    from pos_app.ui.qt import QApplication, QIcon, QWidget
 
 RESOURCES = Path(__file__).resolve().parent.parent.parent / "resources"
 
@@ -36,3 +36,9 @@ def use_theme(name: str) -> None:
     if app.property("posTheme") != name:
         apply_theme(app, name)  # type: ignore[arg-type]
         app.setProperty("posTheme", name)
+
+
+def show_in_theme(window: QWidget, name: str) -> None:
+    """Show ``window`` in theme ``name`` (the style sheet is applied only when it changes)."""
+    use_theme(name)
+    window.show()

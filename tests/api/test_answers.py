@@ -4,6 +4,7 @@ evidence, lenient payments and transaction entries, close batch shapes, typed pa
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -370,3 +371,30 @@ def test_expectations_match_their_parsers(route, body, expect):
 def test_expectation_mismatches_are_protocol_errors(route, body, expect):
     with pytest.raises(ProtocolError):
         parse_answer(route, json.dumps(body).encode(), expect)
+
+
+# ------------------------------------------------------------------ one bad entry never costs the list
+
+
+def test_an_item_that_cannot_be_read_is_left_out_of_its_page_and_named():
+    good = {"id": "i1", "name": "Soap", "salesPrice": "1.25"}
+    body = {"meta": {"count": 5}, "data": [
+        good, {"id": "i2", "name": "Gold", "salesPrice": "NaN"}, {"id": 3, "name": "Sub-cent", "salesPrice": "0.001"},
+        {"id": "i4", "salesPrice": "2.00"}, "not an item",
+    ]}
+    page = parse("item.list", body)
+    assert [item.id for item in page.data] == ["i1"] and page.data[0].sales_price == 125
+    assert page.skipped == 4
+    assert [(r.id, r.reason) for r in page.refused] == [
+        ("i2", "salesPrice: not a dollar amount: 'NaN'"),
+        ("3", "salesPrice: dollar amount 0.001 has a fraction of a cent"),
+        ("i4", "name: Field required"),
+        (None, "Input should be a valid dictionary or instance of Item"),
+    ]
+
+
+def test_a_tax_whose_rate_is_no_number_keeps_its_place_in_the_list():
+    taxes = parse("tax.list", [{"id": "t1", "name": "VAT", "rate": "8.25"}, {"id": "t2", "name": "Odd", "rate": "NaN"},
+                               {"id": "t3", "name": "Flag", "rate": True}, {"id": "t4", "name": "None"}])
+    assert [(t.id, t.rate) for t in taxes] == [("t1", Decimal("8.25")), ("t2", None), ("t3", None), ("t4", None)]
+    assert taxes[1].odd_fields == {"rate": "NaN"} and taxes[2].odd_fields == {"rate": True}

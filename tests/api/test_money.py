@@ -71,3 +71,16 @@ def test_percent_rounds_half_up_per_line():
     assert percent_of(1000, Decimal("8.25")) == 83  # 82.5 -> 83
     assert percent_of(1001, Decimal("3")) == 30  # 30.03 -> 30
 
+
+
+@pytest.mark.parametrize("value", ["1E+999999", "1E+99999", "1E+30", "10000000000000000", "-1E+16"])
+def test_dollars_too_large_to_be_a_price_are_refused_at_once(value):
+    with pytest.raises(InvalidInput, match="too large"):  # never decimal.Overflow, never a huge int
+        dollars_to_cents(value)
+
+
+def test_dollars_are_checked_exactly_beyond_the_context_precision():
+    with pytest.raises(InvalidInput, match="fraction of a cent"):
+        dollars_to_cents("1.000000000000000000000000000001")  # 31 digits: not rounded to 1.00
+    assert dollars_to_cents("9999999999999999.99") == 999_999_999_999_999_999
+    assert dollars_to_cents("1.5000") == 150 and dollars_to_cents("0E-10") == 0

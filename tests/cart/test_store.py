@@ -10,18 +10,20 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from pos_app.cart import Cart, CartCorrupt, CartSaveError, CartStore, CartVersionUnknown
 from pos_app.cart.store import decode, encode
-from pos_app.catalog import CatalogItem
+from pos_app.catalog import CatalogItem, TaxRate
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEM = CatalogItem(id="id-1", name="Crème brûlée ☕", sku="012345678905", price_cents=450, category="Cafe",
                    tax_ids=("t1", "t2"))
 DEAL = CatalogItem(id="id-2", name="Coupon", sku=None, price_cents=-200, category="Deals")
+RATES = {"t1": TaxRate("t1", "State sales tax", Decimal("6.25")), "t2": TaxRate("t2", "City tax", Decimal("2.00"))}
 
 
 @pytest.fixture
@@ -32,7 +34,7 @@ def store(tmp_path):
 def sample_cart() -> Cart:
     cart = Cart()
     removed = cart.add(CatalogItem(id="id-0", name="Gone", sku=None, price_cents=100, category=None))
-    cart.add(ITEM, 3)
+    cart.add(ITEM, 3, rates=RATES)
     cart.add(DEAL)
     cart.remove(removed.line_id)
     return cart
@@ -50,6 +52,7 @@ def test_round_trip_keeps_everything(store):
     assert loaded.order_key == cart.order_key
     assert loaded.lines == cart.lines
     assert loaded.next_line_id == cart.next_line_id == 4
+    assert loaded.known_rates == cart.known_rates == RATES
     assert loaded.add(ITEM).line_id == 2  # merges into the restored line
     assert loaded.add(CatalogItem(id="id-9", name="New", sku=None, price_cents=5, category=None)).line_id == 4
 
@@ -57,7 +60,9 @@ def test_round_trip_keeps_everything(store):
 def test_the_file_is_json_with_integers_only(store):
     store.save(sample_cart())
     document = json.loads(store.path.read_text("utf-8"), parse_float=lambda text: pytest.fail(f"float {text}"))
-    assert document["format"] == "pos-app cart" and document["version"] == 1
+    assert document["format"] == "pos-app cart" and document["version"] == 2
+    assert document["taxes"] == [{"id": "t1", "name": "State sales tax", "rate": "6.25"},
+                                 {"id": "t2", "name": "City tax", "rate": "2.00"}]
     line = document["lines"][0]
     assert line["unit_cents"] == 450 and line["quantity"] == 3 and line["tax_ids"] == ["t1", "t2"]
     assert document["lines"][1]["unit_cents"] == -200 and document["lines"][1]["sku"] is None
@@ -175,6 +180,13 @@ def corrupt_cases() -> list[tuple[str, bytes]]:
         ("next id too low", variant(next_line_id=1)),
         ("blank order key", variant(order_key="")),
         ("NaN", encode(sample_cart()).replace(b'"quantity":3', b'"quantity":NaN')),
+        ("price beyond any item", variant(lines=[{**line, "unit_cents": 10**17}])),
+        ("taxes missing", json.dumps({k: v for k, v in good.items() if k != "taxes"}).encode()),
+        ("rate as a number", variant(taxes=[{**good["taxes"][0], "rate": 6}])),
+        ("rate out of bounds", variant(taxes=[{**good["taxes"][0], "rate": "1E+30"}])),
+        ("rate no number", variant(taxes=[{**good["taxes"][0], "rate": "NaN"}])),
+        ("rate not decimal", variant(taxes=[{**good["taxes"][0], "rate": "six"}])),
+        ("tax without name", variant(taxes=[{"id": "t1", "rate": "6.25"}])),
     ]
 
 
@@ -194,11 +206,32 @@ def test_a_corrupt_file_is_kept_aside_with_a_clear_error(store, case, data):
 
 def test_an_unknown_version_is_kept_aside(store):
     store.path.parent.mkdir(parents=True)
-    data = json.dumps({**json.loads(encode(sample_cart())), "version": 2}).encode()
+    data = json.dumps({**json.loads(encode(sample_cart())), "version": 3}).encode()
     store.path.write_bytes(data)
-    with pytest.raises(CartVersionUnknown, match="version 2.*newer pos-app") as caught:
+    with pytest.raises(CartVersionUnknown, match="version 3.*reads versions 1, 2.*newer pos-app") as caught:
         store.load()
     assert caught.value.kept_at.read_bytes() == data
+
+
+def test_a_version_1_cart_still_loads_with_no_rates_known(store):
+    good = json.loads(encode(sample_cart()))
+    old = {k: v for k, v in good.items() if k != "taxes"} | {"version": 1}  # as pos-app wrote it before
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(json.dumps(old), "utf-8")
+    loaded = store.load()
+    assert loaded.order_key == good["order_key"] and loaded.units == 4 and dict(loaded.known_rates) == {}
+    assert loaded.refresh_rates(RATES) and loaded.known_rates == RATES  # the counter does this at a restore
+    store.save(loaded)
+    assert json.loads(store.path.read_text("utf-8"))["version"] == 2
+
+
+def test_a_cart_that_cannot_be_used_is_kept_aside_on_request(store):
+    assert store.keep_aside() is None  # no file
+    store.save(sample_cart())
+    data = store.path.read_bytes()
+    kept = store.keep_aside()
+    assert kept == store.path.with_name("cart.json.unusable-20260301T123005Z") and kept.read_bytes() == data
+    assert not store.path.exists() and store.load() is None
 
 
 def test_two_corrupt_files_in_one_second_are_both_kept(store):

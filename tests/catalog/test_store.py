@@ -321,6 +321,28 @@ def test_items_check_their_price_is_cents():
         TaxRate("t", "t", 6.25)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("rate,why", [
+    ("1E+30", "not from 0 to 100"), ("100.01", "not from 0 to 100"), ("-0.5", "not from 0 to 100"),
+    ("8.25001", "more than 4 decimals"), ("NaN", "must be a number"), ("Infinity", "must be a number"),
+])
+def test_a_tax_rate_is_a_percentage_from_0_to_100_with_a_few_decimals(rate, why):
+    with pytest.raises(ValueError, match=why):
+        TaxRate("t", "t", Decimal(rate))
+    assert TaxRate("t", "t", Decimal("8.8750")).rate == Decimal("8.875")
+    assert TaxRate("t", "t", Decimal(100)).rate == 100 and TaxRate("t", "t", Decimal(0)).rate == 0
+
+
+def test_a_rate_an_older_pos_app_stored_out_of_bounds_is_left_out_not_fatal(catalog, path, caplog):
+    with sqlite3.connect(path) as conn:  # what an older pos-app stored for a rate of 1E+30
+        conn.execute("UPDATE taxes SET rate = '1E+30' WHERE id = ?", (T2,))
+    assert list(catalog.taxes()) == [T1]
+    assert "left out until the next sync" in caplog.text and "1E+30" in caplog.text
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE taxes SET rate = 'many' WHERE id = ?", (T2,))
+    with pytest.raises(CatalogCorrupt, match="has rate 'many'"):
+        catalog.taxes()
+
+
 # ---------------------------------------------------------------- threads
 
 

@@ -4,6 +4,7 @@ shapes the sandbox never sends (deleted items in the list, a list that shifts wh
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -94,6 +95,35 @@ async def test_a_sync_failing_on_page_one_keeps_the_old_catalog(sandbox, catalog
     assert catalog.get(victim.id) == victim
 
 
+async def test_items_and_taxes_with_values_out_of_bounds_are_left_out_and_counted(sandbox, catalog, caplog):
+    async with client_for(sandbox) as client:
+        huge, nan, too_dear = (i.id for i in (await client.list_items(page=1, limit=3)).data)
+        state, city, levy = await client.taxes()
+    sandbox.set_item_fields("B", huge, salesPrice=10**17)  # dollars: its cents fit no SQLite integer
+    sandbox.set_item_fields("B", nan, salesPrice="NaN")
+    sandbox.set_item_fields("B", too_dear, salesPrice=Decimal("1E+15"))  # 10^17 cents: beyond MAX_PRICE_CENTS
+    sandbox.set_taxes("B", [{"id": state.id, "name": state.name, "rate": state.rate},
+                            {"id": city.id, "name": city.name, "rate": Decimal("1E+30")},
+                            {"id": levy.id, "name": levy.name, "rate": "NaN"}])
+    async with client_for(sandbox) as client:
+        result = await sync_catalog(client, catalog)
+    assert result.count == 297 == catalog.count() and result.verified
+    assert {s.id for s in result.skipped_items} == {huge, nan, too_dear} and result.refetched == 0
+    reasons = {s.id: s.reason for s in result.skipped_items}
+    assert "too large to be a price" in reasons[huge] and "not a dollar amount: 'NaN'" in reasons[nan]
+    assert "beyond the 1000000000 cents" in reasons[too_dear]
+    assert [(s.id, s.reason) for s in result.skipped_taxes] == [
+        (city.id, f"tax 'City tax': a rate of {10**30} % is not from 0 to 100 %"),
+        (levy.id, "tax 'Cultural district levy': rate must be a number, got 'NaN'"),
+    ]
+    assert list(catalog.taxes()) == [state.id] and catalog.get(huge) is None and catalog.get(nan) is None
+    assert "left out 3 items" in caplog.text and huge in caplog.text and "left out 2 taxes" in caplog.text
+    assert f"{city.id} (" in caplog.text  # items naming a tax left out are kept, and said
+    assert result.left_out == ("The catalog was refreshed, but 3 items and 2 taxes with values pos-app cannot use "
+                               "were left out (the log names them): have them fixed in the merchant's catalog.")
+
+
+
 class FailPage(httpx.AsyncHTTPTransport):
     """Forwards to the sandbox, but the connection breaks on one page of the item list."""
 
@@ -158,10 +188,14 @@ def canned_item(n: int, **extra: Any) -> dict[str, Any]:
 
 
 def canned(pages: list[list[dict[str, Any]]], ids: list[str] | None, *, meta: dict[str, Any] | None = None,
-           fail_items: bool = False) -> httpx.MockTransport:
+           fail_items: bool = False, taxes: list[dict[str, Any]] | None = None,
+           override: Callable[[httpx.Request], httpx.Response | None] | None = None) -> httpx.MockTransport:
     total = sum(len(p) for p in pages)
 
     def handler(request: httpx.Request) -> httpx.Response:
+        answer = override(request) if override is not None else None
+        if answer is not None:
+            return answer
         path = request.url.path
         if path == "/public/item":
             page = int(request.url.params.get("page", "1"))
@@ -174,7 +208,8 @@ def canned(pages: list[list[dict[str, Any]]], ids: list[str] | None, *, meta: di
                 return httpx.Response(404, json={"statusCode": 404, "message": "Cannot GET /public/item/ids"})
             return httpx.Response(200, json=ids)
         if path == "/public/tax":
-            return httpx.Response(200, content=json.dumps([{"id": "t1", "name": "Tax", "rate": 8.25}]))
+            listed = taxes if taxes is not None else [{"id": "t1", "name": "Tax", "rate": 8.25}]
+            return httpx.Response(200, content=json.dumps(listed))
         if path == "/public/item/categories":
             return httpx.Response(200, json=[{"id": "c1", "name": "Things"}])
         if path.startswith("/public/item/"):
@@ -239,3 +274,31 @@ async def test_an_empty_catalog_syncs(catalog):
     async with canned_client(canned([], [], meta={"count": 0, "totalPages": 0})) as client:
         result = await sync_catalog(client, catalog)
     assert result.count == 0 and catalog.synced_at() == result.synced_at
+
+
+async def test_an_item_read_one_by_one_that_cannot_be_read_is_left_out(catalog):
+    pages = [[canned_item(1)]]
+
+    def bad_refetch(request: httpx.Request) -> httpx.Response | None:
+        if request.url.path == "/public/item/i2":
+            return httpx.Response(200, json={"data": canned_item(2, salesPrice="1e999999")})
+        return None
+
+    async with canned_client(canned(pages, ["i1", "i2", "i3"], override=bad_refetch)) as client:
+        result = await sync_catalog(client, catalog)
+    assert result.count == 2 and result.refetched == 2 and catalog.get("i3") is not None
+    [skipped] = result.skipped_items
+    assert skipped.id == "i2" and "too large to be a price" in skipped.reason
+
+
+async def test_taxes_listed_twice_or_without_a_rate_are_left_out(catalog):
+    taxes = [{"id": "t1", "name": "Tax", "rate": 8.25}, {"id": "t1", "name": "Tax again", "rate": 9},
+             {"id": "t2", "name": "No rate"}, {"id": "t3", "name": "Negative", "rate": -1},
+             {"id": "t4", "name": "Fine", "rate": "0.75"}]
+    async with canned_client(canned([[canned_item(1)]], ["i1"], taxes=taxes)) as client:
+        result = await sync_catalog(client, catalog)
+    assert [t.id for t in catalog.taxes().values()] == ["t1", "t4"] and catalog.taxes()["t1"].name == "Tax"
+    assert [str(s) for s in result.skipped_taxes] == [
+        "t1: tax 'Tax again': its id is listed twice; the first is kept", "t2: tax 'No rate' has no rate",
+        "t3: tax 'Negative': a rate of -1 % is not from 0 to 100 %",
+    ]

@@ -20,7 +20,7 @@ def sample_receipt(**changes) -> ReceiptData:
                ReceiptLine("Deal: milk 2 for 10", 1, -98, -98)],
         subtotal_cents=1585, taxes=[TaxLine("State sales tax 6.25%", 99), TaxLine("City tax 2.00%", 32)],
         surcharge_cents=52, total_cents=1585 + 99 + 32 + 52, card_brand="Visa", card_last4="4242",
-        auth_ref="T900123456", payment_id="pay-7f3a9c", attempt_id="a-AbCdEfGhIjKlMnOpQrSt",
+        auth_ref="T900123456", payment_id="pay-7f3a9c",
         when=datetime(2026, 3, 2, 14, 5, tzinfo=timezone(timedelta(hours=-5))), currency="USD",
     )
     values.update(changes)

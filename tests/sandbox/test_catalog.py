@@ -179,3 +179,40 @@ def test_bulk_delete_and_duplicate(s_client):
     assert first not in body(call(s_client, "item.ids"))
     assert call(s_client, "item.bulk_delete", json={"itemList": [], "createdBy": "amy"}).status_code == 400
     assert call(s_client, "item.bulk_delete", json={"itemList": [second]}).status_code == 400
+
+
+# ---------------------------------------------------------------- data only the admin routes make
+
+
+def test_the_tax_list_answers_what_the_admin_set(sandbox, s_client, b_client, taxes):
+    odd = [{"id": taxes[0], "name": "State sales tax", "rate": Decimal("1E+30")}, {"id": "t-x", "name": "X"}]
+    assert sandbox.set_taxes("S", odd) == odd
+    assert body(call(s_client, "tax.list")) == odd
+    assert len(body(call(b_client, "tax.list"))) == 3  # the other merchant's list is its own
+    sandbox.set_taxes("S", [])  # every tax deleted: items still name theirs
+    assert body(call(s_client, "tax.list")) == []
+    assert any(item["taxes"] for item in all_items(s_client))
+
+
+def test_item_fields_are_answered_as_given(sandbox, s_client):
+    item = all_items(s_client)[0]
+    shown = sandbox.set_item_fields("S", item["id"], salesPrice=10**17)
+    assert shown["salesPrice"] == 10**17 and shown["name"] == item["name"]
+    listed = next(i for i in all_items(s_client) if i["id"] == item["id"])
+    assert listed["salesPrice"] == 10**17
+    sandbox.set_item_fields("S", item["id"], salesPrice="NaN")
+    assert body(call(s_client, "item.get", id=item["id"]))["data"]["salesPrice"] == "NaN"
+
+
+def test_the_data_admin_routes_check_their_requests(sandbox, admin, s_client):
+    item_id = all_items(s_client)[0]["id"]
+    for path, request in (("/taxes", {"merchant": "X", "taxes": []}), ("/taxes", {"merchant": "S"}),
+                          ("/taxes", {"merchant": "S", "taxes": [1]}),
+                          ("/item-fields", {"merchant": "S", "id": item_id, "fields": {}}),
+                          ("/item-fields", {"merchant": "S", "fields": {"salesPrice": 1}})):
+        response = admin.post(path, json=request)
+        assert response.status_code == 400 and body(response)["response"]["code"] == 900, (path, request)
+    assert admin.post("/item-fields", json={"merchant": "S", "id": "f" * 24,
+                                            "fields": {"salesPrice": 1}}).status_code == 404
+    with pytest.raises(ValueError, match="refused"):
+        sandbox.set_taxes("Q", [])

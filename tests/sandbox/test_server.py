@@ -90,8 +90,8 @@ def test_serve_refuses_bad_options(capsys, args, message):
     assert message in capsys.readouterr().err
 
 
-def test_serve_prints_url_and_keys_and_stops_on_ctrl_c():
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+def test_serve_prints_url_and_keys_and_stops_on_ctrl_c(tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "POS_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen(
         [sys.executable, "-m", "pos_app", "sandbox", "serve", "--key-s", "cli-s", "--fault", "latency_ms=1"],
         stdout=subprocess.PIPE,
@@ -114,3 +114,4 @@ def test_serve_prints_url_and_keys_and_stops_on_ctrl_c():
             process.kill()
     assert process.returncode == 0
     assert "Traceback" not in err and "stopped" in out
+    assert (tmp_path / "logs" / "sandbox.log").is_file()  # its own kind's log, under the data folder

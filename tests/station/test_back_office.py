@@ -156,7 +156,7 @@ async def test_an_unknown_payment_needs_attention_until_resolved(office, sandbox
 
 async def test_a_conflict_is_listed_and_the_charge_can_be_given_back(sandbox, config):
     sandbox.set_faults(s_delay_min=1.5, s_delay_max=1.5)
-    station = await Station.open(replace(config, terminal_id="ts-1001"), sandbox.keys["S"], training=True)
+    station = await Station.open(config.replace(terminal_id="ts-1001"), sandbox.keys["S"], training=True)
     counter = await counter_for(station)
     office = BackOffice(counter)
     try:

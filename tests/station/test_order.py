@@ -5,8 +5,6 @@ serial ends the terminal's shift. Real sandbox, real journal, the station's coun
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from pos_app.config import StoreConfig
@@ -86,7 +84,7 @@ async def test_row1_a_check_again_of_its_own_lost_payment_pays_the_cart(sandbox,
 @pytest.mark.parametrize("merchant,terminal", [("B", "tb-2001"), ("S", "ts-1001")])
 async def test_row2_an_approval_for_less_is_partial_and_leaves_the_rest_due(sandbox, config, merchant, terminal):
     sandbox.set_faults(s_delay_min=0.2, s_delay_max=0.3, approve_at_most=500)
-    async with await Station.open(replace(config, terminal_id=terminal), sandbox.keys[merchant],
+    async with await Station.open(config.replace(terminal_id=terminal), sandbox.keys[merchant],
                                   training=True) as station:
         counter = await counter_for(station)
         try:
@@ -186,7 +184,7 @@ async def test_row3_paid_with_the_slips_reference_of_a_charge_the_list_does_not_
 
 
 async def test_row12_a_close_by_serial_ends_the_terminals_shift(sandbox, config):
-    s_config = replace(config, terminal_id="ts-1001")
+    s_config = config.replace(terminal_id="ts-1001")
     sandbox.set_faults(s_delay_min=0.2, s_delay_max=0.3)
     async with await Station.open(s_config, sandbox.keys["S"], training=True) as station:
         ended = []

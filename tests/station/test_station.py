@@ -4,7 +4,6 @@ follow, a payment the cashier can stop waiting for, identity per sign-in."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 
 import pytest
 
@@ -91,7 +90,7 @@ async def test_start_up_recovery_settles_what_a_dead_process_left(sandbox, confi
 
 
 async def test_a_station_without_a_terminal_says_so(sandbox, config):
-    async with await Station.open(replace(config, terminal_id=None), sandbox.keys["B"]) as station:
+    async with await Station.open(config.replace(terminal_id=None), sandbox.keys["B"]) as station:
         with pytest.raises(ValueError, match="terminal"):
             await station.sale(100, order_key="c")
 
@@ -99,7 +98,7 @@ async def test_a_station_without_a_terminal_says_so(sandbox, config):
 async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_again(sandbox, config):
     from pos_app.terminal.outcomes import Refusal
 
-    async with await Station.open(replace(config, terminal_id="tb-2001"), sandbox.keys["B"], training=True) as station:
+    async with await Station.open(config.replace(terminal_id="tb-2001"), sandbox.keys["B"], training=True) as station:
         counter = await counter_for(station)
         try:
             await counter.sync_catalog()

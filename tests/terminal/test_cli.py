@@ -131,6 +131,18 @@ def test_bad_configuration_exits_1(sandbox, tmp_path):
     assert run.code == 1 and "POS_KEY_HASH" in run.payload["error"]
 
 
+def test_a_poll_wait_limit_of_nan_is_refused_before_a_sale_is_sent(env_s, sandbox, tmp_path):
+    """Row 11: with ``poll_wait_limit = nan`` every type S sale was unknown at once."""
+    del env_s["POS_BASE_URL"]
+    data = tmp_path / "data-s"
+    data.mkdir()
+    (data / "store.toml").write_text(f'base_url = "{sandbox.base_url}"\npoll_wait_limit = nan\n')
+    run = run_cli(env_s, "terminal", "sale", "--terminal", "ts-1001", "--amount", "1250")
+    assert run.code == 1 and run.payload["outcome"] == "invalid", run.payload
+    assert run.payload["error"].startswith(f"{data / 'store.toml'}: poll_wait_limit must be a number of seconds")
+    assert pay_requests(sandbox, "S") == 0 and "Traceback" not in run.stderr
+
+
 def test_resume_exit_codes(env_b, sandbox):
     terminal = active(env_b)[0]
     lost = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "9906")

@@ -83,7 +83,7 @@ def test_version():
 def test_the_log_receives_the_services_decisions(sandbox, tmp_path):
     env = cli_env(sandbox, "B", tmp_path / "data")
     run_cli(env, "terminal", "sale", "--terminal", "tb-2001", "--amount", "9906")  # the answer is dropped
-    log = (tmp_path / "data" / "logs" / "pos-app.log").read_text()
+    log = (tmp_path / "data" / "logs" / "cli.log").read_text()  # the terminal commands' own file
     assert "not retrying terminal.pay" in log  # the client's decision
     assert "answered ConnectionFailed: unknown" in log  # the service layer's classification
     assert env["POS_KEY_HASH"] not in log

@@ -34,7 +34,7 @@ def test_row9_a_service_error_echoing_the_key_is_neither_journaled_nor_printed_n
     assert unauthorized.payload["outcome"] in ("failed", "invalid")
     for run in (refused, unauthorized):
         assert key not in run.stdout + run.stderr and "Traceback" not in run.stderr
-    assert (data / "logs" / "pos-app.log").exists()
+    assert (data / "logs" / "cli.log").exists()
     assert files_holding(data, key) == []
     with Journal.open(data / "journal.sqlite3") as journal:
         attempts = [journal.get(a.id) for a in journal.attempts()]

@@ -5,7 +5,6 @@ resolved from the needs-attention tab, the audit trail exported as CSV."""
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 
 import pytest
 
@@ -19,7 +18,7 @@ from tests.ui.helpers import modal, save, sign_in
 
 @pytest.fixture
 def b_config(ui_config):
-    return replace(ui_config, terminal_id="tb-2001")
+    return ui_config.replace(terminal_id="tb-2001")
 
 
 def open_back_office(qtbot, window):
@@ -194,7 +193,7 @@ def test_a_german_euro_store_refunds_what_is_typed_its_way(qtbot, run, open_app,
     """Row 6: in a de_DE EUR store the refund is prefilled "20,00" and "12,50" refunds 1250
     cents (never 1.250,00 €); the payments list and the amount filters read and write
     euros the German way."""
-    app = open_app(replace(b_config, currency="EUR", locale="de_DE"), "B")
+    app = open_app(b_config.replace(currency="EUR", locale="de_DE"), "B")
     sign_in(qtbot, app.window)
     sale = run(app.station.service.sale("tb-2001", 2000))
     sandbox.settle()

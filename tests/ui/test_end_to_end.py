@@ -58,7 +58,7 @@ def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_p
             app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
             main = window_named(env, "pos-app —")
             xdotool(env, "windowactivate", "--sync", main)
-            log = data / "logs" / "pos-app.log"
+            log = data / "logs" / "app.log"
             wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
             xdotool(env, "type", "--delay", "40", "1357")  # a wrong PIN first: the field keeps the keyboard
             xdotool(env, "key", "Return")

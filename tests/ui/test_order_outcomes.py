@@ -4,8 +4,6 @@ is still due; a manager's "paid" is refused until the service shows the charge."
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from pos_app.journal import Outcome
@@ -17,7 +15,7 @@ from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in, two
 
 @pytest.fixture
 def b_config(ui_config):
-    return replace(ui_config, terminal_id="tb-2001")
+    return ui_config.replace(terminal_id="tb-2001")
 
 
 def open_attention(qtbot, window):

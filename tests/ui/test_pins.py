@@ -5,8 +5,6 @@ a manager's PIN forgets it (and "decide anyway") after every attempt."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from pos_app.journal import Outcome
@@ -100,7 +98,7 @@ def unknown_too_early(qtbot, run, open_app, ui_config, sandbox):
     from pos_app.ui.manager import ManagerDialog
 
     sandbox.set_faults(list_lag_s=300)
-    app = open_app(replace(ui_config, terminal_id="tb-2001", poll_wait_limit=120.0), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001", poll_wait_limit=120.0), "B")
     sign_in(qtbot, app.window)
     lost = run(app.station.sale(DROP_ANSWER, order_key="cart-lost"))
     assert lost.outcome is Outcome.UNKNOWN
@@ -160,7 +158,7 @@ def test_the_void_approval_forgets_a_refused_pin_and_keeps_the_focus_on_it(qtbot
     from pos_app.ui.back_office import BackOfficeDialog
     from pos_app.ui.manager_approval import ManagerApproval
 
-    app = open_app(replace(ui_config, terminal_id="tb-2001"), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
     sign_in(qtbot, app.window)
     sale = run(app.station.service.sale("tb-2001", 2500))
     qtbot.keyClick(app.window, Qt.Key.Key_F9)

@@ -9,7 +9,7 @@ session and the screen says how to set POS_KEY_HASH; nothing typed is lost."""
 from __future__ import annotations
 
 import asyncio
-import logging
+import os
 import tomllib
 
 import keyring
@@ -29,14 +29,13 @@ from tests.ui.helpers import save
 
 
 @pytest.fixture
-def data(tmp_path, monkeypatch):
-    """A fresh data dir and no POS_* settings: the app has nothing to start with."""
-    for name in ("POS_KEY_HASH", "POS_BASE_URL", "POS_GATEWAY", "POS_TERMINAL", "POS_PRINTER", "POS_CASHIER"):
-        monkeypatch.delenv(name, raising=False)
+def data(tmp_path, monkeypatch, root_logging):
+    """A fresh data dir and no POS_* settings: the app has nothing to start with (and the
+    log it opens in this test's folder is closed after the test)."""
+    for name in [name for name in os.environ if name.startswith("POS_")]:
+        monkeypatch.delenv(name)
     monkeypatch.setenv("POS_DATA_DIR", str(tmp_path / "data"))
-    handlers = logging.getLogger("pos_app").handlers[:]
-    yield tmp_path / "data"
-    logging.getLogger("pos_app").handlers[:] = handlers  # the app logged into this test's folder
+    return tmp_path / "data"
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ as failed, the report previewed and printed on the configured printer."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
 from pos_app.api.requests import PayRequest
@@ -31,6 +29,16 @@ def open_shift_end(qtbot, window, pin: str = "9999") -> ShiftEndDialog:
     qtbot.keyClicks(dialog.pin, pin)
     qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
     return dialog
+
+
+def confirm_close(qtbot, dialog, key=Qt.Key.Key_Return) -> None:
+    """The close's own question (Enter: close the batch; Esc: back), once it is asked."""
+    from pos_app.ui.qt import QMessageBox
+
+    box = modal(qtbot, QMessageBox)
+    assert box.parent() is dialog and box.defaultButton().text().startswith("Close the batch")
+    qtbot.keyClick(box, key)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is dialog)
 
 
 def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtbot, run, open_app, ui_config,
@@ -61,10 +69,11 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
     assert dialog.differences.count() == 1
     assert "$43.21" in dialog.differences.item(0).text() and "does not have" in dialog.differences.item(0).text()
-    assert dialog.close_button.text() == "Close batch anyway" and dialog.close_button.isEnabled()
+    assert dialog.close_button.text() == "Close batch anyway…" and dialog.close_button.isEnabled()
     save(dialog, "light-shift-end-differences")
 
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    confirm_close(qtbot, dialog)
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
     assert dialog.headline.text() == "Batch closed" and "The batch is closed" in dialog.sentence.text()
     assert dialog.end.path is not None and str(dialog.end.path) in dialog.sentence.text()
@@ -84,7 +93,7 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
 
 def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, run, open_app, ui_config, sandbox,
                                                                        cups_pdf):
-    app = open_app(replace(ui_config, terminal_id="tb-2001", printer=cups_pdf.printer), "B")
+    app = open_app(ui_config.replace(terminal_id="tb-2001", printer=cups_pdf.printer), "B")
     window = app.window
     sign_in(qtbot, window)
     assert run(app.station.sale(1500, order_key="cart-b")).outcome is Outcome.APPROVED
@@ -93,8 +102,9 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     dialog = open_shift_end(qtbot, window)
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
     assert dialog.check.clean and not dialog.differences.isVisible()
-    assert dialog.close_button.text() == "Close batch"
+    assert dialog.close_button.text() == "Close batch…"
     qtbot.keyClick(dialog.close_button, Qt.Key.Key_Return)
+    confirm_close(qtbot, dialog)
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
     assert dialog.headline.text() == "Batch NOT closed"
     assert "NOT closed" in dialog.sentence.text() and "BATCH CLOSE FAILED" in dialog.sentence.text()
@@ -105,3 +115,28 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     assert f"Report sent to {cups_pdf.printer}" in dialog.sentence.text()
     printed = pdf_text(cups_pdf.wait_for(dialog.printed))
     assert "BATCH NOT CLOSED" in printed
+
+
+def test_the_check_never_closes_the_batch_without_its_own_confirmation(qtbot, run, open_app, ui_config, sandbox):
+    from pos_app.ui.qt import QMessageBox
+    from tests.terminal.conftest import pay_requests
+
+    app = open_app(ui_config, "S")
+    window = app.window
+    sign_in(qtbot, window)
+    assert run(app.station.sale(1234, order_key="cart-shift")).outcome is Outcome.APPROVED
+    dialog = open_shift_end(qtbot, window)  # the PIN, Enter: checked with the service
+    qtbot.waitUntil(lambda: dialog.check is not None and dialog.close_button.hasFocus(), timeout=10_000)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)  # a second Enter, as a hurried manager does
+    box = modal(qtbot, QMessageBox)
+    assert "Close the batch of ts-1001 now?" in box.text() and "cannot be undone" in box.text()
+    save(box, "light-shift-end-confirm")
+    assert pay_requests(sandbox, "S", "terminal.close_batch") == 0 and dialog.end is None
+    confirm_close(qtbot, dialog, Qt.Key.Key_Escape)  # back: nothing closed
+    assert pay_requests(sandbox, "S", "terminal.close_batch") == 0 and dialog.end is None
+    qtbot.waitUntil(dialog.close_button.hasFocus)  # Enter asks again
+
+    qtbot.keyClick(dialog.close_button, Qt.Key.Key_Return)
+    confirm_close(qtbot, dialog)  # Enter at the question: closed
+    qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
+    assert dialog.headline.text() == "Batch closed" and pay_requests(sandbox, "S", "terminal.close_batch") == 1

@@ -1,0 +1,176 @@
+"""Every dialog, offscreen: by keyboard, Enter on a focused button presses that button (a
+QDialog pressed its default button instead: Tab to Cancel, Enter, and the surcharge
+notice was accepted) and Enter in a field never presses a button nobody chose; on a
+1024×768 screen, none is cut (a refusal below a manager's PIN was), nor the sale screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from pos_app.journal import Operation, Outcome
+from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QWidget
+from tests.ui.helpers import sign_in
+
+REFUND_ALL = ("Refund all that is left, $41.23, to Visa •••• 4242. The terminal refund returns the amount of the "
+              "sale; the $1.03 card surcharge is returned only if the service reverses it (the list shows it after "
+              "the refund). If it does not, give it back by store policy.")
+SCREEN = (1024, 768)
+"""A lane PC's screen; a window's frame and the taskbar take some 60 pixels of its height."""
+UNKNOWN = OperationResult(Outcome.UNKNOWN, Operation.SALE, "ts-1001", attempt_id="a-unknown", amount=1234)
+
+
+def dialogs(app) -> dict[str, Callable[[], QDialog]]:
+    from pos_app.receipts import ReportData, render_report
+    from pos_app.ui.acknowledgment import AcknowledgmentDialog
+    from pos_app.ui.back_office import BackOfficeDialog
+    from pos_app.ui.help import HelpDialog
+    from pos_app.ui.manager import ManagerDialog
+    from pos_app.ui.manager_approval import ManagerApproval
+    from pos_app.ui.payment_dialog import PaymentDialog
+    from pos_app.ui.preauths import PreauthsDialog
+    from pos_app.ui.receipt_view import ReceiptPreview
+    from pos_app.ui.setup import SetupDialog
+    from pos_app.ui.shift_end import ShiftEndDialog
+
+    window, money = app.window, app.window.sale.money
+    verify = window.office.verify_manager
+
+    def payment() -> QDialog:
+        dialog = PaymentDialog(app.counter, window.bridge, preauth=False, parent=window)
+        dialog._show(UNKNOWN)  # keep waiting, check again, manager decides, details, back to the sale
+        return dialog
+
+    def back_office() -> QDialog:
+        dialog = BackOfficeDialog(window.office, money, window.receipts, window)
+        dialog.payments.void_button.setEnabled(True)  # as for a payment picked in the list
+        return dialog
+
+    report = render_report(ReportData("Keys", "Store", "s1", "lane-1", datetime.now(UTC), ()))
+    return {
+        "surcharge notice": lambda: AcknowledgmentDialog(["Card payments carry a 3 % surcharge."], "$12.34", window),
+        "void approval": lambda: ManagerApproval(
+            "Void", "Void Visa •••• 4242 of $25.63: the customer gets everything back, surcharge included.", verify,
+            money=money, parent=window),
+        "refund approval": lambda: ManagerApproval("Refund", "Refund up to $12.34 of this $12.71 payment to Visa.",
+                                                   verify, money=money, max_amount=1234, parent=window),
+        "refund all approval": lambda: ManagerApproval("Refund", REFUND_ALL, verify, money=money, max_amount=4123,
+                                                       parent=window),
+        "audit PIN": lambda: ManagerApproval("Show the audit trail", "A manager's PIN shows who did what, when and "
+                                             "why.", verify, money=money, ask_reason=False, parent=window),
+        "manager decision": lambda: ManagerDialog(app.counter, UNKNOWN, window),
+        "payment": payment,
+        "open pre-auths": lambda: PreauthsDialog(app.counter, money, window),
+        "end of shift": lambda: ShiftEndDialog(app.counter, window),
+        "back office": back_office,
+        "keys (F1)": lambda: HelpDialog(window),
+        "receipt preview": lambda: ReceiptPreview(report, window),
+        "setup": lambda: SetupDialog(app.config.data_dir / "setup", parent=window),
+    }
+
+
+def settled(dialog: QDialog) -> bool:
+    """Done loading what it shows (the back office's lists: Refresh is disabled meanwhile)."""
+    from pos_app.ui.back_office import BackOfficeDialog
+
+    if isinstance(dialog, BackOfficeDialog):
+        return dialog.payments.refresh_button.isEnabled() and "Loading" not in dialog.payments.message.text()
+    return True
+
+
+def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, open_app, ui_config):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    misrouted: list[str] = []
+    for name, make in dialogs(app).items():
+        dialog = make()
+        dialog.open()
+        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+        pressed: list[QPushButton] = []
+        buttons = [b for b in dialog.findChildren(QPushButton) if b.isVisible() and b.isEnabled()
+                   and b.focusPolicy() != Qt.FocusPolicy.NoFocus]
+        for button in buttons:
+            button.clicked.disconnect()  # the button's action itself is not under test: where Enter goes is
+            button.clicked.connect(lambda checked=False, button=button, pressed=pressed: pressed.append(button))
+        for button in buttons:
+            pressed.clear()
+            button.setFocus()
+            qtbot.waitUntil(button.hasFocus)
+            qtbot.keyClick(button, Qt.Key.Key_Return)
+            if pressed != [button]:
+                misrouted.append(f"{name}: Enter on “{button.text()}” pressed "
+                                 f"{[b.text() for b in pressed] or 'nothing'}")
+        default = [b for b in buttons if b.isDefault()]
+        for field in (f for f in dialog.findChildren(QLineEdit) if f.isVisible() and f.isEnabled()):
+            pressed.clear()
+            field.setFocus()
+            qtbot.waitUntil(field.hasFocus)
+            qtbot.keyClick(field, Qt.Key.Key_Return)
+            if pressed not in ([], default):  # the dialog's chosen default, or nothing
+                misrouted.append(f"{name}: Enter in “{field.accessibleName()}” pressed {[b.text() for b in pressed]}")
+        dialog.done(0)
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    assert not misrouted, "\n".join(misrouted)
+
+
+def refused(qtbot, name: str, dialog: QDialog) -> None:
+    """Make the dialog say its refusal, as a manager's slip would (a wrong PIN, an amount too big)."""
+    from pos_app.ui.manager_approval import ManagerApproval
+
+    if not isinstance(dialog, ManagerApproval):
+        return
+    if dialog.max_amount is not None:
+        dialog.amount.setText("99999")
+    if dialog.ask_reason:
+        qtbot.keyClicks(dialog.reason, "wrong item")
+    qtbot.keyClicks(dialog.pin, "0000")
+    qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.message.text() != "" and dialog.ok.isEnabled(), timeout=10_000)
+
+
+def clipped(dialog: QWidget) -> list[str]:
+    """What of ``dialog`` (or the main window) a person cannot read whole: larger than the
+    screen, a field or button smaller than it needs, a wrapped text shorter than its lines,
+    a widget reaching past its edge."""
+    from pos_app.ui.qt import QComboBox, QLabel
+
+    found = []
+    size = dialog.frameGeometry().size()
+    if size.width() > SCREEN[0] or size.height() > SCREEN[1] - 60:
+        found.append(f"{size.width()}×{size.height()} does not fit a {SCREEN[0]}×{SCREEN[1]} screen")
+    for widget in dialog.findChildren(QLabel) + dialog.findChildren(QPushButton) + dialog.findChildren(QLineEdit) \
+            + dialog.findChildren(QComboBox):
+        if not widget.isVisibleTo(dialog) or widget.window() is not dialog or widget.parent().inherits("QComboBox"):
+            continue
+        what = f"{type(widget).__name__} “{(getattr(widget, 'text', lambda: '')() or widget.accessibleName())[:40]}”"
+        if isinstance(widget, QLabel) and widget.wordWrap() and widget.text():
+            needed = widget.heightForWidth(widget.width())
+            if widget.height() < needed:
+                found.append(f"{what} is {widget.height()} px high, its text needs {needed}")
+        else:
+            hint = widget.minimumSizeHint()
+            if widget.width() < hint.width() or widget.height() < hint.height():
+                found.append(f"{what} is {widget.width()}×{widget.height()}, needs {hint.width()}×{hint.height()}")
+        if not dialog.rect().contains(widget.rect().translated(widget.mapTo(dialog, widget.rect().topLeft()))):
+            found.append(f"{what} reaches past the dialog's edge")
+    return found
+
+
+def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
+    from tests.ui.helpers import save
+
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    problems = [f"the sale screen: {problem}" for problem in clipped(app.window)]
+    for name, make in dialogs(app).items():
+        dialog = make()
+        dialog.open()
+        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+        refused(qtbot, name, dialog)
+        problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
+        if name in ("void approval", "refund all approval", "audit PIN"):
+            save(dialog, f"light-{name.replace(' ', '-')}")
+        dialog.done(0)
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    assert not problems, "\n".join(problems)
