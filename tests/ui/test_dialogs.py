@@ -34,7 +34,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.setup import SetupDialog
     from pos_app.ui.shift_end import ShiftEndDialog
 
-    window, money = app.window, app.window.sale.money
+    window, money = app.window, app.counter.money  # the store's MoneyFormat: dialogs prefill and parse with it
     verify = window.office.verify_manager
 
     def payment() -> QDialog:
@@ -71,11 +71,15 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
 
 
 def settled(dialog: QDialog) -> bool:
-    """Done loading what it shows (the back office's lists: Refresh is disabled meanwhile)."""
+    """Done loading what it shows (the back office's lists: Refresh is disabled meanwhile; the
+    open pre-auths, which give the amount field the keyboard once loaded)."""
     from pos_app.ui.back_office import BackOfficeDialog
+    from pos_app.ui.preauths import PreauthsDialog
 
     if isinstance(dialog, BackOfficeDialog):
         return dialog.payments.refresh_button.isEnabled() and "Loading" not in dialog.payments.message.text()
+    if isinstance(dialog, PreauthsDialog):
+        return "Loading" not in dialog.message.text()
     return True
 
 
