@@ -24,6 +24,7 @@ from pos_app.journal.errors import (
     TerminalBusy,
 )
 from pos_app.journal.models import Attempt, Event, Operation, Outcome
+from pos_app.journal.orders import OrderTotals
 from pos_app.journal.reports import Match, Reconciliation, Summary, SummaryLine
 from pos_app.journal.schema import CURRENT_VERSION
 from pos_app.journal.store import Journal
@@ -44,6 +45,7 @@ __all__ = [
     "Operation",
     "OrderAlreadyPaid",
     "OrderHasUnknownAttempt",
+    "OrderTotals",
     "Outcome",
     "Reconciliation",
     "RefHasPendingFollowUp",

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from pos_app.journal import owners, queries, reports
+from pos_app.journal import orders, owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
     AttemptNotFound,
@@ -252,6 +252,14 @@ class Journal:
             outcome=None, result={}, resolved_by=None, owner=self.owner, cashier=cashier,
         )
 
+    def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int]) -> None:
+        """Record what the cart of ``order_key`` comes to as it is sent to be paid (cents;
+        ``taxes``: by tax name), durably, before the payment's attempt is begun. ``ValueError``
+        for totals that make no sense (a negative tax, a float, a blank key)."""
+        checked = orders.check_totals(order_key, subtotal, tax, taxes)
+        with self._write(f"recording the totals of order {order_key}") as conn:
+            orders.insert(conn, order_key, self._now(), subtotal, tax, checked)
+
     def mark_sent(self, attempt_id: str) -> None:
         """Append ``sent`` right before the request leaves; a second send is refused, and so
         is a send by anyone but the attempt's holder (another process may have claimed it)."""
@@ -399,6 +407,11 @@ class Journal:
         with self._read(f"finding the attempt of payment {reference}") as conn:
             row = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
         return None if row is None else str(row[0])
+
+    def order_totals(self, order_keys: Iterable[str]) -> dict[str, tuple[orders.OrderTotals, ...]]:
+        """The recorded totals of each of ``order_keys`` that has any, oldest first."""
+        with self._read("reading the totals of orders") as conn:
+            return orders.read(conn, order_keys)
 
     def in_flight(self) -> list[Attempt]:
         """Attempts to resume: no outcome yet, or ``unknown`` and not resolved; in the order begun.
