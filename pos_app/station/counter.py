@@ -396,6 +396,7 @@ class Counter:
     async def pay(self, *, preauth: bool = False) -> OperationResult:
         """Pay what is due on the cart's order (tax included) by card; once its own charges
         pay the total, the cart is paid (``OrderPaid``) and a new one begins.
+        The cart's totals are journaled first (the reports' tax collected).
 
         A payment that ends unknown keeps the cart; if ``check_again``, a manager's
         ``resolve`` or start-up recovery later proves it charged, the order is paid then.
@@ -406,9 +407,20 @@ class Counter:
             raise ValueError("the total must be above zero to pay by card")
         if self.charges.total:
             raise ValueError(self.partly_paid_sentence(totals.total))
+        await self._journal_totals(totals)
         result = await self.station.sale(totals.total, order_key=self.cart.order_key, preauth=preauth)
         await self._count_earlier(result)
         return result
+
+    async def _journal_totals(self, totals: Totals) -> None:
+        """The cart's totals in the journal, for the reports' tax collected. A journal that
+        cannot take them does not stop the sale: if it is unusable the payment's own attempt
+        is refused next with a sentence, and a report counts the sale as one without totals."""
+        try:
+            await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+                                                    taxes=totals.breakdown)
+        except JournalError as error:
+            log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
 
     def partly_paid_sentence(self, total: int) -> str:
         """What the cashier is told about an order its card charges cover only in part."""
