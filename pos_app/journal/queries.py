@@ -95,16 +95,20 @@ IN_FLIGHT_EVENTS_SQL = (
 )
 
 
-def list_sql(*, day: bool, terminal: bool) -> tuple[str, str]:
-    """Attempt rows and their events, optionally limited to a created_at range and a terminal.
+def list_sql(*, day: bool, terminal: bool, since: bool = False) -> tuple[str, str]:
+    """Attempt rows and their events, optionally limited to a created_at range, a terminal
+    and a start.
 
-    Parameters, in order: ``start, end`` (UTC text) when ``day``, then the terminal id.
+    Parameters, in order: ``start, end`` (UTC text) when ``day``, then the terminal id, then
+    the start (UTC text) when ``since``.
     """
     where = []
     if day:
         where.append("a.created_at >= ? AND a.created_at < ?")
     if terminal:
         where.append("a.terminal_id = ?")
+    if since:
+        where.append("a.created_at >= ?")
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     rows = f"SELECT {_A_COLUMNS} FROM attempts a {clause} ORDER BY a.rowid"
     events = f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id {clause} ORDER BY e.seq"

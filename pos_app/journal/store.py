@@ -438,21 +438,26 @@ class Journal:
         return [attempt for attempt in found if attempt.owner not in alive]
 
     def attempts(
-        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
+        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None,
+        since: datetime | None = None,
     ) -> list[Attempt]:
         """Attempts created on ``day`` (calendar day in ``tz``, default local time) and/or on
-        one terminal, in the order they were begun, without their events."""
-        return self._list(day, terminal_id, tz, keep_events=False)
+        one terminal and/or from ``since`` on, in the order they were begun, without their events."""
+        return self._list(day, terminal_id, tz, keep_events=False, since=since)
 
     def _list(
-        self, day: date | None, terminal_id: str | None, tz: tzinfo | str | None, *, keep_events: bool
+        self, day: date | None, terminal_id: str | None, tz: tzinfo | str | None, *, keep_events: bool,
+        since: datetime | None = None,
     ) -> list[Attempt]:
         params: list[str] = []
         if day is not None:
             params.extend(day_bounds(day, resolve_tz(tz)))
         if terminal_id is not None:
             params.append(terminal_id)
-        rows_sql, events_sql = queries.list_sql(day=day is not None, terminal=terminal_id is not None)
+        if since is not None:
+            params.append(time_text(since))
+        rows_sql, events_sql = queries.list_sql(day=day is not None, terminal=terminal_id is not None,
+                                                since=since is not None)
         with self._read("listing attempts") as conn:
             rows = conn.execute(rows_sql, params).fetchall()
             events = conn.execute(events_sql, params).fetchall()

@@ -14,7 +14,7 @@ import asyncio
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,9 +118,10 @@ class AsyncJournal:
         return await self._call(self.journal.charge_owner, reference)
 
     async def attempts(
-        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
+        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None,
+        since: datetime | None = None,
     ) -> list[Attempt]:
-        return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz)
+        return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz, since=since)
 
     async def order_attempts(self, order_key: str) -> list[Attempt]:
         return await self._call(self.journal.order_attempts, order_key)

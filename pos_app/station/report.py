@@ -11,7 +11,7 @@ service entries for one attempt, a decision forced without the service's answer)
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
@@ -21,6 +21,10 @@ from pos_app.journal.threaded import AsyncJournal
 from pos_app.station.figures import MONEY_OPERATIONS, Category, Figures, Ledger, Tally
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 
+HISTORY_DAYS = 14
+"""How far before a day the figures look for the payment a follow-up acts on: a pre-auth is
+captured or released within days, a sale is voided before it settles. A refund of an older
+sale still counts in full (its card from the service's entry)."""
 ENTRY_KEYS = ("paymentId", "transactionId", "type", "baseAmount", "amount", "createdAt", "userAgent")
 
 
@@ -45,7 +49,7 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
         "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
                      "outcome": str(line.outcome) if line.outcome else "in_flight",
                      "count": line.count, "total_cents": line.total} for line in summary.lines],
-        "figures": figures_json(await day_figures(journal, of_day, reconciliation, entries)),
+        "figures": figures_json(await day_figures(journal, day_start, of_day, reconciliation, entries)),
         "reconciliation": {
             "clean": reconciliation.clean,
             "complete": window.complete,
@@ -59,10 +63,14 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
     }
 
 
-async def day_figures(journal: AsyncJournal, of_day: list[Attempt], reconciliation: Reconciliation,
-                      entries: list[dict[str, Any]]) -> Figures:
-    """The figures of the day's money attempts, each with its own service entry (as reconciled)."""
-    history = await journal.attempts()  # the payment a follow-up acts on may be of another day
+async def day_figures(journal: AsyncJournal, day_start: datetime, of_day: list[Attempt],
+                      reconciliation: Reconciliation, entries: list[dict[str, Any]]) -> Figures:
+    """The figures of the day's money attempts, each with its own service entry (as reconciled).
+
+    What a line needs from other days (the pre-auth a capture takes, the sale a void gives
+    back, the capture or void a payment of the day had later) is read from ``HISTORY_DAYS``
+    before the day until now, not from the whole journal."""
+    history = await journal.attempts(since=day_start - timedelta(days=HISTORY_DAYS))
     money = [attempt for attempt in of_day if attempt.operation in MONEY_OPERATIONS]
     orders = await journal.order_totals(Ledger.of(history).order_keys(money))
     own: dict[str, dict[str, Any]] = {}

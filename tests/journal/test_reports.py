@@ -98,6 +98,8 @@ def test_attempts_filters_by_day_and_terminal(timed, clock):
     assert [x.id for x in timed.attempts(day=date(2026, 3, 8), terminal_id="T1", tz="UTC")] == [c.id]
     assert timed.attempts(day=date(2026, 3, 7), tz="UTC")[0].outcome is Outcome.APPROVED
     assert all(x.events == () for x in timed.attempts())
+    assert [x.id for x in timed.attempts(since=c.created_at)] == [c.id]
+    assert [x.id for x in timed.attempts(since=a.created_at, terminal_id="T1")] == [a.id, c.id]
 
 
 # -- reconciliation ------------------------------------------------------------------------
