@@ -211,14 +211,18 @@ class Figures:
 
 
 def sentence(figures: Figures, money: Callable[[int], str]) -> str:
-    """The figures in one sentence for a screen."""
-    gross, net = figures.gross, figures.net
-    said = (f"Gross {money(gross.amount)} ({gross.count} sales and captures), voids {money(figures.voids.amount)}, "
-            f"refunds {money(figures.refunds.amount)}: net {money(net.amount)}; surcharge {money(net.surcharge)}; "
-            f"tax collected {money(figures.tax)}")
-    if figures.untaxed:
-        said += f" ({figures.untaxed} without cart totals)"
-    return said + f"; pre-auths held {money(figures.held.amount)} ({figures.held.count})."
+    """The figures in two lines for a screen (the F10 shift end): the money, then the rest."""
+    gross, net, held = figures.gross, figures.net, figures.held
+    untaxed = f" ({_count(figures.untaxed, 'sale')} without cart totals)" if figures.untaxed else ""
+    return (f"Gross {money(gross.amount)} ({_count(gross.count, 'sale or capture', 'sales and captures')}) "
+            f"- voids {money(figures.voids.amount)} - refunds {money(figures.refunds.amount)} "
+            f"= net {money(net.amount)}\n"
+            f"Surcharge {money(net.surcharge)} · tax collected {money(figures.tax)}{untaxed} · "
+            f"pre-auths held {money(held.amount)} ({held.count})")
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else many or one + 's'}"
 
 
 # building the lines ------------------------------------------------------------------------
