@@ -16,7 +16,8 @@ never captured *releases* the hold and moves no money. A pre-auth that was captu
 released is neither held nor counted (its capture or release is).
 
 Tax collected comes from the carts (``journal.orders``): the tax of each sale's order and
-of each capture's pre-auth order, less that of voided ones. A refund is not split into
+of each capture's pre-auth order (a capture for less than its cart still carries the
+cart's tax: what was left out is not split into tax), less that of voided ones. A refund is not split into
 tax: it is shown whole under refunds, and the tax collected stays that of the sales. A sale
 made without a cart (the command line) has no totals: it is counted in ``untaxed``.
 
