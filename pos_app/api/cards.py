@@ -12,6 +12,7 @@ terminals print); a brand not in the table keeps its own words, capitalised (``"
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 BRANDS: dict[str, str] = {
     "visa": "Visa", "visadebit": "Visa", "visacredit": "Visa", "visaelectron": "Visa",
@@ -36,6 +37,7 @@ def card_brand(brand: object = None, network: object = None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=256)  # a few spellings, asked once per line of a report
 def _named(text: str) -> str:
     words = _SEPARATORS.split(text.strip())
     known = BRANDS.get("".join(words).casefold())
