@@ -10,16 +10,19 @@ report``):
               returned with it (``amount - baseAmount`` of the refund's entry)
     net     = gross - voids - refunds (amount, surcharge and tax alike)
 
-A pre-auth is not money taken: approved and neither captured nor voided it is *held* (the
-amount authorised); its capture is in the gross for the captured amount; a void of one
-never captured *releases* the hold and moves no money. A pre-auth that was captured or
-released is neither held nor counted (its capture or release is).
+A sale or pre-auth approved for less than it asked (``partially_approved``) counts for what
+the service approved. A pre-auth is not money taken: approved and neither captured nor
+voided it is *held* (the amount authorised); its capture is in the gross for the captured
+amount; a void of one never captured *releases* the hold and moves no money. A pre-auth
+that was captured or released is neither held nor counted (its capture or release is).
 
 Tax collected comes from the carts (``journal.orders``): the tax of each sale's order and
 of each capture's pre-auth order (a capture for less than its cart still carries the
-cart's tax: what was left out is not split into tax), less that of voided ones. A refund is not split into
-tax: it is shown whole under refunds, and the tax collected stays that of the sales. A sale
-made without a cart (the command line) has no totals: it is counted in ``untaxed``.
+cart's tax: what was left out is not split into tax), less that of voided ones. A sale
+approved for less than its cart leaves its order unpaid: its tax is not counted
+(``partial``). A refund is not split into tax: it is shown whole under refunds, and the tax
+collected stays that of the sales. A sale made without a cart (the command line) has no
+totals: it is counted in ``untaxed``.
 
 Surcharges come from the service's transaction list (``amount - baseAmount`` of the
 attempt's own entry, in cents); a void's is the surcharge the list shows on the payment it
@@ -73,6 +76,8 @@ class Category(StrEnum):
 GROSS = frozenset({Category.SALE, Category.CAPTURE})
 TAXED = GROSS | {Category.VOIDED}
 """The lines that carry their order's tax (a void's: the tax it takes back)."""
+UNCHARGED = frozenset({Category.DECLINED, Category.NOT_CHARGED, Category.OPEN})
+"""The lines that moved no money (as far as anyone knows): no surcharge."""
 GROUPED = GROSS | {Category.VOIDED, Category.REFUNDED, Category.DECLINED}
 """The lines that make a cashier or a card brand appear in the breakdowns."""
 
@@ -102,6 +107,9 @@ class MoneyLine:
     """The service's list has the attempt's own entry."""
     voided: bool = False
     """A sale or capture voided since (its void is a line of its own)."""
+    partial: bool = False
+    """Approved for less than asked (``amount`` is what was charged): the order is not paid,
+    so its cart's tax is not counted (``tax`` 0)."""
 
     @property
     def charged(self) -> int:
@@ -193,6 +201,12 @@ class Figures:
         return self.tax - sum(self.tax_by_name.values())
 
     @property
+    def partial(self) -> int:
+        """Sales approved for less than their cart: in the gross for what they charged, their
+        order not paid, their tax not counted."""
+        return sum(1 for line in self.lines if line.category in GROSS and line.partial)
+
+    @property
     def untaxed(self) -> int:
         """Sales and captures whose cart totals the journal does not have (tax not known)."""
         return sum(1 for line in self.lines if line.category in GROSS and line.tax is None)
@@ -254,7 +268,7 @@ class Ledger:
         for attempt in history:
             if attempt.operation in ORDER_OPERATIONS and attempt.result.get("transaction_id"):
                 originals[str(attempt.result["transaction_id"])] = attempt
-            elif attempt.outcome is Outcome.APPROVED and attempt.ref:
+            elif attempt.outcome is not None and attempt.outcome.moved_money and attempt.ref:
                 if attempt.operation is Operation.CAPTURE:
                     captures.setdefault(attempt.ref, []).append(attempt)
                 elif attempt.operation is Operation.VOID:
@@ -286,7 +300,7 @@ class Ledger:
             return Category.OPEN
         if outcome is Outcome.DECLINED and operation in ORDER_OPERATIONS:
             return Category.DECLINED
-        if outcome is not Outcome.APPROVED:
+        if not outcome.moved_money:
             return Category.NOT_CHARGED
         if operation is Operation.PREAUTH:
             made = str(attempt.result.get("transaction_id") or "")
@@ -308,14 +322,15 @@ class Ledger:
         last4 = (result.get("card_last4") or card.get("last4")
                  or (original.result.get("card_last4") if original else None) or "")
         surcharge = 0
-        if attempt.outcome is Outcome.APPROVED and entry is not None:
+        if category not in UNCHARGED and entry is not None:
             surcharge = self._voided_surcharge(attempt, entry) if category is Category.VOIDED else surcharge_of(entry)
-        tax, taxes = self._tax(attempt) if category in TAXED else (0, {})
+        partial = attempt.outcome is Outcome.PARTIALLY_APPROVED
+        tax, taxes = self._tax(attempt) if category in TAXED and not partial else (0, {})
         return MoneyLine(
             attempt_id=attempt.id, operation=attempt.operation, outcome=attempt.outcome, category=category,
             at=attempt.created_at, cashier=attempt.cashier or NO_NAME, brand=brand, last4=str(last4),
             amount=self._amount(attempt, entry), surcharge=surcharge, tax=tax, taxes=MappingProxyType(taxes),
-            listed=entry is not None, voided=category in GROSS and self._voided(attempt),
+            listed=entry is not None, voided=category in GROSS and self._voided(attempt), partial=partial,
         )
 
     def _releases(self, void: Attempt) -> bool:
@@ -330,8 +345,8 @@ class Ledger:
         return any(void.created_at > charge.created_at for void in self.voids.get(str(made or ""), ()))
 
     def _amount(self, attempt: Attempt, entry: Mapping[str, Any] | None) -> int:
-        if attempt.amount is not None:
-            return attempt.amount
+        if attempt.amount is not None:  # asked; what moved when it moved money (a partial approval's)
+            return attempt.charged if attempt.charged is not None else attempt.amount
         listed = cents_in(entry, "baseAmount") if entry else None  # a void: the voided charge's base
         if listed is not None:
             return listed

@@ -97,6 +97,7 @@ def figures_json(figures: Figures) -> dict[str, Any]:
         "captured": tally(figures.captured), "held": tally(figures.held),
         "released": tally(cells[Category.RELEASED]), "declined": tally(cells[Category.DECLINED]),
         "tax_cents": figures.tax, "tax_by_name_cents": figures.tax_by_name, "untaxed": figures.untaxed,
+        "partial": figures.partial,
         "by_cashier": [{"cashier": name, **money(group)} for name, group in figures.by_cashier()],
         "by_brand": [{"brand": name, **money(group)} for name, group in figures.by_brand()],
     }

@@ -112,6 +112,9 @@ def _not_taken(figures: Figures, money: Money) -> Table:
 def _tax(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table]:
     said = ["The tax of each cart paid by an approved sale or a capture, less that of voided ones. A refund "
             "is not split into tax: it is under Refunded whole."]
+    if figures.partial:
+        said.append(f"{figures.partial} of {figures.gross.count} sales were approved for less than their cart: "
+                    "in the gross for what they charged, their order still due, their tax not counted.")
     if figures.untaxed:
         said.append(f"{figures.untaxed} of {figures.gross.count} sales and captures were paid without a cart "
                     "(the command line): their tax is not known and not counted.")
@@ -175,7 +178,8 @@ def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | No
 
 
 def _what(line: MoneyLine) -> str:
-    return WHAT[line.category] + (", voided" if line.voided else "")
+    what = ("partial " if line.partial else "") + WHAT[line.category]
+    return what + (", voided" if line.voided else "")
 
 
 def _signed(line: MoneyLine) -> int:

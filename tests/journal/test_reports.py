@@ -185,6 +185,17 @@ def test_reconcile_flags_amount_and_error_differences(journal):
     assert "error 'Processor error'" in problems[second.id]
 
 
+def test_reconcile_compares_a_partial_approval_with_what_was_approved(journal):
+    partial = sale(journal, "T1", "o-1", 12_34)
+    journal.finish(partial.id, Outcome.PARTIALLY_APPROVED, {"transactionId": "t-1", "approved_amount": 5_00})
+    assert journal.reconcile([entry(partial.id, transaction="t-1", amount=5_00)]).clean
+    [match] = journal.reconcile([entry(partial.id, transaction="t-1", amount=12_34)]).problems
+    assert "journal 500 cents, service 1234 cents" in match.problem
+    failed = journal.reconcile([entry(partial.id, transaction="t-1", amount=5_00, error="DECLINED")]).problems
+    assert "the journal says partially_approved but the service entry has error" in failed[0].problem
+    assert [a.id for a in journal.reconcile([]).journal_only] == [partial.id]  # charged, and not listed
+
+
 def test_reconcile_by_day_still_finds_attempts_named_in_user_agent(timed, clock):
     yesterday = sale(timed, "T1", "o-1")
     timed.finish(yesterday.id, Outcome.APPROVED, {"transactionId": "t-1"})

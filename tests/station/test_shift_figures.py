@@ -4,11 +4,12 @@ One shift with every kind of operation, made through the real sandbox (type B, o
 loopback), the counter and the station: carts with tax sold by two cashiers, one sale whose
 answer was lost and that was found in the transaction list (there the service spells the
 card "mastercard", elsewhere "Mastercard"), a declined sale, a voided sale, a pre-auth
-captured for less, a pre-auth still held, a pre-auth released, and a refund of a settled
-sale; then the batch is closed. Each figure of the report (gross, voids, refunds, net,
-surcharge, held, captured, per card brand and per cashier) is checked against the service's
-own transaction list, read here with plain HTTP and added up independently; the tax against
-the carts as they were rung up; and the lines printed are read back from the PDF.
+captured for less, a pre-auth still held, a pre-auth released, a sale the card approved
+for less than its cart, and a refund of a settled sale; then the batch is closed. Each
+figure of the report (gross, voids, refunds, net, surcharge, held, captured, per card brand
+and per cashier) is checked against the service's own transaction list, read here with
+plain HTTP and added up independently; the tax against the carts as they were rung up; and
+the lines printed are read back from the PDF.
 """
 
 from __future__ import annotations
@@ -150,6 +151,10 @@ async def test_every_figure_of_the_shift_report_agrees_with_the_service_and_the_
             held = await ring("held", 7, preauth=True)
             released = await ring("released", 0, preauth=True)
             release = await station.void(TERMINAL, released.transaction_id, payment_id=released.payment_id)
+            sandbox.set_faults(approve_at_most=500)  # the card takes $5.00 of this cart: the rest stays due
+            partial = await ring("partial", 1, 2)
+            sandbox.set_faults(approve_at_most=0)
+            assert partial.outcome is Outcome.PARTIALLY_APPROVED and partial.to_json()["approved_amount"] == 500
 
             await counter.sign_in("2468")  # Ana captures the tab for less than was held
             capture = await counter.capture(tab, carts["tab"].total - 250)
@@ -188,10 +193,11 @@ async def test_every_figure_of_the_shift_report_agrees_with_the_service_and_the_
         assert {k: cashiers[name][k] for k in ("gross", "voids", "refunds", "net")} == {
             k: by_agent[name][k] for k in ("gross", "voids", "refunds", "net")}, name
 
-    # tax: the carts of the sales and of the capture, less the voided cart's; not the pre-auths'
+    # tax: the carts of the sales and of the capture, less the voided cart's; not the pre-auths',
+    # nor the cart the card paid only in part (its order is still due)
     taxed = [carts[name] for name in ("first", "lost", "fourth", "voided", "tab")]
     tax = sum(cart.tax for cart in taxed) - carts["voided"].tax
-    assert figures.tax == tax and figures.untaxed == 0
+    assert figures.tax == tax and figures.untaxed == 0 and figures.partial == 1
     by_name: dict[str, int] = defaultdict(int)
     for name in ("first", "lost", "fourth", "tab"):
         for tax_name, cents in carts[name].breakdown.items():
@@ -203,15 +209,16 @@ async def test_every_figure_of_the_shift_report_agrees_with_the_service_and_the_
     text = pdf_text(end.path)
     service = service_figures(entries)
     gross, voids, refunds, net = (service[k] for k in ("gross", "voids", "refunds", "net"))
-    assert row(text, "Gross (sales and captures)")[:3] == ["5", usd(gross[0]), usd(gross[1])]
+    assert row(text, "Gross (sales and captures)")[:3] == ["6", usd(gross[0]), usd(gross[1])]
     assert row(text, "Voided (given back)")[:3] == ["1", usd(-voids[0]), usd(-voids[1])]
     assert row(text, "Refunded (tax not split out)")[:3] == ["1", usd(-refunds[0]), usd(-refunds[1])]
-    assert row(text, "Net (gross - voids - refunds)") == ["4", usd(net[0]), usd(net[1]), usd(net[0] + net[1]),
+    assert row(text, "Net (gross - voids - refunds)") == ["5", usd(net[0]), usd(net[1]), usd(net[0] + net[1]),
                                                          usd(tax)]
     assert row(text, "Tax collected")[-1] == usd(tax)
     assert row(text, "Pre-auths held (not captured)") == ["1", usd(carts["held"].total)]
     assert row(text, "Pre-auths released (voided, never captured)") == ["1", usd(carts["released"].total)]
     assert row(text, "Pre-auths captured (amount captured)")[:2] == ["1", usd(carts["tab"].total - 250)]
     assert "mastercard" not in text and text.count("Mastercard ") >= 2
+    assert "1 of 6 sales were approved for less than their cart" in text and "partial sale" in text
     for name in ("Ana", "Ben"):
         assert row(text, name)[1:5] == [usd(by_agent[name][k][0]) for k in ("gross", "voids", "refunds", "net")]
