@@ -306,8 +306,9 @@ class Counter:
         return f"{latest.id} ({latest.outcome or 'no result yet'})"
 
     async def new_sale(self) -> None:
-        """An empty cart with a new order key (the last one was paid or abandoned)."""
+        """An empty cart with a new order key, charged nothing yet (the last one was paid or abandoned)."""
         self.cart = Cart()
+        self.charges = OrderCharges(self.cart.order_key)
         await self._changed()
 
     async def _changed(self) -> None:
