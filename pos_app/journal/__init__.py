@@ -12,6 +12,7 @@ it uses only the stdlib-only module ``pos_app.sqlite_file`` (opening and migrati
 
 from pos_app.journal.errors import (
     AttemptNotFound,
+    ChargeTaken,
     InvalidResolution,
     InvalidTransition,
     JournalCorrupt,
@@ -34,6 +35,7 @@ __all__ = [
     "Attempt",
     "AttemptNotFound",
     "Event",
+    "ChargeTaken",
     "InvalidResolution",
     "InvalidTransition",
     "Journal",

@@ -123,6 +123,9 @@ class AsyncJournal:
     ) -> list[Attempt]:
         return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz, since=since)
 
+    async def order_charges(self, order_key: str) -> dict[str, int]:
+        return await self._call(self.journal.order_charges, order_key)
+
     async def order_attempts(self, order_key: str) -> list[Attempt]:
         return await self._call(self.journal.order_attempts, order_key)
 

@@ -172,7 +172,8 @@ def close_of(result: OperationResult) -> ShiftClose:
 def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int], str]) -> ShiftClose:
     """The close refused because ``blocking`` (in flight or unknown) holds the terminal."""
     amount = f" of {money(blocking.amount)}" if blocking.amount is not None else ""
-    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on {terminal_id} "
+    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on "
+                f"{blocking.terminal_id} "
                 "has no known result. Check it again, or have a manager decide it, then close the batch.")
     result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, terminal_id, message=sentence,
                              refusal=Refusal.TERMINAL_HAS_UNKNOWN, blocked_by=blocking.id)
