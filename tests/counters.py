@@ -1,6 +1,6 @@
 """A counter for a station already open, as the app wires them (the counter on the
-station's settings and event stream, then the station attached); a cart the sandbox
-declines."""
+station's settings and event stream, then the station attached and the restored cart's
+order read); a cart the sandbox declines."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ from pos_app.station.counter import Counter
 from pos_app.station.station import Station
 
 
-async def counter_for(station: Station) -> Counter:
+async def counter_for(station: Station, *, read_order: bool = True) -> Counter:
+    """``read_order``: the restored cart's order read against the journal, as the app's start does."""
     counter = await Counter.open(station.config, station.events, training=station.training)
     counter.attach(station)
+    if read_order:
+        await counter.restore_order()
     return counter
 
 

@@ -12,6 +12,7 @@ it uses only the stdlib-only module ``pos_app.sqlite_file`` (opening and migrati
 
 from pos_app.journal.errors import (
     AttemptNotFound,
+    ChargeTaken,
     InvalidResolution,
     InvalidTransition,
     JournalCorrupt,
@@ -24,6 +25,7 @@ from pos_app.journal.errors import (
     TerminalBusy,
 )
 from pos_app.journal.models import Attempt, Event, Operation, Outcome
+from pos_app.journal.orders import OrderTotals
 from pos_app.journal.reports import Match, Reconciliation, Summary, SummaryLine
 from pos_app.journal.schema import CURRENT_VERSION
 from pos_app.journal.store import Journal
@@ -33,6 +35,7 @@ __all__ = [
     "Attempt",
     "AttemptNotFound",
     "Event",
+    "ChargeTaken",
     "InvalidResolution",
     "InvalidTransition",
     "Journal",
@@ -44,6 +47,7 @@ __all__ = [
     "Operation",
     "OrderAlreadyPaid",
     "OrderHasUnknownAttempt",
+    "OrderTotals",
     "Outcome",
     "Reconciliation",
     "RefHasPendingFollowUp",

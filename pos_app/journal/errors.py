@@ -97,6 +97,16 @@ class InvalidResolution(JournalError):
     """An outcome that the attempt's current state does not allow (e.g. a final one changed)."""
 
 
+class ChargeTaken(JournalError):
+    """A manager's "paid" naming a charge the journal already accounts to another attempt:
+    one charge never pays two orders."""
+
+    def __init__(self, attempt_id: str, owner: str, reference: str) -> None:
+        self.attempt_id = owner
+        super().__init__(f"payment {reference} is already the charge of attempt {owner}: it cannot also pay "
+                         f"attempt {attempt_id}")
+
+
 class InvalidTransition(JournalError):
     """An event that the attempt's state forbids (e.g. marking a request sent twice)."""
 

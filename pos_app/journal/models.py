@@ -65,7 +65,9 @@ PAYMENT_BEFORE = "payment_before"
 """The payment's state read right before a capture, void or refund left (to verify it later)."""
 AMOUNT_MISMATCH = "amount_mismatch"
 """The service approved more than was asked: the customer must get the difference back."""
-ATTENTION_KINDS = frozenset({"possible_match", "duplicate_entries", AMOUNT_MISMATCH})
+SHARED_CHARGE = "shared_charge"
+"""The payment an outcome names is already another attempt's charge: one charge, two orders."""
+ATTENTION_KINDS = frozenset({"possible_match", "duplicate_entries", AMOUNT_MISMATCH, SHARED_CHARGE})
 """Events that put an attempt on a manager's list; each carries a ``note`` for a person."""
 RESERVED_KINDS = frozenset({SENT, OUTCOME, CLAIMED})
 """Event kinds only ``mark_sent``, ``finish``/``resolve_by_manager`` and ``claim`` may append."""

@@ -45,14 +45,21 @@ ORDER_OPEN_SQL = (
     "WHERE o.order_key = ? ORDER BY o.attempt_id LIMIT 1"
 )
 # Paid: an approved (or partially approved) outcome, or a late approval that arrived after
-# a decision (a conflict: the customer was charged whatever the journal decided). A partial
-# approval counts: the rest is taken another way, never by charging the order again.
+# a decision (a conflict: the customer was charged whatever the journal decided), with the
+# transaction id charged. A partial approval counts: the rest is taken another way, never by
+# charging the order again. A charge voided since (``VOID_OF_SQL``) no longer pays the order.
 ORDER_PAID_SQL = (
-    "SELECT a.id FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    "SELECT a.id, (SELECT coalesce(json_extract(e.data, '$.result.transaction_id'), "
+    "json_extract(e.data, '$.transaction_id')) FROM events e WHERE e.attempt_id = a.id "
+    "AND e.kind IN ('outcome', 'late_answer') ORDER BY e.seq DESC LIMIT 1) "
+    "FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND ("
     "(e.kind = 'outcome' AND e.outcome IN ('approved', 'partially_approved')) OR "
-    "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') IN ('approved', 'partially_approved')))) "
-    "LIMIT 1"
+    "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') IN ('approved', 'partially_approved'))))"
+)
+VOID_OF_SQL = (
+    "SELECT v.id FROM attempts v CROSS JOIN events e ON e.attempt_id = v.id WHERE v.ref = ? "
+    "AND v.operation = 'void' AND e.kind = 'outcome' AND e.outcome = 'approved' LIMIT 1"
 )
 ORDER_ROWS_SQL = (
     f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
@@ -77,6 +84,17 @@ CHARGE_OWNER_SQL = (
     "AND coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ? "
     "ORDER BY e.seq LIMIT 1"
 )
+# The other sale or pre-auth whose outcome charged the same payment (by id, then by gateway
+# transaction id), through the outcome indexes of version 7.
+CHARGED_BY_SQL = (
+    "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
+    "WHERE e.kind = 'outcome' AND json_extract(e.data, '$.result.payment_id') = ? AND e.attempt_id <> ? "
+    "AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN ('sale', 'preauth') "
+    "UNION ALL "
+    "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
+    "WHERE e.kind = 'outcome' AND json_extract(e.data, '$.result.transaction_id') = ? AND e.attempt_id <> ? "
+    "AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN ('sale', 'preauth') LIMIT 1"
+)
 STATE_SQL = (
     "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "
     f"{LATEST_OUTCOME.format(id='a.id')}, "
@@ -95,16 +113,20 @@ IN_FLIGHT_EVENTS_SQL = (
 )
 
 
-def list_sql(*, day: bool, terminal: bool) -> tuple[str, str]:
-    """Attempt rows and their events, optionally limited to a created_at range and a terminal.
+def list_sql(*, day: bool, terminal: bool, since: bool = False) -> tuple[str, str]:
+    """Attempt rows and their events, optionally limited to a created_at range, a terminal
+    and a start.
 
-    Parameters, in order: ``start, end`` (UTC text) when ``day``, then the terminal id.
+    Parameters, in order: ``start, end`` (UTC text) when ``day``, then the terminal id, then
+    the start (UTC text) when ``since``.
     """
     where = []
     if day:
         where.append("a.created_at >= ? AND a.created_at < ?")
     if terminal:
         where.append("a.terminal_id = ?")
+    if since:
+        where.append("a.created_at >= ?")
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     rows = f"SELECT {_A_COLUMNS} FROM attempts a {clause} ORDER BY a.rowid"
     events = f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id {clause} ORDER BY e.seq"

@@ -169,7 +169,8 @@ def reconcile(
     journal_only = tuple(
         attempt
         for attempt in candidates
-        if attempt.outcome is Outcome.APPROVED and attempt.operation in expected and attempt.id not in seen
+        if attempt.outcome is not None and attempt.outcome.moved_money and attempt.operation in expected
+        and attempt.id not in seen
     )
     return Reconciliation(matched=tuple(matched), service_only=tuple(service_only), journal_only=journal_only)
 
@@ -210,8 +211,8 @@ def _problem(attempt: Attempt, entry: dict[str, Any]) -> str | None:
     went_through = not error
     outcome = attempt.outcome
     problems: list[str] = []
-    if outcome is Outcome.APPROVED and not went_through:
-        problems.append(f"the journal says approved but the service entry has error {error!r}")
+    if outcome is not None and outcome.moved_money and not went_through:
+        problems.append(f"the journal says {outcome.value} but the service entry has error {error!r}")
     elif outcome in (Outcome.DECLINED, Outcome.FAILED) and went_through:
         problems.append(f"the journal says {outcome.value} but the service shows the transaction without error")
     elif outcome is None or outcome is Outcome.UNKNOWN:
@@ -219,9 +220,11 @@ def _problem(attempt: Attempt, entry: dict[str, Any]) -> str | None:
         seen = "went through" if went_through else f"failed ({error!r})"
         problems.append(f"the attempt is {state} in the journal; the service shows it {seen}: resolve it")
     base = _base_amount(entry)
-    compared = attempt.operation in ORDER_OPERATIONS and attempt.amount is not None and base is not None
+    # a partial approval's entry shows what the service approved: that is the journal's amount
+    expected = attempt.charged if outcome is Outcome.PARTIALLY_APPROVED else attempt.amount
+    compared = attempt.operation in ORDER_OPERATIONS and expected is not None and base is not None
     # a pre-auth captured for less shows its captured amount: not a difference
-    partly_captured = attempt.operation is Operation.PREAUTH and base is not None and base < (attempt.amount or 0)
-    if compared and base != attempt.amount and not partly_captured:
-        problems.append(f"amounts differ: journal {attempt.amount} cents, service {base} cents")
+    partly_captured = attempt.operation is Operation.PREAUTH and base is not None and base < (expected or 0)
+    if compared and base != expected and not partly_captured:
+        problems.append(f"amounts differ: journal {expected} cents, service {base} cents")
     return "; ".join(problems) or None

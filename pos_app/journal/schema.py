@@ -19,6 +19,12 @@ Version 5: the outcome ``partially_approved`` (a sale or pre-auth the service ap
 less than it asked; ``result.approved_amount`` says how much). SQLite cannot change a
 CHECK constraint in place, so ``events`` is copied, row for row, into a table that allows it
 (in the migration's one transaction), and its indexes and append-only triggers are made again.
+Version 6: ``orders``, the totals of each cart sent to be paid (subtotal, tax, total, tax by
+name; see ``orders``), append-only like the record tables, for the tax the reports show.
+Version 7: an index of attempts by ``ref``, so that the order guard finds whether a charge
+was voided since (a voided charge no longer pays its order), and of outcomes by the payment
+and transaction they name, so that a charge accounted to two attempts is seen at once;
+neither reads history.
 """
 
 from __future__ import annotations
@@ -119,7 +125,31 @@ V5: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'journal events are append-only'); END""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5)
+V6: tuple[str, ...] = (
+    """CREATE TABLE orders (
+        seq INTEGER PRIMARY KEY,
+        order_key TEXT NOT NULL CHECK (order_key <> ''),
+        recorded_at TEXT NOT NULL,
+        subtotal INTEGER NOT NULL CHECK (typeof(subtotal) = 'integer'),
+        tax INTEGER NOT NULL CHECK (typeof(tax) = 'integer' AND tax >= 0),
+        total INTEGER NOT NULL CHECK (typeof(total) = 'integer' AND total = subtotal + tax),
+        taxes TEXT NOT NULL DEFAULT '{}'
+    )""",
+    "CREATE INDEX orders_by_key ON orders (order_key, seq)",
+    """CREATE TRIGGER orders_append_only_u BEFORE UPDATE ON orders
+        BEGIN SELECT raise(ABORT, 'journal orders are append-only'); END""",
+    """CREATE TRIGGER orders_append_only_d BEFORE DELETE ON orders
+        BEGIN SELECT raise(ABORT, 'journal orders are append-only'); END""",
+)
+
+V7: tuple[str, ...] = (
+    "CREATE INDEX attempts_by_ref ON attempts (ref) WHERE ref IS NOT NULL",
+    "CREATE INDEX outcome_payments ON events (json_extract(data, '$.result.payment_id')) WHERE kind = 'outcome'",
+    "CREATE INDEX outcome_transactions ON events (json_extract(data, '$.result.transaction_id')) "
+    "WHERE kind = 'outcome'",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

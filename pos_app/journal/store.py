@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from pos_app.journal import owners, queries, reports
+from pos_app.journal import orders, owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
     AttemptNotFound,
+    ChargeTaken,
     InvalidResolution,
     InvalidTransition,
     JournalCorrupt,
@@ -51,6 +52,7 @@ from pos_app.journal.models import (
     OUTCOME,
     REF_OPERATIONS,
     SENT,
+    SHARED_CHARGE,
     Attempt,
     Operation,
     Outcome,
@@ -233,9 +235,9 @@ class Journal:
                 unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
                 if unresolved:
                     raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
-                paid = conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchone()
-                if paid:
-                    raise OrderAlreadyPaid(order_key, paid[0])
+                for paid, charged in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
+                    if not (charged and conn.execute(queries.VOID_OF_SQL, (charged,)).fetchone()):
+                        raise OrderAlreadyPaid(order_key, paid)
             conn.execute(
                 f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (attempt_id, operation.value, terminal_id, gateway, amount, order_key, ref,
@@ -251,6 +253,14 @@ class Journal:
             request_text=request_text, sent=False, msg_identifier=None, last_status=None,
             outcome=None, result={}, resolved_by=None, owner=self.owner, cashier=cashier,
         )
+
+    def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int]) -> None:
+        """Record what the cart of ``order_key`` comes to as it is sent to be paid (cents;
+        ``taxes``: by tax name), durably, before the payment's attempt is begun. ``ValueError``
+        for totals that make no sense (a negative tax, a float, a blank key)."""
+        checked = orders.check_totals(order_key, subtotal, tax, taxes)
+        with self._write(f"recording the totals of order {order_key}") as conn:
+            orders.insert(conn, order_key, self._now(), subtotal, tax, checked)
 
     def mark_sent(self, attempt_id: str) -> None:
         """Append ``sent`` right before the request leaves; a second send is refused, and so
@@ -308,7 +318,25 @@ class Journal:
                 self._append(conn, attempt_id, OUTCOME, data, outcome)
                 if outcome.is_final:
                     conn.execute("DELETE FROM open_attempts WHERE attempt_id = ?", (attempt_id,))
+                if outcome.moved_money:
+                    self._flag_shared_charge(conn, attempt_id, data["result"])
         return self.get(attempt_id)
+
+    def _flag_shared_charge(self, conn: sqlite3.Connection, attempt_id: str, result: dict[str, Any]) -> None:
+        """A charge recorded for ``attempt_id`` that another sale or pre-auth already counts
+        as its own: both go on a manager's list (the service's record stands; one charge
+        cannot pay two orders)."""
+        payment, transaction = result.get("payment_id"), result.get("transaction_id")
+        if not (payment or transaction):
+            return
+        row = conn.execute(queries.CHARGED_BY_SQL, (payment, attempt_id, transaction, attempt_id)).fetchone()
+        if row is None:
+            return
+        other = str(row[0])
+        note = (f"one charge ({payment or transaction}) is recorded for attempts {other} and {attempt_id}: it paid "
+                "one order only; check both with the customer")
+        for flagged in (attempt_id, other):
+            self._append(conn, flagged, SHARED_CHARGE, {"note": note, "attempts": [other, attempt_id]})
 
     def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
@@ -346,6 +374,12 @@ class Journal:
                 **({"forced": True} if forced else {}),
                 **({"checked": checked} if checked is not None else {}),
             }
+            if paid:
+                for reference in {str(v) for v in ((evidence or {}).get("payment_id"),
+                                                   (evidence or {}).get("transaction_id")) if v}:
+                    owner = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
+                    if owner is not None and owner[0] != attempt_id:
+                        raise ChargeTaken(attempt_id, str(owner[0]), reference)
             self._append(conn, attempt_id, OUTCOME, data, outcome)
             conn.execute("DELETE FROM open_attempts WHERE attempt_id = ?", (attempt_id,))
         return self.get(attempt_id)
@@ -400,6 +434,11 @@ class Journal:
             row = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
         return None if row is None else str(row[0])
 
+    def order_totals(self, order_keys: Iterable[str]) -> dict[str, tuple[orders.OrderTotals, ...]]:
+        """The recorded totals of each of ``order_keys`` that has any, oldest first."""
+        with self._read("reading the totals of orders") as conn:
+            return orders.read(conn, order_keys)
+
     def in_flight(self) -> list[Attempt]:
         """Attempts to resume: no outcome yet, or ``unknown`` and not resolved; in the order begun.
 
@@ -425,25 +464,41 @@ class Journal:
         return [attempt for attempt in found if attempt.owner not in alive]
 
     def attempts(
-        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
+        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None,
+        since: datetime | None = None,
     ) -> list[Attempt]:
         """Attempts created on ``day`` (calendar day in ``tz``, default local time) and/or on
-        one terminal, in the order they were begun, without their events."""
-        return self._list(day, terminal_id, tz, keep_events=False)
+        one terminal and/or from ``since`` on, in the order they were begun, without their events."""
+        return self._list(day, terminal_id, tz, keep_events=False, since=since)
 
     def _list(
-        self, day: date | None, terminal_id: str | None, tz: tzinfo | str | None, *, keep_events: bool
+        self, day: date | None, terminal_id: str | None, tz: tzinfo | str | None, *, keep_events: bool,
+        since: datetime | None = None,
     ) -> list[Attempt]:
         params: list[str] = []
         if day is not None:
             params.extend(day_bounds(day, resolve_tz(tz)))
         if terminal_id is not None:
             params.append(terminal_id)
-        rows_sql, events_sql = queries.list_sql(day=day is not None, terminal=terminal_id is not None)
+        if since is not None:
+            params.append(time_text(since))
+        rows_sql, events_sql = queries.list_sql(day=day is not None, terminal=terminal_id is not None,
+                                                since=since is not None)
         with self._read("listing attempts") as conn:
             rows = conn.execute(rows_sql, params).fetchall()
             events = conn.execute(events_sql, params).fetchall()
         return fold_many(rows, events, keep_events=keep_events)
+
+    def order_charges(self, order_key: str) -> dict[str, int]:
+        """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out
+        the charges voided since: what the order has been paid so far."""
+        charged = {a.id: a for a in self.order_attempts(order_key) if a.charged is not None}
+        with self._read("reading an order's charges") as conn:
+            voided = {attempt_id for attempt_id, attempt in charged.items()
+                      if (ref := attempt.result.get("transaction_id"))
+                      and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone()}
+        return {attempt_id: attempt.charged for attempt_id, attempt in charged.items()
+                if attempt_id not in voided and attempt.charged is not None}
 
     def order_attempts(self, order_key: str) -> list[Attempt]:
         """The sales and pre-auths of one order, in the order they were begun (what a

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, tzinfo
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pos_app.journal.models import Attempt, Operation, Outcome
+from pos_app.journal.orders import OrderTotals
 from pos_app.journal.reports import Reconciliation, Summary
 from pos_app.journal.store import Journal
 
@@ -76,6 +77,12 @@ class AsyncJournal:
                                 gateway=gateway, amount=amount, order_key=order_key, ref=ref, request=request,
                                 cashier=cashier)
 
+    async def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int]) -> None:
+        await self._call(self.journal.record_order, order_key, subtotal=subtotal, tax=tax, taxes=taxes)
+
+    async def order_totals(self, order_keys: Iterable[str]) -> dict[str, tuple[OrderTotals, ...]]:
+        return await self._call(self.journal.order_totals, list(order_keys))
+
     async def mark_sent(self, attempt_id: str) -> None:
         await self._call(self.journal.mark_sent, attempt_id)
 
@@ -111,9 +118,13 @@ class AsyncJournal:
         return await self._call(self.journal.charge_owner, reference)
 
     async def attempts(
-        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None
+        self, *, day: date | None = None, terminal_id: str | None = None, tz: tzinfo | str | None = None,
+        since: datetime | None = None,
     ) -> list[Attempt]:
-        return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz)
+        return await self._call(self.journal.attempts, day=day, terminal_id=terminal_id, tz=tz, since=since)
+
+    async def order_charges(self, order_key: str) -> dict[str, int]:
+        return await self._call(self.journal.order_charges, order_key)
 
     async def order_attempts(self, order_key: str) -> list[Attempt]:
         return await self._call(self.journal.order_attempts, order_key)

@@ -56,7 +56,6 @@ SAVE_RETRY = 5.0
 """Seconds between tries of a cart write the disk refused."""
 OPEN_PREAUTH_DAYS = 14
 """How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
-PAYMENT_RECORD_NOT_OPEN = "not known: the payment record was not open yet"
 
 
 @dataclass(frozen=True)
@@ -131,11 +130,12 @@ class Counter:
         self._saving = asyncio.Lock()
         self._later: set[asyncio.Task[None]] = set()  # saves started by a settlement, and the retry
         self._retrying: asyncio.Task[None] | None = None
-        events.subscribe(self._outcome)
+        self._unsubscribe = events.subscribe(self._outcome)
         self._editing = asyncio.Lock()  # one cart edit at a time (an audit write may come first)
         self._restored_order_key = None if cart.is_empty else cart.order_key
         """The order of the cart found on disk at start: it may have had a payment attempt
-        before the journal (``attach``) is open to say."""
+        before the journal (``attach``) is open to say; until ``restore_order`` has read what
+        it was charged, its lines cannot be lowered."""
 
     @classmethod
     async def open(cls, config: StoreConfig, events: EventBus, *, training: bool = False) -> Counter:
@@ -185,6 +185,7 @@ class Counter:
         return self._station
 
     async def aclose(self) -> None:
+        self._unsubscribe()
         if self._retrying is not None:
             self._retrying.cancel()
         await asyncio.gather(*self._later, return_exceptions=True)
@@ -280,7 +281,7 @@ class Counter:
             line = cart.line(line_id)
             quantity = check_quantity(quantity_of(line), allow_zero=True)
             if quantity < line.quantity:
-                attempt = await self._payment_attempted(cart.order_key)
+                attempt = await self._attempt_before_lowering(cart.order_key)
                 if attempt is not None:
                     if self.cart is not cart:
                         raise LineNotFound(line_id)
@@ -291,28 +292,39 @@ class Counter:
                 raise LineNotFound(line_id)
             changed = cart.set_quantity(line_id, quantity)
             self.events.publish(CartChanged(self.cart))
+            if self.charges.total:  # lowered to what its card charges already cover: paid
+                self._settle_if_paid(None)
         await self._save()
         return changed
 
-    async def _payment_attempted(self, order_key: str) -> str | None:
-        """What says a card payment was attempted on ``order_key`` (any outcome, or none
-        yet), for the audit trail; None when none was. When the journal cannot tell (not
-        open yet for the cart restored at start, or unreadable) the change counts as after
-        an attempt, and the note says why."""
+    async def _attempt_before_lowering(self, order_key: str) -> str | None:
+        """What says a card payment was attempted on ``order_key`` (for the audit trail);
+        None when none was, or when the journal cannot tell (the note then says so).
+
+        ``ValueError`` while the cart restored at start is not read against the journal yet
+        (``restore_order``), and while a payment of the order has no known result: were it
+        charged, it would pay for what is left, not for what the customer took."""
+        if order_key == self._restored_order_key:
+            raise ValueError("the sale found at start is still being checked with the payment record: "
+                             "lower or remove its lines in a moment")
         if self._station is None:
-            return PAYMENT_RECORD_NOT_OPEN if order_key == self._restored_order_key else None
+            return None
         try:
             attempts = await self._station.journal.order_attempts(order_key)
         except JournalError as error:
             return f"not known: the payment record could not be read ({error})"
+        if any(a.needs_resolution for a in attempts):
+            raise ValueError("a card payment of this sale has no known result yet: check it again, or have a "
+                             "manager decide it, before taking items off")
         if not attempts:
             return None
         latest = attempts[-1]
-        return f"{latest.id} ({latest.outcome or 'no result yet'})"
+        return f"{latest.id} ({latest.outcome})"
 
     async def new_sale(self) -> None:
-        """An empty cart with a new order key (the last one was paid or abandoned)."""
+        """An empty cart with a new order key, charged nothing yet (the last one was paid or abandoned)."""
         self.cart = Cart()
+        self.charges = OrderCharges(self.cart.order_key)
         await self._changed()
 
     async def _changed(self) -> None:
@@ -401,6 +413,7 @@ class Counter:
     async def pay(self, *, preauth: bool = False) -> OperationResult:
         """Pay what is due on the cart's order (tax included) by card; once its own charges
         pay the total, the cart is paid (``OrderPaid``) and a new one begins.
+        The cart's totals are journaled first (the reports' tax collected).
 
         A payment that ends unknown keeps the cart; if ``check_again``, a manager's
         ``resolve`` or start-up recovery later proves it charged, the order is paid then.
@@ -411,16 +424,28 @@ class Counter:
             raise ValueError("the total must be above zero to pay by card")
         if self.charges.total:
             raise ValueError(self.partly_paid_sentence(totals.total))
+        await self._journal_totals(totals)
         result = await self.station.sale(totals.total, order_key=self.cart.order_key, preauth=preauth)
         await self._count_earlier(result)
         return result
 
+    async def _journal_totals(self, totals: Totals) -> None:
+        """The cart's totals in the journal, for the reports' tax collected. A journal that
+        cannot take them does not stop the sale: if it is unusable the payment's own attempt
+        is refused next with a sentence, and a report counts the sale as one without totals."""
+        try:
+            await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+                                                    taxes=totals.breakdown)
+        except JournalError as error:
+            log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
+
     def partly_paid_sentence(self, total: int) -> str:
         """What the cashier is told about an order its card charges cover only in part."""
         money = self.money
-        return (f"{money(self.charges.total)} of {money(total)} was charged by card (a partial approval); "
+        return (f"{money(self.charges.total)} of {money(total)} has been charged by card; "
                 f"{money(self.charges.due(total))} is still due. A second card or cash for the rest comes with "
-                "split payments; until then, a manager can void the partial charge in the back office (F9).")
+                "split payments; until then, a manager can void the charge in the back office (F9), then the "
+                "sale is paid again in full.")
 
     async def _count_earlier(self, result: OperationResult) -> None:
         """A refusal naming an earlier attempt of this very order that the journal holds as
@@ -435,10 +460,12 @@ class Counter:
         """Count what the journal says the restored cart's order was charged (the app may
         have stopped between a payment and the new sale); a paid one becomes a new sale
         whose receipt is offered (``PaidCart.restored``)."""
-        attempts = await self.station.journal.order_attempts(self.cart.order_key)
-        if self.charges.take_attempts(attempts):
-            paying = [a for a in attempts if a.charged is not None]
-            self._settle_if_paid(OperationResult.from_attempt(paying[-1]), restored=True)
+        order_key = self.cart.order_key
+        charges = await self.station.journal.order_charges(order_key)
+        attempts = await self.station.journal.order_attempts(order_key)
+        self._restored_order_key = None
+        if self.cart.order_key == order_key and self.charges.restore(charges, attempts):
+            self._settle_if_paid(self.charges.last, restored=True)
 
     def _outcome(self, event: StationEvent) -> None:
         """Every outcome the station publishes; only this order's own charges count."""
@@ -452,14 +479,17 @@ class Counter:
         if counted:
             self._settle_if_paid(counted[-1])
 
-    def _settle_if_paid(self, result: OperationResult, *, restored: bool = False) -> None:
+    def _settle_if_paid(self, result: OperationResult | None, *, restored: bool = False) -> None:
         """Paid in full: remember the cart for the receipt and start afresh (in memory at
-        once; the file follows). Paid in part: the screen shows what is still due."""
+        once; the file follows). Paid in part: the screen shows what is still due.
+        ``result``: the charge that completed it (None: the cart was lowered to its charges)."""
         totals = self.totals()
         if not self.charges.pays(totals.total):
             log.info("order %s: %s of %s cents charged", self.charges.order_key, self.charges.total, totals.total)
             self.events.publish(CartChanged(self.cart))
             return
+        result = result or self.charges.last
+        assert result is not None  # pays() needs a charge, and each charge keeps its result
         paid = PaidCart(self.cart.lines, totals, dict(self.rates), result,
                         self.cashier.name if self.cashier else "-", datetime.now(UTC), self.charges.total,
                         restored=restored)

@@ -2,8 +2,9 @@
 
 A result settles only its own order: a sale or pre-auth counts toward the cart when its
 attempt was made for the cart's order key and the service approved it (in full or in
-part); a capture, a refund, a void or another order's approval never does. The order is
-paid once the card charges reach the cart's total; a partial approval leaves the rest due.
+part); a capture, a refund or another order's approval never does, and an approved void
+of one of its charges takes that charge off. The order is paid once the card charges reach
+the cart's total; a partial approval leaves the rest due.
 Qt-free and I/O-free: the counter feeds it the station's outcomes and the journal's record.
 """
 
@@ -15,7 +16,7 @@ from datetime import datetime
 
 from pos_app.cart import CartLine, Totals
 from pos_app.catalog import TaxRate
-from pos_app.journal import Attempt
+from pos_app.journal import Attempt, Operation
 from pos_app.journal.models import ORDER_OPERATIONS
 from pos_app.terminal.outcomes import OperationResult
 
@@ -45,13 +46,24 @@ class PaidCart:
 
 @dataclass
 class OrderCharges:
-    """The card charges of one order, by attempt id (cents the service approved)."""
+    """The card charges of one order, by attempt id (cents the service approved), and the
+    transaction each one charged (so that an approved void of it takes it off)."""
 
     order_key: str
     charges: dict[str, int] = field(default_factory=dict)
+    transactions: dict[str, str] = field(default_factory=dict)
+    last: OperationResult | None = None
+    """The latest charge counted (what a receipt names when the order is paid)."""
 
     def take(self, result: OperationResult) -> bool:
-        """Count ``result`` when it is a charge of this order; True when the count changed."""
+        """Count ``result`` when it is a charge of this order, or take off a charge of it an
+        approved void names; True when the count changed."""
+        if result.operation is Operation.VOID and result.outcome.moved_money and result.refusal is None and result.ref:
+            voided = [attempt for attempt, ref in self.transactions.items() if ref == result.ref]
+            for attempt in voided:
+                self.charges.pop(attempt, None)
+                self.transactions.pop(attempt)
+            return bool(voided)
         if (result.order_key != self.order_key or result.operation not in ORDER_OPERATIONS
                 or result.attempt_id is None):
             return False
@@ -59,15 +71,20 @@ class OrderCharges:
         if charged is None or self.charges.get(result.attempt_id) == charged:
             return False
         self.charges[result.attempt_id] = charged
+        if result.transaction_id:
+            self.transactions[result.attempt_id] = result.transaction_id
+        self.last = result
         return True
 
-    def take_attempts(self, attempts: Iterable[Attempt]) -> bool:
-        """Count the journal's record of this order's attempts (a restored cart)."""
-        changed = False
-        for attempt in attempts:
-            if attempt.order_key == self.order_key and attempt.charged is not None:
-                changed |= self.charges.get(attempt.id) != attempt.charged
-                self.charges[attempt.id] = attempt.charged
+    def restore(self, charges: dict[str, int], attempts: Iterable[Attempt]) -> bool:
+        """The journal's record of this order: ``charges`` (``Journal.order_charges``: voided
+        ones left out) and its ``attempts`` (for the transactions charged)."""
+        charged = [a for a in attempts if a.id in charges]
+        self.transactions = {a.id: ref for a in charged if isinstance(ref := a.result.get("transaction_id"), str)
+                             and ref}
+        changed = charges != self.charges
+        self.charges = dict(charges)
+        self.last = OperationResult.from_attempt(charged[-1]) if charged else None
         return changed
 
     @property

@@ -1,4 +1,6 @@
 """The day report of ``pos-app terminal report``: the journal's summary of one day, its
+money figures (``figures``: gross, voids, refunds, net, surcharge, tax collected, held,
+per cashier and per card brand, worked out as the end-of-shift report does), its
 reconciliation with the service's transactions of that day, and what needs a manager.
 
 Needs action: attempts still in flight or unknown (with how to resolve them), conflicts
@@ -9,15 +11,20 @@ service entries for one attempt, a decision forced without the service's answer)
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
-from pos_app.journal import Attempt
+from pos_app.journal import Attempt, Reconciliation
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.station.figures import MONEY_OPERATIONS, Category, Figures, Ledger, Tally
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 
+HISTORY_DAYS = 14
+"""How far before a day the figures look for the payment a follow-up acts on: a pre-auth is
+captured or released within days, a sale is voided before it settles. A refund of an older
+sale still counts in full (its card from the service's entry)."""
 ENTRY_KEYS = ("paymentId", "transactionId", "type", "baseAmount", "amount", "createdAt", "userAgent")
 
 
@@ -34,13 +41,15 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
     ]
     summary = await journal.summary(day)
     reconciliation = await journal.reconcile(entries, day=day)
-    decided = [attempt for attempt in await journal.attempts(day=day) if attempt.is_final]
+    of_day = await journal.attempts(day=day)
+    decided = [attempt for attempt in of_day if attempt.is_final]
     return {
         "outcome": "approved",
         "day": day.isoformat(),
         "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
                      "outcome": str(line.outcome) if line.outcome else "in_flight",
                      "count": line.count, "total_cents": line.total} for line in summary.lines],
+        "figures": figures_json(await day_figures(journal, day_start, of_day, reconciliation, entries)),
         "reconciliation": {
             "clean": reconciliation.clean,
             "complete": window.complete,
@@ -51,6 +60,46 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
                              for a in reconciliation.journal_only],
         },
         "needs_action": needs_action(await journal.in_flight(), decided),
+    }
+
+
+async def day_figures(journal: AsyncJournal, day_start: datetime, of_day: list[Attempt],
+                      reconciliation: Reconciliation, entries: list[dict[str, Any]]) -> Figures:
+    """The figures of the day's money attempts, each with its own service entry (as reconciled).
+
+    What a line needs from other days (the pre-auth a capture takes, the sale a void gives
+    back, the capture or void a payment of the day had later) is read from ``HISTORY_DAYS``
+    before the day until now, not from the whole journal."""
+    history = await journal.attempts(since=day_start - timedelta(days=HISTORY_DAYS))
+    money = [attempt for attempt in of_day if attempt.operation in MONEY_OPERATIONS]
+    orders = await journal.order_totals(Ledger.of(history).order_keys(money))
+    own: dict[str, dict[str, Any]] = {}
+    for match in reconciliation.matched:
+        own.setdefault(match.attempt.id, match.entry)
+    ledger = Ledger.of(history, orders, entries)
+    return Figures(tuple(ledger.line(attempt, own.get(attempt.id)) for attempt in money))
+
+
+def figures_json(figures: Figures) -> dict[str, Any]:
+    """The figures for scripts: integer cents, one object per figure, per cashier and per brand."""
+
+    def tally(found: Tally) -> dict[str, int]:
+        return {"count": found.count, "cents": found.amount, "surcharge_cents": found.surcharge,
+                "tax_cents": found.tax}
+
+    def money(found: Figures) -> dict[str, dict[str, int]]:
+        return {"gross": tally(found.gross), "voids": tally(found.voids), "refunds": tally(found.refunds),
+                "net": tally(found.net)}
+
+    cells = figures.by_category
+    return {
+        **money(figures),
+        "captured": tally(figures.captured), "held": tally(figures.held),
+        "released": tally(cells[Category.RELEASED]), "declined": tally(cells[Category.DECLINED]),
+        "tax_cents": figures.tax, "tax_by_name_cents": figures.tax_by_name, "untaxed": figures.untaxed,
+        "partial": figures.partial,
+        "by_cashier": [{"cashier": name, **money(group)} for name, group in figures.by_cashier()],
+        "by_brand": [{"brand": name, **money(group)} for name, group in figures.by_brand()],
     }
 
 

@@ -7,13 +7,15 @@ journal records as approved (the batch closed) was begun; with none, at local mi
 today. It ends at the close. A close that failed or whose result is unknown does not end
 the shift: the next shift end covers the same attempts again.
 
-The figures come from the journal's attempts (what this station did, who was signed in),
-each joined to its own entry of the transaction list (paired by the attempt id in the
-entry's user-agent: ``journal.reports.reconcile``) for what only the service knows: the
-surcharge, ``amount - baseAmount`` (both integer cents: the API reference's money table
-lists transaction list entries under cents, so nothing is converted), and the card. The
-service's entries that the journal does not know, approvals that the service does not
-list and pairs that disagree are the differences a manager sees before closing.
+The figures (``figures``: gross, voids, refunds, net, surcharge, tax collected, held) come
+from the journal's attempts (what this station did, who was signed in) and the carts'
+totals, each attempt joined to its own entry of the transaction list (paired by the
+attempt id in the entry's user-agent: ``journal.reports.reconcile``) for what only the
+service knows: the surcharge, ``amount - baseAmount`` (both integer cents: the API
+reference's money table lists transaction list entries under cents, so nothing is
+converted), and the card. The service's entries that the journal does not know, approvals
+that the service does not list and pairs that disagree are the differences a manager sees
+before closing.
 """
 
 from __future__ import annotations
@@ -32,43 +34,14 @@ from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity, attempt_in
 from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Operation, Outcome
-from pos_app.journal.models import ORDER_OPERATIONS
 from pos_app.journal.reports import Reconciliation, reconcile
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.station.figures import MONEY_OPERATIONS, Figures, Ledger, MoneyLine, cents_in
 from pos_app.station.report import ours
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult, Refusal
 
-NO_NAME = "-"
-"""The cashier or card of an attempt that does not say (automation, older journals)."""
-SHIFT_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.VOID,
-                              Operation.REFUND})
-NETWORKS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express", "discover": "Discover"}
-"""Card networks as the transaction list spells them, named as the payment names the brand."""
 REFUSED_BY_SERVICE = frozenset({Refusal.SERVICE_REFUSED, Refusal.BAD_CREDENTIALS})
-
-
-class Category(StrEnum):
-    """What an attempt of the shift counts as in the report."""
-
-    SALE = "sale"
-    """An approved sale: money taken."""
-    CAPTURE = "capture"
-    """An approved capture of a pre-auth: money taken."""
-    HELD = "held"
-    """An approved pre-auth: money reserved, not taken until it is captured."""
-    DECLINED = "declined"
-    VOIDED = "voided"
-    REFUNDED = "refunded"
-    NOT_CHARGED = "not_charged"
-    """Failed: refused before it could move money (or a follow-up that was declined)."""
-    OPEN = "open"
-    """Unknown or in flight: money may have moved; a manager must settle it."""
-
-
-APPROVED = {Operation.SALE: Category.SALE, Operation.CAPTURE: Category.CAPTURE, Operation.PREAUTH: Category.HELD,
-            Operation.VOID: Category.VOIDED, Operation.REFUND: Category.REFUNDED}
-"""What an approved attempt of each operation counts as."""
 
 
 class DifferenceKind(StrEnum):
@@ -88,72 +61,6 @@ class CloseState(StrEnum):
     """No usable answer: the batch may or may not be closed."""
     NOT_SENT = "not_sent"
     """The close was never sent (an unresolved attempt on the terminal, the journal, the network)."""
-
-
-@dataclass(frozen=True)
-class ShiftLine:
-    """One money attempt of the shift, with what the service adds to it."""
-
-    attempt_id: str
-    operation: Operation
-    outcome: Outcome | None
-    at: datetime
-    cashier: str
-    brand: str
-    last4: str
-    amount: int
-    """Base amount in cents (a void's: the voided payment's)."""
-    surcharge: int
-    """Cents the service added to an approved attempt (``amount - baseAmount`` of its own entry), else 0."""
-    listed: bool
-    """The service's list has the attempt's own entry."""
-
-    @property
-    def category(self) -> Category:
-        outcome, operation = self.outcome, self.operation
-        if outcome is None or outcome is Outcome.UNKNOWN:
-            return Category.OPEN
-        if outcome is Outcome.APPROVED:
-            return APPROVED[operation]
-        if outcome is Outcome.DECLINED and operation in ORDER_OPERATIONS:
-            return Category.DECLINED
-        return Category.NOT_CHARGED
-
-    @property
-    def charged(self) -> int:
-        return self.amount + self.surcharge
-
-
-@dataclass(frozen=True)
-class Tally:
-    count: int = 0
-    amount: int = 0
-    surcharge: int = 0
-
-    @property
-    def charged(self) -> int:
-        return self.amount + self.surcharge
-
-
-def tally(lines: Iterable[ShiftLine]) -> Tally:
-    count = amount = surcharge = 0
-    for line in lines:
-        count += 1
-        amount += line.amount
-        surcharge += line.surcharge
-    return Tally(count, amount, surcharge)
-
-
-@dataclass(frozen=True)
-class GroupTotals:
-    """One cashier's or one card brand's share of the shift."""
-
-    name: str
-    taken: Tally
-    """Approved sales and captures."""
-    declined: Tally
-    voided: Tally
-    refunded: Tally
 
 
 @dataclass(frozen=True)
@@ -188,7 +95,7 @@ class ShiftCheck:
     since_close: bool
     """The shift starts at the last closed batch (else at the start of the day)."""
     checked_at: datetime
-    lines: tuple[ShiftLine, ...]
+    lines: tuple[MoneyLine, ...]
     differences: tuple[Difference, ...]
     open_attempts: tuple[Attempt, ...]
     """Attempts of the terminal (whatever their day) still in flight or unknown."""
@@ -200,6 +107,10 @@ class ShiftCheck:
     @property
     def clean(self) -> bool:
         return not self.differences and self.list_error is None and self.list_complete
+
+    @cached_property
+    def figures(self) -> Figures:
+        return Figures(self.lines)
 
 
 @dataclass(frozen=True)
@@ -225,29 +136,9 @@ class ShiftReport:
     locale: str | None = None
     """How the report writes money (the store's setting; None: the OS's)."""
 
-    @cached_property
-    def by_category(self) -> dict[Category, Tally]:
-        groups: dict[Category, list[ShiftLine]] = {category: [] for category in Category}
-        for line in self.check.lines:
-            groups[line.category].append(line)
-        return {category: tally(lines) for category, lines in groups.items()}
-
     @property
-    def taken(self) -> tuple[ShiftLine, ...]:
-        """Approved sales and captures, in the order they were made."""
-        return tuple(line for line in self.check.lines if line.category in (Category.SALE, Category.CAPTURE))
-
-    @property
-    def taken_total(self) -> Tally:
-        """Approved sales and captures together: the money taken, and its surcharges."""
-        sale, capture = self.by_category[Category.SALE], self.by_category[Category.CAPTURE]
-        return Tally(sale.count + capture.count, sale.amount + capture.amount, sale.surcharge + capture.surcharge)
-
-    def by_cashier(self) -> tuple[GroupTotals, ...]:
-        return _groups(self.check.lines, lambda line: line.cashier)
-
-    def by_brand(self) -> tuple[GroupTotals, ...]:
-        return _groups(self.check.lines, lambda line: line.brand)
+    def figures(self) -> Figures:
+        return self.check.figures
 
 
 @dataclass(frozen=True)
@@ -258,19 +149,6 @@ class ShiftEnd:
     pdf: bytes
     path: Path | None
     save_error: str | None = None
-
-
-def _groups(lines: Iterable[ShiftLine], key: Callable[[ShiftLine], str]) -> tuple[GroupTotals, ...]:
-    wanted = {Category.SALE: "taken", Category.CAPTURE: "taken", Category.DECLINED: "declined",
-              Category.VOIDED: "voided", Category.REFUNDED: "refunded"}
-    table: dict[str, dict[str, list[ShiftLine]]] = {}
-    for line in lines:
-        column = wanted.get(line.category)
-        if column is not None:
-            cells = table.setdefault(key(line), {"taken": [], "declined": [], "voided": [], "refunded": []})
-            cells[column].append(line)
-    return tuple(GroupTotals(name, tally(cells["taken"]), tally(cells["declined"]), tally(cells["voided"]),
-                             tally(cells["refunded"])) for name, cells in sorted(table.items()))
 
 
 def close_of(result: OperationResult) -> ShiftClose:
@@ -296,7 +174,8 @@ def close_of(result: OperationResult) -> ShiftClose:
 def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int], str]) -> ShiftClose:
     """The close refused because ``blocking`` (in flight or unknown) holds the terminal."""
     amount = f" of {money(blocking.amount)}" if blocking.amount is not None else ""
-    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on {terminal_id} "
+    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on "
+                f"{blocking.terminal_id} "
                 "has no known result. Check it again, or have a manager decide it, then close the batch.")
     result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, terminal_id, message=sentence,
                              refusal=Refusal.TERMINAL_HAS_UNKNOWN, blocked_by=blocking.id)
@@ -334,13 +213,12 @@ async def check_shift(
     differences and with ``list_error``; it does not raise."""
     everything = await journal.attempts(terminal_id=terminal_id)
     begun, since_close = start or shift_start(everything, now)
-    shift = [a for a in everything if a.created_at >= begun and a.operation in SHIFT_OPERATIONS]
+    shift = [a for a in everything if a.created_at >= begun and a.operation in MONEY_OPERATIONS]
     open_attempts = tuple(a for a in await journal.in_flight() if a.terminal_id == terminal_id)
     known = {a.id: a for a in everything}
-    originals = {str(a.result["transaction_id"]): a for a in everything
-                 if a.operation in ORDER_OPERATIONS and a.result.get("transaction_id")}
+    orders = await journal.order_totals(Ledger.of(everything).order_keys(shift))
 
-    def check(lines: Iterable[ShiftLine], differences: tuple[Difference, ...] = (), complete: bool = False,
+    def check(lines: Iterable[MoneyLine], differences: tuple[Difference, ...] = (), complete: bool = False,
               error: str | None = None) -> ShiftCheck:
         return ShiftCheck(terminal_id, begun, since_close, now, tuple(lines), differences, open_attempts, complete,
                           error)
@@ -348,7 +226,8 @@ async def check_shift(
     try:
         window = await read_window(client, begun - CLOCK_SLACK)
     except PaymentsError as error:
-        return check((line_of(a, None, originals) for a in shift),
+        unlisted = Ledger.of(everything, orders)
+        return check((unlisted.line(a, None) for a in shift),
                      error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
 
     def reconciled() -> ShiftCheck:  # plain CPU work: off the event loop (the screen) for a long shift
@@ -359,7 +238,8 @@ async def check_shift(
         own: dict[str, dict[str, Any]] = {}
         for match in paired.matched:
             own.setdefault(match.attempt.id, match.entry)
-        return check((line_of(a, own.get(a.id), originals) for a in shift), differences(paired), window.complete)
+        ledger = Ledger.of(everything, orders, entries)
+        return check((ledger.line(a, own.get(a.id)) for a in shift), differences(paired), window.complete)
 
     return await asyncio.to_thread(reconciled)
 
@@ -377,46 +257,11 @@ def _belongs(entry: TransactionEntry, terminal_id: str, station: Identity, start
     return moment is None or moment >= start
 
 
-def line_of(attempt: Attempt, entry: dict[str, Any] | None, originals: Mapping[str, Attempt]) -> ShiftLine:
-    """The attempt as a report line: the amount, card and surcharge from the journal,
-    completed from its own service entry, and for a follow-up from the payment it acts on."""
-    result = attempt.result
-    original = originals.get(attempt.ref) if attempt.ref else None
-    card: dict[str, Any] = (entry.get("card") or {}) if entry else {}
-    amount = attempt.amount
-    if amount is None:  # a void: the voided payment's base amount
-        amount = _cents(entry, "baseAmount") if entry else None
-        if amount is None and original is not None:
-            amount = original.amount
-    brand = (result.get("card_brand") or card.get("brand") or NETWORKS.get(str(card.get("network")).lower())
-             or card.get("network") or (original.result.get("card_brand") if original else None) or NO_NAME)
-    last4 = (result.get("card_last4") or card.get("last4")
-             or (original.result.get("card_last4") if original else None) or "")
-    return ShiftLine(
-        attempt_id=attempt.id, operation=attempt.operation, outcome=attempt.outcome, at=attempt.created_at,
-        cashier=attempt.cashier or NO_NAME, brand=str(brand), last4=str(last4), amount=amount or 0,
-        surcharge=surcharge_of(entry) if entry and attempt.outcome is Outcome.APPROVED else 0, listed=entry is not None,
-    )
-
-
-def surcharge_of(entry: Mapping[str, Any]) -> int:
-    """``amount - baseAmount`` of a list entry (cents), else its ``surcharge``, else 0."""
-    amount, base = _cents(entry, "amount"), _cents(entry, "baseAmount")
-    if amount is not None and base is not None:
-        return amount - base
-    return _cents(entry, "surcharge") or 0
-
-
-def _cents(entry: Mapping[str, Any], key: str) -> int | None:
-    value = entry.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def differences(reconciled: Reconciliation) -> tuple[Difference, ...]:
     found: list[Difference] = []
     for entry in reconciled.service_only:
         found.append(Difference(
-            DifferenceKind.SERVICE_ONLY, str(entry.get("type") or "transaction"), _cents(entry, "baseAmount"),
+            DifferenceKind.SERVICE_ONLY, str(entry.get("type") or "transaction"), cents_in(entry, "baseAmount"),
             _time(entry.get("createdAt")), payment_id=entry.get("paymentId") or entry.get("id")))
     for attempt in reconciled.journal_only:
         found.append(Difference(DifferenceKind.JOURNAL_ONLY, str(attempt.operation), attempt.amount,

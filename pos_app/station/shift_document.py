@@ -1,9 +1,14 @@
 """The end-of-shift report laid out as a document of tables (``receipts.tables``): the close
-batch's result first, then the totals, per cashier and per card brand, the unknowns still
-open, the reconciliation with the service, and every approved sale of the shift.
+batch's result first, then the money taken (gross, voids, refunds, net, with surcharge and
+tax), what was not taken (held pre-auths, declines, failures, unknowns), the tax collected
+by tax, per cashier and per card brand, the unknowns still open, the reconciliation with
+the service, and every sale, capture, void and refund of the shift.
 
-Pages are Letter for stores in US or Canadian dollars, A4 elsewhere. Amounts are written
-by ``pos_app.money`` in the store's currency and locale; everything stays integer cents until then.
+Pages are Letter for stores in US or Canadian dollars, A4 elsewhere (105 characters a line
+at the report's size: every table fits). Amounts are written by ``pos_app.money`` in the
+store's currency and locale; everything stays integer cents until then. Voids and refunds
+are written negative where they are taken off (the money tables and the list), so each
+column adds up.
 """
 
 from __future__ import annotations
@@ -12,10 +17,10 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from pos_app.api.identity import clean_id
-from pos_app.journal import Operation
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
-from pos_app.station.shift import Category, CloseState, GroupTotals, ShiftLine, ShiftReport, Tally
+from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally
+from pos_app.station.shift import CloseState, ShiftReport
 
 Money = Callable[[int], str]
 LETTER_CURRENCIES = frozenset({"USD", "CAD"})
@@ -25,16 +30,16 @@ HEADLINES = {
     CloseState.UNKNOWN: "BATCH RESULT UNKNOWN",
     CloseState.NOT_SENT: "BATCH NOT CLOSED (the close was not sent)",
 }
-TOTAL_ROWS = (
-    (Category.SALE, "Sales approved"),
-    (Category.CAPTURE, "Pre-auths captured"),
-    (Category.HELD, "Pre-auths approved, not captured (held)"),
+NOT_TAKEN_ROWS = (
+    (Category.HELD, "Pre-auths held (not captured)"),
+    (Category.RELEASED, "Pre-auths released (voided, never captured)"),
     (Category.DECLINED, "Declined"),
-    (Category.VOIDED, "Voided"),
-    (Category.REFUNDED, "Refunded"),
     (Category.NOT_CHARGED, "Failed (nothing charged)"),
     (Category.OPEN, "Unknown or in flight"),
 )
+LISTED = GROSS | {Category.VOIDED, Category.REFUNDED}
+"""The lines of the last section: each one moved money."""
+WHAT = {Category.SALE: "sale", Category.CAPTURE: "capture", Category.VOIDED: "void", Category.REFUNDED: "refund"}
 
 
 def report_stem(terminal_id: str, when: datetime) -> str:
@@ -43,7 +48,7 @@ def report_stem(terminal_id: str, when: datetime) -> str:
 
 
 def shift_document(report: ShiftReport) -> TableDocument:
-    check = report.check
+    check, figures = report.check, report.figures
 
     money = money_format(report.currency, report.locale)
     since = "the batch closed" if check.since_close else "the start of the day"
@@ -57,12 +62,16 @@ def shift_document(report: ShiftReport) -> TableDocument:
     sections = [
         Section("Close batch", (HEADLINES[close.state], close.sentence, *((attempt,) if attempt else ())),
                 boxed=True),
-        Section("Totals", table=_totals(report, money)),
-        Section("By cashier", *_groups(report.by_cashier(), "Cashier", money)),
-        Section("By card brand", *_groups(report.by_brand(), "Card brand", money)),
+        Section("Money taken", ("A voided sale stays in the gross (it was charged); its void takes it off, "
+                                "surcharge and tax included.",), table=_taken(figures, money)),
+        Section("Not taken", table=_not_taken(figures, money)),
+        Section("Tax collected (from the carts)", *_tax(figures, money)),
+        Section("By cashier", *_groups(figures.by_cashier(), "Cashier", money, (
+            "What each cashier did: their sales, the voids and refunds they made; net surcharge and tax.",))),
+        Section("By card brand", *_groups(figures.by_brand(), "Card brand", money)),
         Section("Unknowns still open", *_open(report, money)),
         Section("Reconciliation with the service", _reconciliation(report, money)),
-        Section("Approved sales and captures", *_taken(report.taken, report.taken_total, money)),
+        Section("Sales, captures, voids and refunds", *_listed(figures, money)),
     ]
     return TableDocument(
         title=f"End of shift: terminal {check.terminal_id}", subtitle=subtitle, generated_at=report.generated_at,
@@ -76,30 +85,57 @@ def _time(moment: datetime) -> str:
     return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
 
 
-def _amounts(tally: Tally, money: Money) -> list[str]:
-    return [str(tally.count), money(tally.amount), money(tally.surcharge), money(tally.charged)]
+def _amounts(tally: Tally, money: Money, sign: int = 1) -> list[str]:
+    return [str(tally.count), money(sign * tally.amount), money(sign * tally.surcharge),
+            money(sign * tally.charged), money(sign * tally.tax)]
 
 
-def _totals(report: ShiftReport, money: Money) -> Table:
-    cells = report.by_category
-    rows = [[label, *_amounts(cells[category], money)] for category, label in TOTAL_ROWS]
-    columns = (Column("", 40), Column("Count", 6, True), Column("Amount", 14, True), Column("Surcharge", 12, True),
-               Column("Charged", 14, True))
-    return Table(columns, rows, total=["Taken (sales and captures)", *_amounts(report.taken_total, money)])
+def _taken(figures: Figures, money: Money) -> Table:
+    cells = figures.by_category
+    rows = [["Sales approved", *_amounts(cells[Category.SALE], money)],
+            ["Pre-auths captured (amount captured)", *_amounts(cells[Category.CAPTURE], money)],
+            ["Gross (sales and captures)", *_amounts(figures.gross, money)],
+            ["Voided (given back)", *_amounts(figures.voids, money, -1)],
+            ["Refunded (tax not split out)", *_amounts(figures.refunds, money, -1)[:-1], "-"]]
+    columns = (Column("", 38), Column("Count", 5, True), Column("Amount", 12, True), Column("Surcharge", 10, True),
+               Column("Charged", 12, True), Column("Tax", 10, True))
+    return Table(columns, rows, total=["Net (gross - voids - refunds)", *_amounts(figures.net, money)])
 
 
-def _groups(groups: Iterable[GroupTotals], title: str, money: Money) -> tuple[tuple[str, ...], Table | None]:
+def _not_taken(figures: Figures, money: Money) -> Table:
+    cells = figures.by_category
+    rows = [[label, str(cells[category].count), money(cells[category].amount)] for category, label in NOT_TAKEN_ROWS]
+    return Table((Column("", 44), Column("Count", 5, True), Column("Amount", 12, True)), rows)
+
+
+def _tax(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table]:
+    said = ["The tax of each cart paid by an approved sale or a capture, less that of voided ones. A refund "
+            "is not split into tax: it is under Refunded whole."]
+    if figures.partial:
+        said.append(f"{figures.partial} of {figures.gross.count} sales were approved for less than their cart: "
+                    "in the gross for what they charged, their order still due, their tax not counted.")
+    if figures.untaxed:
+        said.append(f"{figures.untaxed} of {figures.gross.count} sales and captures were paid without a cart "
+                    "(the command line): their tax is not known and not counted.")
+    rows = [[name, money(cents)] for name, cents in figures.tax_by_name.items()]
+    if figures.tax_rounding:
+        rows.append(["Rounding (a line's taxes are rounded together)", money(figures.tax_rounding)])
+    return tuple(said), Table((Column("Tax", 48), Column("Collected", 12, True)), rows,
+                              total=["Tax collected", money(figures.tax)])
+
+
+def _groups(groups: Iterable[tuple[str, Figures]], title: str, money: Money,
+            said: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Table | None]:
     groups = tuple(groups)
     if not groups:
         return ("Nothing approved, declined, voided or refunded in this shift.",), None
-    columns = (Column(title, 20), Column("Sales", 5, True), Column("Amount", 13, True), Column("Surcharge", 11, True),
-               Column("Declined", 8, True), Column("Voided", 12, True), Column("Refunded", 12, True))
-    rows = [[group.name, str(group.taken.count), money(group.taken.amount), money(group.taken.surcharge),
-             str(group.declined.count), money(group.voided.amount), money(group.refunded.amount)]
-            for group in groups]
-    return (), Table(columns, rows)
-
-
+    columns = (Column(title, 16), Column("Sales", 5, True), Column("Gross", 11, True), Column("Voided", 11, True),
+               Column("Refunded", 11, True), Column("Net", 11, True), Column("Surcharge", 9, True),
+               Column("Tax", 9, True), Column("Decl.", 5, True))
+    rows = [[name, str(group.gross.count), money(group.gross.amount), money(group.voids.amount),
+             money(group.refunds.amount), money(group.net.amount), money(group.net.surcharge), money(group.tax),
+             str(group.by_category[Category.DECLINED].count)] for name, group in groups]
+    return said, Table(columns, rows)
 def _open(report: ShiftReport, money: Money) -> tuple[tuple[str, ...], Table | None]:
     still = report.check.open_attempts
     if not still:
@@ -127,13 +163,23 @@ def _reconciliation(report: ShiftReport, money: Money) -> tuple[str, ...]:
     return tuple(said)
 
 
-def _taken(lines: tuple[ShiftLine, ...], total: Tally, money: Money) -> tuple[tuple[str, ...], Table | None]:
+def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | None]:
+    lines = [line for line in figures.lines if line.category in LISTED]
     if not lines:
-        return ("No approved sales in this shift.",), None
-    columns = (Column("Time", 8), Column("Attempt", 22), Column("Cashier", 14), Column("Card", 18),
-               Column("Amount", 11, True), Column("Surcharge", 9, True), Column("Charged", 11, True))
-    rows = [[f"{line.at.astimezone():%H:%M:%S}", line.attempt_id, line.cashier,
-             f"{line.brand} {line.last4}".strip() + (" (capture)" if line.operation is Operation.CAPTURE else ""),
-             money(line.amount), money(line.surcharge), money(line.charged)] for line in lines]
-    return (), Table(columns, rows, total=["", "", "", f"{total.count} in all", money(total.amount),
-                                           money(total.surcharge), money(total.charged)])
+        return ("No money moved in this shift.",), None
+    columns = (Column("Time", 8), Column("Attempt", 22), Column("Cashier", 11), Column("What", 12),
+               Column("Card", 21), Column("Amount", 10, True), Column("Surcharge", 9, True))
+    rows = [[f"{line.at.astimezone():%H:%M:%S}", line.attempt_id, line.cashier, _what(line),
+             f"{line.brand} {line.last4}".strip(), money(_signed(line) * line.amount),
+             money(_signed(line) * line.surcharge)] for line in lines]
+    net = figures.net
+    return (), Table(columns, rows, total=["", "", "", "Net", "", money(net.amount), money(net.surcharge)])
+
+
+def _what(line: MoneyLine) -> str:
+    what = ("partial " if line.partial else "") + WHAT[line.category]
+    return what + (", voided" if line.voided else "")
+
+
+def _signed(line: MoneyLine) -> int:
+    return 1 if line.category in GROSS else -1

@@ -29,6 +29,7 @@ from pos_app.api.identity import Identity
 from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
 from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
+from pos_app.journal.codec import utc_now
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.money import money_format
 from pos_app.receipts.tables import render_tables, save_pdf
@@ -82,6 +83,7 @@ class Station:
             on_saved=self._saved_late,
         )
         self._payment: asyncio.Task[OperationResult] | None = None
+        self._later: set[asyncio.Task[None]] = set()  # conflict checks of outcomes saved late
 
     @classmethod
     async def open(
@@ -117,6 +119,7 @@ class Station:
             await asyncio.gather(self._payment, return_exceptions=True)
         try:
             await self.service.aclose()
+            await asyncio.gather(*self._later, return_exceptions=True)
             await self.client.aclose()
         finally:
             await self.journal.close()
@@ -177,6 +180,7 @@ class Station:
         if self.paying:
             raise RuntimeError("a payment is already in progress on this station")
         run = self.service.preauth if preauth else self.service.sale
+        started = utc_now()
         self._payment = asyncio.ensure_future(run(terminal, amount, order_key=order_key, order_number=order_number,
                                                   email=email, phone=phone, receipt=receipt))
         try:
@@ -184,7 +188,8 @@ class Station:
         except asyncio.CancelledError:
             if not self._payment.cancelled():
                 raise  # this caller was cancelled, not the payment
-            result = await self._stopped(terminal, amount, preauth, order_key or order_number)
+            asked = Operation.PREAUTH if preauth else Operation.SALE
+            result = await self._stopped(asked, terminal, amount, order_key or order_number, started)
         return await self._published(result)
 
     def stop_waiting(self) -> bool:
@@ -194,10 +199,14 @@ class Station:
         assert self._payment is not None
         return self._payment.cancel()
 
-    async def _stopped(self, terminal_id: str, amount: int, preauth: bool, order_key: str | None) -> OperationResult:
-        """The result of a payment the cashier stopped waiting for, read from the journal."""
-        pending = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id and a.sent]
-        operation = Operation.PREAUTH if preauth else Operation.SALE
+    async def _stopped(self, operation: Operation, terminal_id: str, amount: int, order_key: str | None,
+                       started: datetime) -> OperationResult:
+        """The result of a payment the cashier stopped waiting for, read from the journal: the
+        attempt this call began (its operation, terminal, amount and order, begun since it
+        started), never another one the call was checking first."""
+        pending = [a for a in await self.journal.in_flight()
+                   if a.terminal_id == terminal_id and a.sent and a.operation is operation and a.amount == amount
+                   and a.order_key == order_key and a.created_at >= started]
         if not pending:
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, order_key=order_key,
                                    message="stopped before anything was sent: nothing was charged")
@@ -255,7 +264,9 @@ class Station:
             await self._published(close.result)
             return report
         start = shift_start(await self.journal.attempts(terminal_id=terminal), datetime.now(UTC))
-        blocking = await self._unresolved(terminal)
+        # by serial, the terminal list names the terminal: were it wrong, the close would leave for
+        # another one, so no terminal of the station may hold an unknown then
+        blocking = await self._unresolved(None if by_serial else terminal)
         if blocking is not None:
             close = unresolved_close(terminal, blocking, self.money)
         else:
@@ -281,12 +292,15 @@ class Station:
                                                f"{error.strerror or error}")
         return ShiftEnd(report, pdf, path)
 
-    async def _unresolved(self, terminal_id: str) -> Attempt | None:
-        """The first attempt on the terminal still in flight or unknown, after a brief
-        check of each with the service (never resent)."""
-        for attempt in [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id]:
-            await self.service.check(attempt.id)
-        still = [a for a in await self.journal.in_flight() if a.terminal_id == terminal_id]
+    async def _unresolved(self, terminal_id: str | None) -> Attempt | None:
+        """The first attempt on the terminal (any terminal: None) still in flight or
+        unknown, after a brief check of each with the service (never resent; the checks
+        are published as one ``AttemptsSettled``)."""
+        mine = [a for a in await self.journal.in_flight() if terminal_id in (None, a.terminal_id)]
+        checked = [await self.service.check(attempt.id) for attempt in mine]
+        if checked:
+            self.events.publish(AttemptsSettled(tuple(checked)))
+        still = [a for a in await self.journal.in_flight() if terminal_id in (None, a.terminal_id)]
         return still[0] if still else None
 
     async def _terminal_of_serial(self, serial: str) -> str | None:
@@ -303,8 +317,23 @@ class Station:
         self.events.publish(PaymentProgress(progress))
 
     def _saved_late(self, result: OperationResult) -> None:
+        """A kept outcome is in the journal now (or a decision taken meanwhile was found:
+        then the kept answer is a late one, and a contradiction a conflict)."""
         self.events.publish(SaveTrouble("outcome", f"The {result.operation} {result.attempt_id} ({result.outcome}) "
                                                    "is saved on this computer now.", saved=True))
+        if result.attempt_id is not None:
+            task = asyncio.get_running_loop().create_task(self._conflict_of(result.attempt_id))
+            self._later.add(task)
+            task.add_done_callback(self._later.discard)
+
+    async def _conflict_of(self, attempt_id: str) -> None:
+        try:
+            attempt = await self.journal.get(attempt_id)
+        except JournalError as error:
+            log.warning("attempt %s not read back for conflicts: %s", attempt_id, error)
+            return
+        if attempt.conflict is not None:
+            self.events.publish(LateConflict(attempt))
 
     async def _published(self, result: OperationResult) -> OperationResult:
         if not result.saved:
@@ -313,11 +342,5 @@ class Station:
                 "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")))
         self.events.publish(OperationEnded(result))
         if result.attempt_id:
-            try:
-                attempt = await self.journal.get(result.attempt_id)
-            except JournalError as error:
-                log.warning("attempt %s not read back for conflicts: %s", result.attempt_id, error)
-                return result
-            if attempt.conflict is not None:
-                self.events.publish(LateConflict(attempt))
+            await self._conflict_of(result.attempt_id)
         return result

@@ -119,6 +119,8 @@ class OperationResult:
     than asked); ``None`` when it approved exactly ``amount``."""
     order_key: str | None = None
     """The order a sale or pre-auth was made for: only an outcome of its own order changes a cart."""
+    ref: str | None = None
+    """The transaction a capture, void or refund acted on (its pnRefNum)."""
     payment_id: str | None = None
     transaction_id: str | None = None
     msg_identifier: str | None = None
@@ -172,6 +174,7 @@ class OperationResult:
             amount=result.get("amount", attempt.amount),
             approved_amount=result.get("approved_amount"),
             order_key=attempt.order_key,
+            ref=attempt.ref,
             payment_id=result.get("payment_id"),
             transaction_id=result.get("transaction_id"),
             msg_identifier=result.get("msg_identifier") or attempt.msg_identifier,

@@ -202,9 +202,11 @@ class AttemptReader:
         reference printed on the terminal's slip), judged as the attempt's own payment would
         be (paid, for the amount asked). It proves nothing (``outcome`` None, ``note`` says
         why) when the service knows no such payment, when the journal already accounts it to
-        another attempt, when the service's list shows it made by another attempt or on
-        another terminal, or when it was made before the attempt began. Raises
-        ``PaymentsError`` when the service cannot be asked."""
+        another attempt, when the service's list does not show it (yet), shows it made by
+        another attempt or on another terminal, when it was made before the attempt began,
+        or when it does not stand as the attempt's charge (``STANDING_CHARGE``: a voided,
+        refunded or merely held payment for a sale). Raises ``PaymentsError`` when the
+        service cannot be asked."""
         reference = reference.strip()
         if not reference:
             return Evidence(None, {}, "no reference was given")
@@ -221,17 +223,23 @@ class AttemptReader:
             if owner is not None and owner != attempt.id:
                 return Evidence(None, {}, f"payment {payment.id} is already the charge of attempt {owner}: it "
                                           "cannot also pay this one")
-        if entry is not None:
-            made_by = attempt_in(entry.user_agent)
-            if made_by is not None and made_by != attempt.id:
-                return Evidence(None, {}, f"payment {payment.id} was made by attempt {made_by}, not this one")
-            if entry.terminal_id and entry.terminal_id != attempt.terminal_id:
-                return Evidence(None, {}, f"payment {payment.id} was made on terminal {entry.terminal_id}, not "
-                                          f"{attempt.terminal_id}")
-        made = entry_time(entry) if entry is not None else service_time(payment.created_at)
+        if entry is None:  # its terminal and its maker are not known yet: never proof
+            return Evidence(None, {}, f"the service's transaction list does not show payment {payment.id} yet (or "
+                                      "not since this attempt began): try again in a few minutes")
+        made_by = attempt_in(entry.user_agent)
+        if made_by is not None and made_by != attempt.id:
+            return Evidence(None, {}, f"payment {payment.id} was made by attempt {made_by}, not this one")
+        if entry.terminal_id != attempt.terminal_id:
+            return Evidence(None, {}, f"payment {payment.id} was made on terminal {entry.terminal_id or 'unknown'}, "
+                                      f"not {attempt.terminal_id}")
+        made = entry_time(entry) or service_time(payment.created_at)
         if made is not None and made < attempt.created_at - CLOCK_SLACK:
             return Evidence(None, {}, f"payment {payment.id} was made at {made:%Y-%m-%d %H:%M} UTC, before this "
                                       "attempt began")
+        standing = STANDING_CHARGE[attempt.operation]
+        if payment.status not in standing:
+            return Evidence(None, {}, f"payment {payment.id} is {payment.status or 'of no stated status'}, not "
+                                      f"{' or '.join(sorted(standing))}: it does not stand as this {attempt.operation}")
         evidence = payment_evidence(payment, attempt.operation, attempt.amount)
         if evidence.outcome is None or not evidence.outcome.moved_money:
             return Evidence(None, evidence.details, f"payment {payment.id} is not a charge of this attempt: "
@@ -271,6 +279,9 @@ class AttemptReader:
         return await self.list_evidence(attempt)
 
 PAYMENT_ENTRY_TYPES = ENTRY_TYPES[Operation.SALE] | ENTRY_TYPES[Operation.PREAUTH]
+STANDING_CHARGE = {Operation.SALE: frozenset({"captured"}), Operation.PREAUTH: frozenset({"auth", "captured"})}
+"""The payment statuses a charge a manager names must have to stand as the attempt's: a sale's
+captured (not voided, refunded or only held), a pre-auth's held or captured since."""
 
 
 def _phase(status: str | None) -> Phase:

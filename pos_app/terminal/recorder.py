@@ -53,12 +53,17 @@ class OutcomeRecorder:
         self.save_later = save_later
         self.save_retry = SAVE_RETRY
         self._on_saved = on_saved
-        self._unsaved: dict[str, asyncio.Task[None]] = {}
+        self._unsaved: dict[str, tuple[OperationResult, asyncio.Task[None]]] = {}
 
     @property
     def unsaved(self) -> list[str]:
         """Attempts whose outcome is known but not in the journal yet."""
-        return [attempt_id for attempt_id, task in self._unsaved.items() if not task.done()]
+        return [attempt_id for attempt_id, (_, task) in self._unsaved.items() if not task.done()]
+
+    def kept(self, attempt_id: str) -> OperationResult | None:
+        """The outcome kept in memory for ``attempt_id`` while the journal cannot take it."""
+        entry = self._unsaved.get(attempt_id)
+        return entry[0] if entry is not None and not entry[1].done() else None
 
     async def aclose(self) -> None:
         """Stop writing outcomes again (the journal is closing): each one left unsaved is
@@ -66,7 +71,7 @@ class OutcomeRecorder:
         for attempt_id in self.unsaved:
             log.error("attempt %s: its outcome was never saved; the next start checks it with the service",
                       attempt_id)
-        tasks = list(self._unsaved.values())
+        tasks = [task for _, task in self._unsaved.values()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -85,7 +90,7 @@ class OutcomeRecorder:
         result = OperationResult(
             outcome=outcome, operation=attempt.operation, terminal_id=attempt.terminal_id,
             attempt_id=attempt.id, amount=details.pop("amount", attempt.amount), message=message,
-            refusal=refusal, order_key=attempt.order_key, **details,
+            refusal=refusal, order_key=attempt.order_key, ref=attempt.ref, **details,
         )
         journaled = {**result.details(), **({"message": message} if message else {})}
         try:
@@ -102,9 +107,12 @@ class OutcomeRecorder:
         except JournalError as error:
             log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
             if self.save_later and outcome is not Outcome.UNKNOWN:
+                kept = self.kept(attempt.id)
+                if kept is not None:  # already kept and being written: one writer per attempt
+                    return kept
                 unsaved = replace(result, saved=False)
-                self._unsaved[attempt.id] = asyncio.get_running_loop().create_task(
-                    self._write_later(attempt, unsaved, journaled))
+                task = asyncio.get_running_loop().create_task(self._write_later(attempt, unsaved, journaled))
+                self._unsaved[attempt.id] = (unsaved, task)
                 self._report(attempt, Phase.FINISHED, None, outcome=outcome)
                 return unsaved
             return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
@@ -115,22 +123,40 @@ class OutcomeRecorder:
         return result
 
     async def _write_later(self, attempt: Attempt, result: OperationResult, journaled: dict[str, Any]) -> None:
-        """Write an outcome the journal refused, again and again, until it takes it."""
+        """Write an outcome the journal refused, again and again, until it takes it. If a
+        decision was recorded meanwhile (a manager, another process), the outcome is kept
+        beside it as a late answer (a conflict when it contradicts it), as ``finish`` does."""
         while True:
             await asyncio.sleep(self.save_retry)
             try:
                 await self._journal.finish(attempt.id, result.outcome, journaled)
-            except (InvalidResolution, InvalidTransition, AttemptNotFound) as settled:
-                log.warning("attempt %s: its kept outcome was not written: %s", attempt.id, settled)
+            except InvalidResolution:
+                await self._reader.note(attempt.id, LATE_ANSWER, {"outcome": str(result.outcome), **journaled})
+                log.warning("attempt %s: decided while its kept %s waited to be written", attempt.id, result.outcome)
+                decided = OperationResult.from_attempt(await self._journal.get(attempt.id), (
+                    f"already resolved; the service's answer kept meanwhile was {result.outcome}"))
+                self._saved(decided)
+                return
+            except (InvalidTransition, AttemptNotFound) as settled:
+                log.error("attempt %s: its kept outcome cannot be written: %s", attempt.id, settled)
                 return
             except JournalError as error:
                 log.info("attempt %s: the %s outcome still cannot be journaled: %s", attempt.id, result.outcome,
                          error)
                 continue
+            except Exception:  # the journal's thread has gone (closing): the next start settles it
+                log.exception("attempt %s: writing its kept outcome failed", attempt.id)
+                return
             log.info("attempt %s: %s, journaled late", attempt.id, result.outcome)
-            if self._on_saved is not None:
-                self._on_saved(replace(result, saved=True))
+            self._saved(replace(result, saved=True))
             return
+
+    def _saved(self, result: OperationResult) -> None:
+        if self._on_saved is not None:
+            try:
+                self._on_saved(result)
+            except Exception:  # a listener's bug must not stop the writer
+                log.exception("the saved-later listener failed")
 
     async def _durably(self, write: Callable[[], Awaitable[object]], what: str) -> None:
         """Run a journal write, retrying briefly while the file is locked or failing."""

@@ -37,6 +37,7 @@ from pos_app.api.models import CloseBatchResult, PayAccepted, TerminalResult
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
 from pos_app.journal import (
     Attempt,
+    ChargeTaken,
     InvalidResolution,
     Journal,
     JournalError,
@@ -184,12 +185,12 @@ class TerminalService:
     ) -> OperationResult:
         settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
         recovered = tuple(result for _, result in settled)
-        moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref)]
+        moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref, order_key)]
         if moved:  # the "unknown" went through after all: this is most likely its retry
             earlier = moved[0]
             return OperationResult(
                 Outcome.FAILED, operation, terminal_id, amount=amount, refusal=Refusal.EARLIER_ATTEMPT_APPROVED,
-                blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, message=(
+                blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, ref=ref, message=(
                     f"not sent: the earlier {earlier.operation} {earlier.attempt_id} of {earlier.amount} cents turned "
                     "out approved just now, so the money already moved; run it again only if this is another "
                     "charge"))
@@ -201,10 +202,11 @@ class TerminalService:
         except JournalError as refusal:  # refused before anything was sent
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(refusal),
                                    refusal=refusal_for(refusal), blocked_by=blocking_attempt(refusal),
-                                   recovered=recovered, order_key=order_key)
+                                   recovered=recovered, order_key=order_key, ref=ref)
         except ValueError as invalid:
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, message=str(invalid),
-                                   refusal=Refusal.INVALID_INPUT, recovered=recovered, order_key=order_key)
+                                   refusal=Refusal.INVALID_INPUT, recovered=recovered, order_key=order_key,
+                                   ref=ref)
         log.info("attempt %s: %s of %s on %s begun", attempt.id, operation, amount, terminal_id)
         self._active.add(attempt.id)
         try:
@@ -240,7 +242,7 @@ class TerminalService:
             await self.outcomes.try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
             return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
                                    amount=attempt.amount, message=f"nothing was sent: {error}",
-                                   refusal=refusal_for(error), order_key=attempt.order_key)
+                                   refusal=refusal_for(error), order_key=attempt.order_key, ref=attempt.ref)
         try:
             return await self._settle_sent(attempt, send, before, started)
         except asyncio.CancelledError:
@@ -314,6 +316,8 @@ class TerminalService:
         limit = self.wait_limit if wait_limit is None else wait_limit
 
         async def resume_one(attempt: Attempt) -> OperationResult:
+            if attempt.id in self.outcomes.unsaved:
+                return OperationResult.from_attempt(attempt, "its outcome is known and being saved")
             if attempt.id in self._active or attempt.id not in resumable:
                 return OperationResult.from_attempt(attempt, "in progress in another process: left to it")
             return await self._resume_one(attempt, limit)
@@ -323,7 +327,8 @@ class TerminalService:
     async def recover(self) -> list[OperationResult]:
         """On start: settle, without waiting, the attempts a dead process left with no
         outcome at all (they hold their terminals); known unknowns are left to ``resume``."""
-        orphans = [a for a in await self.journal.resumable() if a.outcome is None and a.id not in self._active]
+        busy = self._active | set(self.outcomes.unsaved)
+        orphans = [a for a in await self.journal.resumable() if a.outcome is None and a.id not in busy]
         return list(await asyncio.gather(*(self._resume_one(a, 0.0) for a in orphans)))
 
     async def check(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
@@ -331,6 +336,9 @@ class TerminalService:
         attempt = await self.journal.get(attempt_id)
         if not attempt.needs_resolution:
             return OperationResult.from_attempt(attempt)
+        kept = self.outcomes.kept(attempt.id)
+        if kept is not None:  # known, and being written
+            return kept
         if attempt.id in self._active:
             return OperationResult.from_attempt(attempt, "still being worked on")
         return await self._resume_one(attempt, wait_limit)
@@ -344,8 +352,8 @@ class TerminalService:
             candidates = await self.journal.resumable()
         except JournalError:
             return []  # begin_attempt reports the journal's trouble
-        blocking = [a for a in candidates
-                    if a.id not in self._active and blocks(a, operation, terminal_id, order_key, ref)]
+        known = self._active | set(self.outcomes.unsaved)  # worked on now, or known and being written
+        blocking = [a for a in candidates if a.id not in known and blocks(a, operation, terminal_id, order_key, ref)]
         results = await asyncio.gather(*(self._resume_one(a, self.brief_wait) for a in blocking))
         return list(zip(blocking, results, strict=True))
 
@@ -463,6 +471,9 @@ class TerminalService:
             decided = await self.journal.resolve_by_manager(attempt_id, paid=paid, reason=reason, by=by,
                                                             forced=forced, checked=checked, evidence=evidence,
                                                             partially=partially)
+        except ChargeTaken as taken:  # another attempt took this charge while the decision was checked
+            return OperationResult.from_attempt(await self.journal.get(attempt_id), f"refused: {taken}",
+                                                refusal=Refusal.NO_CHARGE_FOUND)
         except InvalidResolution:  # the service's answer arrived while the decision was checked
             final = await self.journal.get(attempt_id)
             return OperationResult.from_attempt(

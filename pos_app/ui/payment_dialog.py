@@ -94,6 +94,7 @@ class PaymentDialog(QDialog):
         """Send the payment (called once the dialog shows)."""
         self._clock.start()
         self._ticker.start()
+        order_key = self.counter.cart.order_key
         try:
             result = await self.counter.pay(preauth=self.preauth)
         except (ValueError, RuntimeError) as error:  # nothing payable, or a payment already running
@@ -103,7 +104,8 @@ class PaymentDialog(QDialog):
         finally:
             self._ticker.stop()
         paid = self.counter.last_paid
-        if result.refusal is not None and paid is not None and paid.result.attempt_id == result.blocked_by:
+        if (result.refusal is not None and paid is not None and paid.result.attempt_id == result.blocked_by
+                and paid.result.order_key == order_key):
             result = paid.result  # this cart's earlier, lost payment went through: it is the approval
         self._show(result)
 

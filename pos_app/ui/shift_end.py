@@ -1,8 +1,9 @@
 """F10, end of shift: a manager's PIN (forgotten at every attempt; after a wrong one the
-field keeps the keyboard), then per terminal the shift checked against the payment
-service (the differences shown), the close batch (never without its own confirmation,
-whatever the check found), its result in a sentence, and the end-of-shift report:
-preview, print (the configured printer, else the print dialog), save.
+field keeps the keyboard), then per terminal the shift checked against the payment service
+(its figures: gross, voids, refunds, net, surcharge, tax, held; the differences shown), the
+close batch (never without its own confirmation, whatever the check found), its result in
+a sentence, and the end-of-shift report: preview, print (the configured printer, else the
+print dialog), save.
 
 Everything slow (the PIN check, the service, the journal, the PDF) is awaited on the
 station's and counter's workers; this dialog only shows what they answer.
@@ -17,6 +18,7 @@ from pos_app.journal import JournalError
 from pos_app.receipts import PrintError, PrintJob, print_pdf
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
+from pos_app.station.figures import sentence as figures_sentence
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
 from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.qt import (
@@ -72,6 +74,11 @@ class ShiftEndDialog(QDialog):
         self.check_button.setDefault(True)
         self.summary = QLabel("Type a manager's PIN, then check the shift of the terminal with the payment service.")
         self.summary.setWordWrap(True)
+        self.figures = QLabel("")
+        self.figures.setObjectName("shiftFigures")
+        self.figures.setAccessibleName("Shift figures")
+        self.figures.setWordWrap(True)
+        self.figures.hide()
         self.differences = QListWidget()
         self.differences.setAccessibleName("Differences with the service")
         self.differences.setWordWrap(True)
@@ -101,6 +108,7 @@ class ShiftEndDialog(QDialog):
         layout.addWidget(heading)
         layout.addLayout(top)
         layout.addWidget(self.summary)
+        layout.addWidget(self.figures)
         layout.addWidget(self.differences)
         layout.addWidget(self.headline)
         layout.addWidget(self.sentence)
@@ -137,6 +145,7 @@ class ShiftEndDialog(QDialog):
         self.check = None
         self.close_button.setEnabled(False)
         self.differences.hide()
+        self.figures.hide()
         if self.manager:
             self.summary.setText("Check the shift of this terminal with the service first.")
 
@@ -190,6 +199,8 @@ class ShiftEndDialog(QDialog):
             said.append(f"{_count(len(check.open_attempts), 'attempt')} on this terminal without a known result: "
                         "the batch cannot be closed until each is checked again or decided by a manager.")
         self.summary.setText(" ".join(said))
+        self.figures.setText(figures_sentence(check.figures, self.money))
+        self.figures.show()
         self.end = None
         self._report_shown(False)
         self.differences.clear()

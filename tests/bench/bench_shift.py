@@ -46,7 +46,8 @@ from pos_app.journal.threaded import AsyncJournal
 from pos_app.receipts.render import _Pdf
 from pos_app.receipts.tables import TABLE_FONT_PT, TABLE_MARGIN_MM, render_tables
 from pos_app.sandbox.config import SandboxConfig
-from pos_app.station.shift import ShiftCheck, ShiftClose, ShiftLine, ShiftReport, check_shift, close_of
+from pos_app.station.figures import Category, MoneyLine
+from pos_app.station.shift import ShiftCheck, ShiftClose, ShiftReport, check_shift, close_of
 from pos_app.station.shift_document import shift_document
 from pos_app.terminal.lookup import CLOCK_SLACK, read_window
 from pos_app.terminal.outcomes import OperationResult
@@ -159,9 +160,9 @@ async def bench_reconcile(base_url: str, folder: Path, count: int, runs: int = 3
 
 def sample_report(count: int) -> ShiftReport:
     now = datetime.now(UTC)
-    lines = tuple(ShiftLine(f"a-report{index:014d}", Operation.SALE, Outcome.APPROVED,
+    lines = tuple(MoneyLine(f"a-report{index:014d}", Operation.SALE, Outcome.APPROVED, Category.SALE,
                             now - timedelta(seconds=count - index), CASHIERS[index % 4], BRANDS[index % 4],
-                            f"{index % 10_000:04d}", amount, amount * 3 // 100, True)
+                            f"{index % 10_000:04d}", amount, amount * 3 // 100, amount * 8 // 100, listed=True)
                   for index, amount in enumerate(amounts(count)))
     check = ShiftCheck(TERMINAL, now - timedelta(hours=8), True, now, lines, (), (), True)
     close = close_of(OperationResult(Outcome.APPROVED, Operation.CLOSE_BATCH, TERMINAL, "a-close",

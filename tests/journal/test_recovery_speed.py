@@ -26,6 +26,8 @@ HOT_QUERIES = {
     "reference with a pending follow-up": queries.REF_OPEN_SQL,
     "order unresolved": queries.ORDER_OPEN_SQL,
     "order paid": queries.ORDER_PAID_SQL,
+    "charge voided": queries.VOID_OF_SQL,
+    "charge of another attempt": queries.CHARGED_BY_SQL,
     "order attempts rows": queries.ORDER_ROWS_SQL,
     "order attempts events": queries.ORDER_EVENTS_SQL,
     "attempt state": queries.STATE_SQL,

@@ -98,6 +98,8 @@ def test_attempts_filters_by_day_and_terminal(timed, clock):
     assert [x.id for x in timed.attempts(day=date(2026, 3, 8), terminal_id="T1", tz="UTC")] == [c.id]
     assert timed.attempts(day=date(2026, 3, 7), tz="UTC")[0].outcome is Outcome.APPROVED
     assert all(x.events == () for x in timed.attempts())
+    assert [x.id for x in timed.attempts(since=c.created_at)] == [c.id]
+    assert [x.id for x in timed.attempts(since=a.created_at, terminal_id="T1")] == [a.id, c.id]
 
 
 # -- reconciliation ------------------------------------------------------------------------
@@ -181,6 +183,17 @@ def test_reconcile_flags_amount_and_error_differences(journal):
     problems = {m.attempt.id: m.problem for m in result.problems}
     assert "journal 1000 cents, service 1200 cents" in problems[first.id]
     assert "error 'Processor error'" in problems[second.id]
+
+
+def test_reconcile_compares_a_partial_approval_with_what_was_approved(journal):
+    partial = sale(journal, "T1", "o-1", 12_34)
+    journal.finish(partial.id, Outcome.PARTIALLY_APPROVED, {"transactionId": "t-1", "approved_amount": 5_00})
+    assert journal.reconcile([entry(partial.id, transaction="t-1", amount=5_00)]).clean
+    [match] = journal.reconcile([entry(partial.id, transaction="t-1", amount=12_34)]).problems
+    assert "journal 500 cents, service 1234 cents" in match.problem
+    failed = journal.reconcile([entry(partial.id, transaction="t-1", amount=5_00, error="DECLINED")]).problems
+    assert "the journal says partially_approved but the service entry has error" in failed[0].problem
+    assert [a.id for a in journal.reconcile([]).journal_only] == [partial.id]  # charged, and not listed
 
 
 def test_reconcile_by_day_still_finds_attempts_named_in_user_agent(timed, clock):

@@ -84,6 +84,40 @@ CREATE TRIGGER open_attempts_no_update BEFORE UPDATE ON open_attempts
 PRAGMA user_version = 2;
 """
 
+# The version 3 and 4 steps exactly as released, kept verbatim for the same reason.
+V3_V4_DDL = """
+ALTER TABLE attempts ADD COLUMN owner TEXT;
+CREATE INDEX claimed_events ON events (attempt_id, seq) WHERE kind = 'claimed';
+PRAGMA user_version = 3;
+ALTER TABLE attempts ADD COLUMN cashier TEXT;
+PRAGMA user_version = 4;
+"""
+
+# The version 5 step exactly as released, kept verbatim for the same reason.
+V5_DDL = """
+CREATE TABLE events_v5 (
+    seq INTEGER PRIMARY KEY,
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    kind TEXT NOT NULL,
+    at TEXT NOT NULL,
+    outcome TEXT CHECK (outcome IN ('approved', 'partially_approved', 'declined', 'failed', 'unknown')),
+    data TEXT NOT NULL DEFAULT '{}',
+    CHECK ((kind = 'outcome') = (outcome IS NOT NULL))
+);
+INSERT INTO events_v5 (seq, attempt_id, kind, at, outcome, data)
+    SELECT seq, attempt_id, kind, at, outcome, data FROM events ORDER BY seq;
+DROP TABLE events;
+ALTER TABLE events_v5 RENAME TO events;
+CREATE INDEX events_by_attempt ON events (attempt_id, seq);
+CREATE INDEX outcome_events ON events (attempt_id, seq) WHERE kind = 'outcome';
+CREATE INDEX claimed_events ON events (attempt_id, seq) WHERE kind = 'claimed';
+CREATE TRIGGER events_append_only_u BEFORE UPDATE ON events
+    BEGIN SELECT raise(ABORT, 'journal events are append-only'); END;
+CREATE TRIGGER events_append_only_d BEFORE DELETE ON events
+    BEGIN SELECT raise(ABORT, 'journal events are append-only'); END;
+PRAGMA user_version = 5;
+"""
+
 AT = "2026-03-07T12:00:00.000000+00:00"
 
 
@@ -123,6 +157,22 @@ def build_v2(path):
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.executescript(f"BEGIN IMMEDIATE; {V2_DDL} COMMIT;")
+    conn.close()
+
+
+def build_v4(path):
+    """The v2 file above as the version 4 pos-app left it (owner and cashier columns, no orders)."""
+    build_v2(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(f"BEGIN IMMEDIATE; {V3_V4_DDL} COMMIT;")
+    conn.close()
+
+
+def build_v5(path):
+    """The v4 file above as the version 5 pos-app left it (partial approvals, no orders)."""
+    build_v4(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(f"BEGIN IMMEDIATE; {V5_DDL} COMMIT;")
     conn.close()
 
 
@@ -229,6 +279,21 @@ def test_v2_journal_opens_and_its_attempts_are_resumable(tmp_path):
         assert other.claim("a-v1approved000000000") is None  # final: nothing to resume
         journal.finish("a-v1inflight000000000", Outcome.APPROVED, {"transactionId": "t-1"})
         assert [a.id for a in other.resumable()] == ["a-v1unknown0000000000"]
+
+
+def test_v5_journal_opens_with_an_empty_orders_table_and_keeps_its_attempts(tmp_path):
+    path = tmp_path / "v5.db"
+    build_v5(path)
+    conn = raw(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+    assert conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'orders'").fetchone() is None
+    conn.close()
+    with Journal.open(path) as journal:
+        assert journal._conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert len(journal.attempts()) == 5 and journal.order_totals(["o-3"]) == {}
+        journal.record_order("o-9", subtotal=1000, tax=80, taxes={"State sales tax": 80})
+    with Journal.open(path) as again:
+        assert again.order_totals(["o-9"])["o-9"][0].total == 1080
 
 
 def _corrupt_schema_page(path):

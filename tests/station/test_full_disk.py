@@ -16,7 +16,7 @@ from pos_app.config import StoreConfig
 from pos_app.journal import Outcome
 from pos_app.station import Station
 from pos_app.station.events import OperationEnded, PaymentProgress, SaveTrouble
-from pos_app.terminal.outcomes import Phase
+from pos_app.terminal.outcomes import Phase, Refusal
 from tests.counters import counter_for
 from tests.disks import small_disk
 from tests.waiting import wait_until_async
@@ -91,3 +91,48 @@ async def test_row8_a_disk_full_while_polling_still_ends_the_sale_and_journals_i
         attempt = await station.journal.get(result.attempt_id)
         assert attempt.outcome is Outcome.APPROVED and attempt.result["payment_id"] == result.payment_id
         assert troubles[-1].saved and troubles[-1].what == "outcome"
+
+
+async def test_a_kept_outcome_decided_meanwhile_is_kept_beside_the_decision_as_a_late_answer(sandbox, disk):
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.2)
+    async with await Station.open(config_on(disk, sandbox, "ts-1001"), sandbox.keys["S"], training=True) as station:
+        station.service.outcomes.save_retry = 1.0
+        broken = []
+
+        def break_disk(event):
+            if isinstance(event, PaymentProgress) and event.progress.phase is Phase.WAITING and not broken:
+                broken.append(True)
+                disk.fill()
+
+        station.events.subscribe(break_disk)
+        kept = await asyncio.wait_for(station.sale(2300, order_key="cart-kept"), timeout=30)
+        assert kept.outcome is Outcome.APPROVED and not kept.saved
+        disk.free()  # another process (a manager's `resolve`) writes first
+        decided = await station.journal.resolve_by_manager(kept.attempt_id, paid=False, reason="walked out",
+                                                            by="mgr", forced=True)
+        assert decided.outcome is Outcome.FAILED
+        await wait_until_async(lambda: not station.service.outcomes.unsaved, what="the kept outcome handled",
+                               timeout=10)
+        attempt = await station.journal.get(kept.attempt_id)
+        assert attempt.outcome is Outcome.FAILED and attempt.conflict is not None
+        assert attempt.conflict["outcome"] == "approved"  # on the manager's list: charged after "not paid"
+
+
+async def test_the_next_sale_is_never_answered_with_a_kept_outcome_of_another_order(sandbox, disk):
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.2)
+    async with await Station.open(config_on(disk, sandbox, "ts-1001"), sandbox.keys["S"], training=True) as station:
+        station.service.outcomes.save_retry = 30.0  # stays kept for this test
+
+        def break_disk(event):
+            if isinstance(event, PaymentProgress) and event.progress.phase is Phase.WAITING:
+                disk.fill()
+
+        unsubscribe = station.events.subscribe(break_disk)
+        kept = await asyncio.wait_for(station.sale(2300, order_key="cart-first"), timeout=30)
+        unsubscribe()
+        assert kept.outcome is Outcome.APPROVED and not kept.saved
+        disk.free()
+        second = await station.sale(4100, order_key="cart-second")  # the terminal is still the kept one's
+        assert second.refusal is Refusal.TERMINAL_BUSY and second.blocked_by == kept.attempt_id
+        assert second.charged is None and len(sandbox.stats()["payments"]) == 1
+        assert (await station.check_again(kept.attempt_id)) is kept  # the kept answer, not a new judgement

@@ -15,7 +15,8 @@ from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
 from pos_app.money import format_money
 from pos_app.station import Station
-from pos_app.station.shift import Category, CloseState, DifferenceKind
+from pos_app.station.figures import Category
+from pos_app.station.shift import CloseState, DifferenceKind
 from pos_app.terminal.outcomes import Refusal
 from tests.receipts.conftest import pdf_text
 
@@ -54,20 +55,23 @@ async def test_report_numbers_per_cashier_and_brand_then_close_type_b(sandbox, t
         end = await station.shift_end(terminal, by="Mia Manager")
         after = await station.shift_check(terminal)
 
-    report = end.report
+    figures = end.report.figures
     assert end.report.close.state is CloseState.CLOSED and "closed" in end.report.close.sentence
-    cells = report.by_category
+    cells = figures.by_category
     assert (cells[Category.SALE].count, cells[Category.SALE].amount) == (3, 6250)
     assert cells[Category.SALE].surcharge == sum(surcharges.values())
     assert (cells[Category.DECLINED].count, cells[Category.DECLINED].amount) == (1, 99)
-    assert (cells[Category.VOIDED].count, cells[Category.VOIDED].amount) == (1, 3000)
-    assert (cells[Category.REFUNDED].count, cells[Category.REFUNDED].amount) == (1, 500)
-    cashiers = {group.name: group for group in report.by_cashier()}
+    voids = figures.voids
+    assert (voids.count, voids.amount, voids.surcharge) == (1, 3000, surcharges[third.attempt_id])
+    assert (figures.refunds.count, figures.refunds.amount) == (1, 500)
+    assert figures.gross.amount == 6250 and figures.net.amount == 6250 - 3000 - 500
+    assert figures.net.surcharge == surcharges[first.attempt_id] + surcharges[second.attempt_id]
+    cashiers = dict(figures.by_cashier())
     dana = cashiers["Dana"]
-    assert (dana.taken.count, dana.taken.amount, dana.declined.count) == (2, 3250, 1)
-    assert (cashiers["Eli"].taken.amount, cashiers["Eli"].voided.amount, cashiers["Eli"].refunded.amount) == (
-        3000, 3000, 500)
-    brands = {group.name: group.taken for group in report.by_brand()}
+    assert (dana.gross.count, dana.gross.amount, dana.by_category[Category.DECLINED].count) == (2, 3250, 1)
+    eli = cashiers["Eli"]
+    assert (eli.gross.amount, eli.voids.amount, eli.refunds.amount, eli.net.amount) == (3000, 3000, 500, -500)
+    brands = {name: group.gross for name, group in figures.by_brand()}
     assert sum(t.count for t in brands.values()) == 3 and "-" not in brands
     for result in (first, second, third):
         assert result.card_brand in brands
@@ -76,9 +80,9 @@ async def test_report_numbers_per_cashier_and_brand_then_close_type_b(sandbox, t
     assert end.path.name.startswith(f"shift-{terminal}-") and end.path.read_bytes() == end.pdf
     assert not list(end.path.parent.glob("*.part"))
     text = pdf_text(end.path)
-    total = report.taken_total
     assert "BATCH CLOSED" in text and "Mia Manager" in text
-    assert "$62.50" in text and format_money(total.charged, "USD", "en_US") in text
+    assert "$62.50" in text and format_money(figures.gross.charged, "USD", "en_US") in text
+    assert format_money(figures.net.amount, "USD", "en_US") in text
     for result in (first, second, third):
         assert result.attempt_id in text
     assert "No differences." in text
@@ -104,8 +108,9 @@ async def test_a_close_answered_2xx_without_success_is_failed_and_the_shift_goes
     assert [a.outcome for a in closes] == [Outcome.DECLINED, Outcome.APPROVED]
     assert closed.report.close.state is CloseState.CLOSED
     # the failed close did not end the shift: the sale is in both reports
-    assert [line.attempt_id for line in closed.report.taken] == [sale.attempt_id]
-    assert [line.attempt_id for line in failed.report.taken] == [sale.attempt_id]
+    for end in (closed, failed):
+        assert [line.attempt_id for line in end.report.figures.lines if line.category is Category.SALE] == [
+            sale.attempt_id]
     assert close_requests(sandbox, merchant) == 2
     assert "BATCH NOT CLOSED (the close failed)" in pdf_text(failed.pdf)
 

@@ -114,3 +114,25 @@ async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_
             assert len(sandbox.stats()["payments"]) == 1
         finally:
             await counter.aclose()
+
+
+async def test_a_carts_totals_are_journaled_as_it_is_sent_to_be_paid(sandbox, config):
+    async with await Station.open(config.replace(terminal_id="tb-2001"), sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            await counter.sync_catalog()
+            taxed = [i for i in await counter.search("a", 60) if i.tax_ids and i.price_cents > 100]
+            for item in taxed[:2]:
+                await counter.add(item, 2)
+            totals, order_key = counter.totals(), counter.cart.order_key
+            assert totals.tax > 0 and totals.breakdown
+            paid = await counter.pay()
+            recorded = await station.journal.order_totals([order_key])
+            attempt = await station.journal.get(paid.attempt_id)
+        finally:
+            await counter.aclose()
+    assert paid.outcome is Outcome.APPROVED and paid.amount == totals.total
+    [row] = recorded[order_key]
+    assert (row.subtotal, row.tax, row.total) == (totals.subtotal, totals.tax, totals.total)
+    assert dict(row.taxes) == dict(totals.breakdown)
+    assert row.recorded_at <= attempt.created_at and attempt.order_key == order_key  # written before it began

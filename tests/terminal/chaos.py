@@ -152,18 +152,23 @@ async def run_chaos(sandbox, journal_dir, *, sales: int, seed: int = 7, wait_lim
 
 
 async def _hurried_manager(lanes, sandbox, rng: random.Random, report: ChaosReport) -> None:
-    """Some unknown attempts decided at random. "Paid" follows the rule: with the reference
-    the terminal printed when it printed one (half the time a hurried manager forgets to
-    type it), and the service refuses it without the charge; "not paid" is checked too."""
+    """Some unknown attempts decided. Half the time the manager reads the terminal's
+    printout: "paid" with the reference it printed, else "not paid"; the other half they
+    decide at random (now and then with another sale's slip picked up by mistake), and the
+    service refuses a "paid" it cannot see and a "not paid" it disproves or cannot tell yet."""
     payments = sandbox.stats()["payments"]
     for merchant, (_, journal, service, _) in lanes.items():
         for attempt in journal.in_flight():
             if attempt.outcome is None or rng.random() > 0.5:
                 continue
-            paid = rng.random() < 0.5
             slip = _printed_reference(payments, merchant, attempt.id) if rng.random() < 0.5 else None
+            paid = slip is not None or rng.random() < 0.5
+            if paid and slip is None and rng.random() < 0.3:  # the slip of another sale, picked up by mistake
+                others = [p["id"] for p in payments if p["merchant"] == merchant
+                          and attempt_in(p.get("userAgent")) != attempt.id]
+                slip = rng.choice(others) if others else None
             result = await service.resolve(attempt.id, paid=paid, reason="hurried manager", by="chaos-manager",
-                                           reference=slip if paid else None)
+                                           reference=slip)
             report.manager_decisions[str(result.refusal or ("paid" if paid else "not_paid"))] += 1
 
 

@@ -237,3 +237,38 @@ def test_resolve_paid_needs_the_charge_and_a_reference_goes_with_paid(env_b, san
     assert mixed.code == 1 and "--paid" in mixed.payload["error"]
     named = run_cli(env_b, "terminal", "resolve", attempt, "--paid", "--reference", "p-missing", "--reason", "slip")
     assert named.code == 4 and named.payload["refusal"] == "no_charge_found" and "p-missing" in named.payload["error"]
+
+
+def test_report_figures_take_a_void_off_and_count_a_capture_for_what_it_took(env_b, sandbox):
+    terminal = active(env_b)[0]
+    kept = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1000")
+    voided = run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "1537")
+    run_cli(env_b, "terminal", "sale", "--terminal", terminal, "--amount", "99")
+    tab = run_cli(env_b, "terminal", "preauth", "--terminal", terminal, "--amount", "3000")
+    held = run_cli(env_b, "terminal", "preauth", "--terminal", terminal, "--amount", "1500")
+    void = run_cli(env_b, "terminal", "void", "--terminal", terminal, "--ref", voided.payload["transaction_id"],
+                   "--reason", "wrong card")
+    capture = run_cli(env_b, "terminal", "capture", "--terminal", terminal, "--ref", tab.payload["transaction_id"],
+                      "--amount", "2500")
+    assert [r.code for r in (kept, voided, tab, held, void, capture)] == [0] * 6
+
+    figures = run_cli(env_b, "terminal", "report").payload["figures"]
+
+    def cells(name):
+        return figures[name]["count"], figures[name]["cents"]
+
+    assert cells("gross") == (3, 1000 + 1537 + 2500)
+    assert cells("voids") == (1, 1537) and cells("refunds") == (0, 0)
+    assert cells("net") == (2, 1000 + 2500)  # the voided $15.37 is not taken
+    assert cells("captured") == (1, 2500) and cells("held") == (1, 1500) and cells("declined") == (1, 99)
+    assert figures["untaxed"] == 3 and figures["tax_cents"] == 0  # the command line sells no cart
+    import httpx
+
+    def surcharge(run) -> int:  # as the service says, on the payment
+        answer = httpx.get(f"{sandbox.base_url}/public/payment/{run.payload['payment_id']}",
+                           headers={"key-hash": env_b["POS_KEY_HASH"]})
+        return answer.raise_for_status().json()["data"]["surcharge"]
+
+    assert figures["net"]["surcharge_cents"] == surcharge(kept) + surcharge(tab)
+    assert sum(brand["net"]["cents"] for brand in figures["by_brand"]) == 3500
+    assert len({brand["brand"].casefold() for brand in figures["by_brand"]}) == len(figures["by_brand"])

@@ -34,7 +34,9 @@ def test_unattended_close_writes_the_report_of_the_shift(sandbox, tmp_path):
     assert sales_row.split()[2:4] == ["2", "$32.50"]
     [declined_row] = [line for line in text.splitlines() if line.startswith("Declined")]
     assert declined_row.split()[1:3] == ["1", "$0.99"]
-    assert "2 in all" in text and "$32.50" in text
+    [net_row] = [line for line in text.splitlines() if line.startswith("Net (gross - voids - refunds)")]
+    assert net_row.split()[6:8] == ["2", "$32.50"]
+    assert "2 of 2 sales and captures were paid without a cart" in text  # the command line has no cart: no tax
 
 
 def test_a_failed_unattended_close_still_writes_the_report_saying_so(sandbox, tmp_path):

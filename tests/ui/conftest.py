@@ -104,6 +104,7 @@ def open_app(run, qtbot, sandbox):
             assert run(counter.sync_catalog()) is not None
         window.attach_counter(counter)
         window.attach_station(station)
+        run(counter.restore_order())  # as the app's start does
         gc.collect()  # this process holds earlier tests' garbage: not to be frozen with the rest
         freeze_start_up_objects()  # as the app does once its station is attached
         app = App(window, station, counter, config)

@@ -1,7 +1,8 @@
 """F10, end of shift, offscreen against the sandbox: the manager's PIN (recorded in the
-audit trail), a sale the journal does not know shown as a difference before the close,
-the close batch on type S, a failed close on type B (a 2xx that is not success) shown
-as failed, the report previewed and printed on the configured printer."""
+audit trail), the shift's figures (a voided sale taken off the net), a sale the journal
+does not know shown as a difference before the close, the close batch on type S, a failed
+close on type B (a 2xx that is not success) shown as failed, the report previewed and
+printed on the configured printer."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
 from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
+from pos_app.money import format_money
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.shift_end import ShiftEndDialog
 from pos_app.ui.theme import apply_theme
 from tests.receipts.conftest import pdf_text
-from tests.ui.helpers import modal, save, sign_in
+from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in
 
 
 def drawn(widget) -> bool:
@@ -140,3 +142,35 @@ def test_the_check_never_closes_the_batch_without_its_own_confirmation(qtbot, ru
     confirm_close(qtbot, dialog)  # Enter at the question: closed
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
     assert dialog.headline.text() == "Batch closed" and pay_requests(sandbox, "S", "terminal.close_batch") == 1
+
+
+def test_f10_shows_the_shifts_figures_with_a_voided_sale_taken_off(qtbot, run, open_app, ui_config):
+    apply_theme(QApplication.instance(), "light")
+    app = open_app(ui_config.replace(terminal_id="tb-2001"), "B")
+    window = app.window
+    sign_in(qtbot, window)
+    taxed = [item for item in run(app.counter.in_category("Cafe")) if item.tax_ids and item.sku][:2]
+    totals = []
+    for item in taxed:  # rung up as a cashier does: scan, F12, Enter on the notice, the receipt closed
+        scan(qtbot, window, item.sku)
+        totals.append(app.counter.totals())
+        dialog = pay(qtbot, window)
+        assert dialog.result.outcome is Outcome.APPROVED
+        close_preview(qtbot)
+        qtbot.keyClick(dialog, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda dialog=dialog: not dialog.isVisible())
+    voided = run(app.station.sale(1537, order_key="cart-voided"))
+    assert run(app.station.void("tb-2001", voided.transaction_id)).outcome is Outcome.APPROVED
+
+    dialog = open_shift_end(qtbot, window)  # the manager's PIN, Enter: checked with the service
+    qtbot.waitUntil(lambda: dialog.check is not None and dialog.check_button.isEnabled(), timeout=10_000)
+    kept = sum(t.total for t in totals)
+    money, rest = dialog.figures.text().splitlines()
+    assert money == f"Gross {usd(kept + 1537)} (3 sales and captures) - voids $15.37 - refunds $0.00 = net {usd(kept)}"
+    assert f"tax collected {usd(sum(t.tax for t in totals))} (1 sale without cart totals)" in rest
+    assert dialog.figures.isVisible()
+    save(dialog, "light-shift-end-figures")
+
+
+def usd(cents: int) -> str:
+    return format_money(cents, "USD")

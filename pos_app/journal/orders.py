@@ -1,0 +1,89 @@
+"""The totals of each order sent to be paid: what the cart came to (subtotal, tax, total,
+and the tax by name), kept so that the reports can say how much tax was collected; the
+service knows the amount charged, never the tax in it.
+
+A row is written (``Journal.record_order``) each time a cart is sent to be paid, before the
+payment's attempt is begun, and never changed: a cart paid again after a decline, with a
+line added, gets a second row. The totals an attempt paid are those of the latest row of
+its order recorded at or before the attempt was begun (``OrderTotals.of``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from pos_app.journal.codec import dump_json, load_json, parse_time
+
+COLUMNS = "order_key, recorded_at, subtotal, tax, total, taxes"
+ROWS_SQL = (f"SELECT {COLUMNS} FROM orders WHERE order_key IN (SELECT value FROM json_each(?)) "
+            "ORDER BY order_key, seq")
+
+
+@dataclass(frozen=True)
+class OrderTotals:
+    """One order's totals as sent to be paid, in cents."""
+
+    order_key: str
+    recorded_at: datetime
+    subtotal: int
+    tax: int
+    total: int
+    taxes: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    """Tax name → cents (by name), each tax rounded on its own: the sum may differ from ``tax`` by a cent."""
+
+    @staticmethod
+    def of(rows: Iterable[OrderTotals], begun: datetime) -> OrderTotals | None:
+        """Of one order's rows (oldest first), the latest recorded at or before ``begun``."""
+        found = None
+        for row in rows:
+            if row.recorded_at > begun:
+                break
+            found = row
+        return found
+
+
+def check_totals(order_key: object, subtotal: object, tax: object, taxes: object) -> dict[str, int]:
+    """``ValueError`` saying what is wrong with totals that make no sense; the taxes as a dict."""
+    if not isinstance(order_key, str) or not order_key.strip():
+        raise ValueError(f"an order's totals need its order key, got {order_key!r}")
+    for name, value in (("subtotal", subtotal), ("tax", tax)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"an order's {name} must be a whole number of cents, got {value!r}")
+    assert isinstance(tax, int)
+    if tax < 0:
+        raise ValueError(f"an order's tax cannot be negative, got {tax}")
+    if not isinstance(taxes, Mapping):
+        raise ValueError(f"an order's taxes must map each tax name to cents, got {type(taxes).__name__}")
+    checked: dict[str, int] = {}
+    for name, cents in taxes.items():
+        if not isinstance(name, str) or not name.strip() or isinstance(cents, bool) or not isinstance(cents, int):
+            raise ValueError(f"an order's taxes must map each tax name to cents, got {name!r}: {cents!r}")
+        checked[name] = cents
+    return checked
+
+
+def insert(conn: sqlite3.Connection, order_key: str, at: str, subtotal: int, tax: int, taxes: dict[str, int]) -> None:
+    conn.execute(
+        "INSERT INTO orders (order_key, recorded_at, subtotal, tax, total, taxes) VALUES (?, ?, ?, ?, ?, ?)",
+        (order_key, at, subtotal, tax, subtotal + tax, dump_json(taxes, what="order taxes")),
+    )
+
+
+def read(conn: sqlite3.Connection, order_keys: Iterable[str]) -> dict[str, tuple[OrderTotals, ...]]:
+    """Every row of each of ``order_keys`` that has one, oldest first."""
+    found: dict[str, list[OrderTotals]] = {}
+    for row in conn.execute(ROWS_SQL, (json.dumps(sorted(set(order_keys))),)):
+        found.setdefault(row[0], []).append(_totals(row))
+    return {key: tuple(rows) for key, rows in found.items()}
+
+
+def _totals(row: Any) -> OrderTotals:
+    order_key, recorded_at, subtotal, tax, total, taxes = row
+    return OrderTotals(order_key, parse_time(recorded_at), subtotal, tax, total,
+                       MappingProxyType(dict(load_json(taxes))))
