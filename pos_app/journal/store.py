@@ -329,6 +329,9 @@ class Journal:
         payment, transaction = result.get("payment_id"), result.get("transaction_id")
         if not (payment or transaction):
             return
+        operation = conn.execute("SELECT operation FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        if operation is None or Operation(operation[0]) not in ORDER_OPERATIONS:
+            return  # a capture, void or refund names its payment's charge: its own, not a second one
         row = conn.execute(queries.CHARGED_BY_SQL, (payment, attempt_id, transaction, attempt_id)).fetchone()
         if row is None:
             return
