@@ -19,14 +19,9 @@ def blocks(attempt: Attempt, operation: Operation, terminal_id: str, order_key: 
     return operation in REF_OPERATIONS and ref is not None and attempt.ref == ref
 
 
-def same_money(earlier: Attempt, operation: Operation, ref: str | None, order_key: str | None) -> bool:
+def same_money(earlier: Attempt, operation: Operation, ref: str | None) -> bool:
     """Whether an earlier attempt moved the money this operation is about to move: a
-    charge of the same order (or, when either has no order key, on the same terminal), or
-    a follow-up of the same transaction. Two different orders are never each other's retry."""
+    charge on the same terminal or order, or a follow-up of the same transaction."""
     if operation in ORDER_OPERATIONS:
-        other_order = order_key is not None and earlier.order_key is not None and earlier.order_key != order_key
-        return earlier.operation in ORDER_OPERATIONS and not other_order
+        return earlier.operation in ORDER_OPERATIONS
     return earlier.operation in REF_OPERATIONS and ref is not None and earlier.ref == ref
-
-
-

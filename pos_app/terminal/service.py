@@ -185,7 +185,7 @@ class TerminalService:
     ) -> OperationResult:
         settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
         recovered = tuple(result for _, result in settled)
-        moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref, order_key)]
+        moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref)]
         if moved:  # the "unknown" went through after all: this is most likely its retry
             earlier = moved[0]
             return OperationResult(
