@@ -10,7 +10,9 @@ This package imports no Qt, no HTTP client and no other ``pos_app`` package; of 
 it uses only the stdlib-only module ``pos_app.sqlite_file`` (opening and migrating the file).
 """
 
+from pos_app.journal.cash import CashEntry, CashKind, ZReport
 from pos_app.journal.errors import (
+    AboveBalance,
     AttemptNotFound,
     ChargeTaken,
     InvalidResolution,
@@ -32,6 +34,10 @@ from pos_app.journal.store import Journal
 
 __all__ = [
     "CURRENT_VERSION",
+    "AboveBalance",
+    "CashEntry",
+    "CashKind",
+    "ZReport",
     "Attempt",
     "AttemptNotFound",
     "Event",

@@ -70,6 +70,16 @@ class OrderAlreadyPaid(JournalError):
         super().__init__(f"order {order_key!r} is already paid: attempt {attempt_id} was approved")
 
 
+class AboveBalance(JournalError):
+    """A charge above what is still due on the order (its recorded total less its charges and cash)."""
+
+    def __init__(self, order_key: str, amount: int, due: int) -> None:
+        self.order_key = order_key
+        self.amount = amount
+        self.due = due
+        super().__init__(f"order {order_key!r} has {due} cents still due: a charge of {amount} cents is refused")
+
+
 class AttemptNotFound(JournalError, KeyError):
     """No attempt with that id in this journal."""
 

@@ -25,6 +25,10 @@ Version 7: an index of attempts by ``ref``, so that the order guard finds whethe
 was voided since (a voided charge no longer pays its order), and of outcomes by the payment
 and transaction they name, so that a charge accounted to two attempts is seen at once;
 neither reads history.
+Version 8: ``cash``, the cash ledger (each movement of the drawer's cash: an order's cash
+line with what was tendered and the change, cash given back, cash in and out, no sale), and
+``z_reports``, the numbered shift closes (expected, counted, left in the drawer); both
+append-only (see ``cash``).
 """
 
 from __future__ import annotations
@@ -149,7 +153,47 @@ V7: tuple[str, ...] = (
     "WHERE kind = 'outcome'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7)
+V8: tuple[str, ...] = (
+    """CREATE TABLE cash (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL CHECK (kind IN ('sale', 'return', 'cash_in', 'cash_out', 'no_sale')),
+        amount INTEGER NOT NULL CHECK (typeof(amount) = 'integer' AND amount >= 0),
+        created_at TEXT NOT NULL,
+        order_key TEXT CHECK ((kind IN ('sale', 'return')) = (order_key IS NOT NULL)),
+        tendered INTEGER CHECK (tendered IS NULL OR (typeof(tendered) = 'integer' AND tendered >= amount)),
+        change INTEGER CHECK (change IS NULL OR (typeof(change) = 'integer' AND change >= 0)),
+        station_id TEXT,
+        cashier TEXT,
+        reason TEXT,
+        CHECK (kind <> 'sale' OR (tendered IS NOT NULL AND change IS NOT NULL AND tendered - change = amount))
+    )""",
+    "CREATE INDEX cash_by_order ON cash (order_key) WHERE order_key IS NOT NULL",
+    """CREATE TRIGGER cash_append_only_u BEFORE UPDATE ON cash
+        BEGIN SELECT raise(ABORT, 'the cash ledger is append-only'); END""",
+    """CREATE TRIGGER cash_append_only_d BEFORE DELETE ON cash
+        BEGIN SELECT raise(ABORT, 'the cash ledger is append-only'); END""",
+    """CREATE TABLE z_reports (
+        number INTEGER PRIMARY KEY CHECK (number > 0),
+        closed_at TEXT NOT NULL,
+        station_id TEXT NOT NULL,
+        terminal_id TEXT,
+        opening_float INTEGER NOT NULL CHECK (typeof(opening_float) = 'integer'),
+        expected INTEGER NOT NULL CHECK (typeof(expected) = 'integer'),
+        counted INTEGER NOT NULL CHECK (typeof(counted) = 'integer' AND counted >= 0),
+        left_in_drawer INTEGER NOT NULL CHECK (typeof(left_in_drawer) = 'integer' AND left_in_drawer >= 0),
+        by TEXT NOT NULL,
+        last_seq INTEGER NOT NULL,
+        reason TEXT,
+        figures TEXT NOT NULL DEFAULT '{}'
+    )""",
+    """CREATE TRIGGER z_reports_append_only_u BEFORE UPDATE ON z_reports
+        BEGIN SELECT raise(ABORT, 'Z reports are never rewritten'); END""",
+    """CREATE TRIGGER z_reports_append_only_d BEFORE DELETE ON z_reports
+        BEGIN SELECT raise(ABORT, 'Z reports are never rewritten'); END""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

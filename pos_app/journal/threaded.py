@@ -18,6 +18,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pos_app.journal.cash import CashEntry, CashKind, ZReport
 from pos_app.journal.models import Attempt, Operation, Outcome
 from pos_app.journal.orders import OrderTotals
 from pos_app.journal.reports import Reconciliation, Summary
@@ -128,6 +129,28 @@ class AsyncJournal:
 
     async def order_attempts(self, order_key: str) -> list[Attempt]:
         return await self._call(self.journal.order_attempts, order_key)
+
+    async def record_cash_sale(self, order_key: str, tendered: int, *, station_id: str | None = None,
+                               cashier: str | None = None) -> CashEntry:
+        return await self._call(self.journal.record_cash_sale, order_key, tendered, station_id=station_id,
+                                cashier=cashier)
+
+    async def record_cash(self, kind: CashKind, amount: int, *, reason: str, order_key: str | None = None,
+                          station_id: str | None = None, cashier: str | None = None) -> CashEntry:
+        return await self._call(self.journal.record_cash, kind, amount, reason=reason, order_key=order_key,
+                                station_id=station_id, cashier=cashier)
+
+    async def order_cash(self, order_key: str) -> list[CashEntry]:
+        return await self._call(self.journal.order_cash, order_key)
+
+    async def shift_cash(self) -> tuple[ZReport | None, list[CashEntry]]:
+        return await self._call(self.journal.shift_cash)
+
+    async def close_z(self, **fields: Any) -> ZReport:
+        return await self._call(self.journal.close_z, **fields)
+
+    async def z_reports(self) -> list[ZReport]:
+        return await self._call(self.journal.z_reports)
 
     async def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None

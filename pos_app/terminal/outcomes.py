@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from pos_app.journal import (
+    AboveBalance,
     Attempt,
     InvalidResolution,
     JournalCorrupt,
@@ -45,6 +46,9 @@ class Refusal(StrEnum):
     """An earlier attempt for the order is in flight or unknown."""
     ORDER_PAID = "order_paid"
     """The order was already charged (approved, or a late approval after a decision)."""
+    ABOVE_BALANCE = "above_balance"
+    """The charge is more than what is still due on the order (its card charges and cash
+    already cover part of it)."""
     REF_PENDING_FOLLOW_UP = "ref_has_pending_follow_up"
     """A capture, void or refund of the same transaction is not resolved yet."""
     EARLIER_ATTEMPT_APPROVED = "earlier_attempt_approved"
@@ -87,6 +91,8 @@ def refusal_for(error: JournalError) -> Refusal:
         return Refusal.ORDER_UNRESOLVED
     if isinstance(error, OrderAlreadyPaid):
         return Refusal.ORDER_PAID
+    if isinstance(error, AboveBalance):
+        return Refusal.ABOVE_BALANCE
     if isinstance(error, RefHasPendingFollowUp):
         return Refusal.REF_PENDING_FOLLOW_UP
     if isinstance(error, InvalidResolution):
