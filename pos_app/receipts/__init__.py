@@ -12,18 +12,28 @@ from typing import TYPE_CHECKING
 from pos_app.lazy import exports
 
 if TYPE_CHECKING:
-    from pos_app.receipts.model import Copy, ReceiptData, ReceiptLine, ReportData, ReportSection, TaxLine
+    from pos_app.receipts.model import (
+        Copy,
+        ReceiptData,
+        ReceiptLine,
+        ReceiptTender,
+        ReportData,
+        ReportSection,
+        TaxLine,
+        TenderKind,
+    )
     from pos_app.receipts.printing import PrintError, PrintJob, default_printer, list_printers, print_pdf
     from pos_app.receipts.render import TRAINING_BANNER, find_font, render_receipt, render_report
 
 _HOMES = {
-    "pos_app.receipts.model": ("Copy", "ReceiptData", "ReceiptLine", "ReportData", "ReportSection", "TaxLine"),
+    "pos_app.receipts.model": ("Copy", "ReceiptData", "ReceiptLine", "ReceiptTender", "ReportData", "ReportSection",
+                               "TaxLine", "TenderKind"),
     "pos_app.receipts.printing": ("PrintError", "PrintJob", "default_printer", "list_printers", "print_pdf"),
     "pos_app.receipts.render": ("TRAINING_BANNER", "find_font", "render_receipt", "render_report"),
 }
 __getattr__ = exports(__name__, _HOMES)
 __all__ = [
-    "Copy", "PrintError", "PrintJob", "ReceiptData", "ReceiptLine", "ReportData", "ReportSection",
-    "TRAINING_BANNER", "TaxLine", "default_printer", "find_font", "list_printers", "print_pdf",
+    "Copy", "PrintError", "PrintJob", "ReceiptData", "ReceiptLine", "ReceiptTender", "ReportData", "ReportSection",
+    "TRAINING_BANNER", "TaxLine", "TenderKind", "default_printer", "find_font", "list_printers", "print_pdf",
     "render_receipt", "render_report",
 ]

@@ -49,16 +49,50 @@ class TaxLine:
         _cents(self.cents, f"tax {self.name!r}")
 
 
+class TenderKind(StrEnum):
+    CARD = "card"
+    CASH = "cash"
+
+
+@dataclass(frozen=True)
+class ReceiptTender:
+    """One way the customer paid: a card charge (its brand, last 4 digits, the gateway's
+    transaction id ``auth_ref`` and the service's ``payment_id``: what a customer or the
+    service's support can look up) or cash (``cents`` handed over, change included)."""
+
+    kind: TenderKind
+    cents: int
+    card_brand: str = ""
+    card_last4: str = ""
+    auth_ref: str = ""
+    payment_id: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", TenderKind(self.kind))
+        _cents(self.cents, "a tender's cents")
+        if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
+                                    and self.card_last4.isdigit()):
+            raise ValueError("card_last4 is the card's last 4 digits (or empty)")
+
+    @property
+    def label(self) -> str:
+        """"Cash", "Card Visa **** 4242" (the receipt font may lack a bullet)."""
+        if self.kind is TenderKind.CASH:
+            return "Cash"
+        card = " ".join(part for part in (self.card_brand, f"**** {self.card_last4}" if self.card_last4 else "")
+                        if part)
+        return f"Card {card}".rstrip()
+
+
 @dataclass(frozen=True)
 class ReceiptData:
-    """Everything an itemized card receipt shows.
+    """Everything an itemized receipt shows.
 
-    Checked on creation (``ValueError``): ``subtotal_cents`` is the sum of the lines, and
-    ``total_cents`` (what the card was charged) is subtotal + taxes + surcharge; ``when`` is
-    an aware datetime (shown in its own time zone: give it the store's); ``card_last4`` is 4
-    digits or empty. ``auth_ref`` is the gateway's transaction id (pnRefNum), ``payment_id``
-    the service's: what a customer or the service's support can look up (the journal's
-    attempt ids are the station's own, not printed).
+    Checked on creation (``ValueError``): ``subtotal_cents`` is the sum of the lines;
+    ``total_cents`` is subtotal + taxes + surcharge; the tenders less the change (and less
+    what was charged beyond the total, ``owed_cents``, which the customer gets back) come to
+    the total; ``when`` is an aware datetime (shown in its own time zone: give it the
+    store's). The journal's attempt ids are the station's own, never printed.
     """
 
     store_name: str
@@ -70,10 +104,7 @@ class ReceiptData:
     taxes: Sequence[TaxLine]
     surcharge_cents: int
     total_cents: int
-    card_brand: str
-    card_last4: str
-    auth_ref: str
-    payment_id: str
+    tenders: Sequence[ReceiptTender]
     when: datetime
     currency: str = "USD"
     training: bool = False
@@ -81,26 +112,31 @@ class ReceiptData:
     transaction_type: str = "SALE"
     locale: str | None = None
     footer: Sequence[str] = field(default=("Thank you!",))
+    change_cents: int = 0
+    owed_cents: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lines", tuple(self.lines))
         object.__setattr__(self, "taxes", tuple(self.taxes))
+        object.__setattr__(self, "tenders", tuple(self.tenders))
         object.__setattr__(self, "footer", tuple(self.footer))
         object.__setattr__(self, "copy", Copy(self.copy))
-        for label in ("subtotal_cents", "surcharge_cents", "total_cents"):
+        for label in ("subtotal_cents", "surcharge_cents", "total_cents", "change_cents", "owed_cents"):
             _cents(getattr(self, label), label)
         money_format(self.currency, self.locale)  # a currency and a locale Babel knows
         if self.when.tzinfo is None or self.when.utcoffset() is None:
             raise ValueError("a receipt's time must be an aware datetime (with its time zone)")
-        if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
-                                    and self.card_last4.isdigit()):
-            raise ValueError("card_last4 is the card's last 4 digits (or empty)")
         lines_sum = sum(line.line_cents for line in self.lines)
         if lines_sum != self.subtotal_cents:
             raise ValueError(f"the lines add up to {lines_sum} cents, not the subtotal {self.subtotal_cents}")
         expected = self.subtotal_cents + sum(tax.cents for tax in self.taxes) + self.surcharge_cents
         if expected != self.total_cents:
             raise ValueError(f"subtotal + taxes + surcharge is {expected} cents, not the total {self.total_cents}")
+        if not self.tenders:
+            raise ValueError("a receipt names how it was paid (at least one tender)")
+        paid = sum(tender.cents for tender in self.tenders) - self.change_cents - self.owed_cents
+        if paid != self.total_cents:
+            raise ValueError(f"the tenders less the change come to {paid} cents, not the total {self.total_cents}")
 
     def money(self, cents: int) -> str:
         return format_money(cents, self.currency, self.locale)

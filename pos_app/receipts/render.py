@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from pos_app.receipts.model import Copy, ReceiptData, ReportData
+from pos_app.receipts.model import Copy, ReceiptData, ReportData, TenderKind
 
 TRAINING_BANNER = "TRAINING — NO MONEY MOVED"
 FONT_DIRS: tuple[Path, ...] = (
@@ -127,11 +127,17 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
     for line in _left_right("TOTAL", data.money(data.total_cents), width):
         text(line, bold=True, size=RECEIPT_FONT_PT)
     rows.append(rule)
-    card = " ".join(part for part in (data.card_brand, f"**** {data.card_last4}" if data.card_last4 else "") if part)
-    pair("Card", card or "-")
-    for label, value in (("Auth ref", data.auth_ref), ("Payment", data.payment_id)):
-        pair(label, value or "-")
-    text("APPROVED" if not data.training else "APPROVED (TRAINING)", bold=True, align="C", gap_before=1.5)
+    for tender in data.tenders:
+        pair(tender.label, data.money(tender.cents))
+        if tender.kind is TenderKind.CARD:
+            for label, value in (("  Auth ref", tender.auth_ref), ("  Payment", tender.payment_id)):
+                pair(label, value or "-")
+    if data.change_cents:
+        pair("Change", data.money(data.change_cents), bold=True)
+    if data.owed_cents:
+        pair("Charged beyond the total, owed back", data.money(data.owed_cents), bold=True)
+    word = "APPROVED" if any(t.kind is TenderKind.CARD for t in data.tenders) else "PAID"
+    text(word if not data.training else f"{word} (TRAINING)", bold=True, align="C", gap_before=1.5)
     if data.training:
         text(TRAINING_BANNER, bold=True, size=RECEIPT_FONT_PT + 2, align="C", boxed=True, gap_before=1.5)
     for note in data.footer:
@@ -185,7 +191,8 @@ def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
     height = 2 * ROLL_MARGIN_MM + 6.0 + sum(row_height(r) + r.gap_before for r in rows)
     doc = _Pdf((ROLL_WIDTH_MM, max(height, 40.0)), font_dir)
     pdf = doc.pdf
-    pdf.set_title(f"Receipt {data.payment_id}" + (" (training)" if data.training else ""))
+    pdf.set_title(f"Receipt {data.store_name or data.store_id} {_when(data.when)}"
+                  + (" (training)" if data.training else ""))
     pdf.set_creation_date(data.when)
     pdf.set_margins(ROLL_MARGIN_MM, ROLL_MARGIN_MM, ROLL_MARGIN_MM)
     pdf.set_auto_page_break(False)

@@ -30,12 +30,13 @@ from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, Li
 from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
-from pos_app.journal import JournalError, Operation, Outcome
+from pos_app.journal import CashEntry, JournalError, Operation, Outcome
 from pos_app.money import MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
 from pos_app.station.events import (
     AttemptsSettled,
     CartChanged,
+    CashMoved,
     CatalogSynced,
     CatalogSyncFailed,
     EventBus,
@@ -44,7 +45,7 @@ from pos_app.station.events import (
     SaveTrouble,
     StationEvent,
 )
-from pos_app.station.order import OrderCharges, PaidCart
+from pos_app.station.order import OrderPayments, PaidCart
 from pos_app.terminal.outcomes import OperationResult, Refusal
 
 if TYPE_CHECKING:
@@ -117,8 +118,8 @@ class Counter:
         self.rates = rates
         self.cashier: StaffMember | None = None
         self.last_paid: PaidCart | None = None
-        self.charges = OrderCharges(cart.order_key)
-        """What the cart's order has been charged so far (a partial approval leaves the rest due)."""
+        self.payments = OrderPayments(cart.order_key)
+        """The payment lines of the cart's order so far (card, cash): what is still due."""
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
@@ -248,9 +249,10 @@ class Counter:
         return await self.add(item, quantity)
 
     async def add(self, item: CatalogItem, quantity: int = 1) -> CartLine:
-        """``ValueError`` (the cart unchanged) for a bad quantity, or an item naming a tax no
-        rate is known for (``UnknownTax``)."""
+        """``ValueError`` (the cart unchanged) for a bad quantity, an item naming a tax no
+        rate is known for (``UnknownTax``), or an order whose items are locked by a payment."""
         async with self._editing:
+            self._check_unlocked()
             line = self.cart.add(item, quantity, rates=self.rates)
             self.events.publish(CartChanged(self.cart))
         await self._save()
@@ -280,6 +282,8 @@ class Counter:
             cart = self.cart
             line = cart.line(line_id)
             quantity = check_quantity(quantity_of(line), allow_zero=True)
+            if quantity == line.quantity:
+                return line
             if quantity < line.quantity:
                 attempt = await self._attempt_before_lowering(cart.order_key)
                 if attempt is not None:
@@ -290,12 +294,19 @@ class Counter:
                     await self.disk(self.staff.record, cashier, lowered.action, lowered.detail)
             if self.cart is not cart:
                 raise LineNotFound(line_id)
+            self._check_unlocked()
             changed = cart.set_quantity(line_id, quantity)
             self.events.publish(CartChanged(self.cart))
-            if self.charges.total:  # lowered to what its card charges already cover: paid
-                self._settle_if_paid(None)
         await self._save()
         return changed
+
+    def _check_unlocked(self) -> None:
+        """``ValueError`` while a payment line of the order moved money (or may have): what
+        the customer pays for must not change under a payment."""
+        if self.payments.holds:
+            raise ValueError("this sale has payments: its items cannot change now. Take the rest "
+                             f"({self.money(self.payments.due(self.totals().total))}) by card or cash, or have a "
+                             "manager void the card payment in the back office (F9).")
 
     async def _attempt_before_lowering(self, order_key: str) -> str | None:
         """What says a card payment was attempted on ``order_key`` (for the audit trail);
@@ -324,7 +335,7 @@ class Counter:
     async def new_sale(self) -> None:
         """An empty cart with a new order key, charged nothing yet (the last one was paid or abandoned)."""
         self.cart = Cart()
-        self.charges = OrderCharges(self.cart.order_key)
+        self.payments = OrderPayments(self.cart.order_key)
         await self._changed()
 
     async def _changed(self) -> None:
@@ -410,29 +421,64 @@ class Counter:
         """The merchant's surcharge disclosure, rate filled in, one paragraph per entry."""
         return await self.station.client.surcharge_acknowledgment()
 
-    async def pay(self, *, preauth: bool = False) -> OperationResult:
-        """Pay what is due on the cart's order (tax included) by card; once its own charges
-        pay the total, the cart is paid (``OrderPaid``) and a new one begins.
-        The cart's totals are journaled first (the reports' tax collected).
+    async def pay(self, *, preauth: bool = False, amount: int | None = None) -> OperationResult:
+        """Pay by card what is due on the cart's order (tax included), or ``amount`` cents of
+        it (a part: the rest stays due); once its lines pay the total, the cart is paid
+        (``OrderPaid``) and a new one begins. The cart's totals are journaled first (the
+        order guard's balance, the reports' tax collected).
 
-        A payment that ends unknown keeps the cart; if ``check_again``, a manager's
-        ``resolve`` or start-up recovery later proves it charged, the order is paid then.
-        A partial approval counts for what it charged: the rest stays due, and the order
-        open (its card charges are never repeated: the journal refuses a second one)."""
+        A payment that ends unknown holds the order; if ``check_again``, a manager's
+        ``resolve`` or start-up recovery later proves it charged, it counts then. A partial
+        approval counts for what it charged: the rest stays due (the journal never lets the
+        order be charged above its balance). A pre-auth holds the whole order, before any
+        other line."""
         totals = self.totals()
-        if not totals.payable:
-            raise ValueError("the total must be above zero to pay by card")
-        if self.charges.total:
-            raise ValueError(self.partly_paid_sentence(totals.total))
+        due = self._check_payable(totals, card=True)
+        if preauth and (amount is not None or self.payments.paid):
+            raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
+        amount = due if amount is None else amount
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= due:
+            raise ValueError(f"the card amount must be above zero and at most what is due ({self.money(due)})")
         await self._journal_totals(totals)
-        result = await self.station.sale(totals.total, order_key=self.cart.order_key, preauth=preauth)
-        await self._count_earlier(result)
+        result = await self.station.sale(amount, order_key=self.cart.order_key, preauth=preauth)
+        if result.refusal in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID, Refusal.ABOVE_BALANCE):
+            await self._read_order()  # the journal knows of a line this counter missed (the app stopped)
         return result
 
+    async def pay_cash(self, received: int) -> CashEntry:
+        """Cash handed over for the cart's order: journaled (what is due is kept, the rest is
+        change) before the drawer opens; the order is paid when it covers the balance, else
+        the balance remains. ``ValueError`` for an amount that is no cash or an order that
+        cannot take it now (a card payment unknown, nothing due); the journal's own errors
+        when it cannot record it (nothing was taken then)."""
+        totals = self.totals()
+        self._check_payable(totals)
+        if isinstance(received, bool) or not isinstance(received, int) or received <= 0:
+            raise ValueError("the cash received must be above zero")
+        journal = self.station.journal
+        await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+                                   taxes=totals.breakdown)
+        return await self.station.take_cash(self.cart.order_key, received,
+                                            cashier=self.cashier.name if self.cashier else None)
+
+    def _check_payable(self, totals: Totals, *, card: bool = False) -> int:
+        """What is due on the cart's order; ``ValueError`` when nothing can be paid now. A card
+        payment goes on while a line is unknown: the terminal service checks that line first
+        and sends nothing unless it proves declined."""
+        if not totals.payable:
+            raise ValueError("the total must be above zero to take a payment")
+        if self.payments.unknown and not card:
+            raise ValueError("a card payment of this sale has no known result yet: check it again (F9), or have a "
+                             "manager decide it, before taking another payment")
+        due = self.payments.due(totals.total)
+        if due <= 0:
+            raise ValueError("this sale is paid")
+        return due
+
     async def _journal_totals(self, totals: Totals) -> None:
-        """The cart's totals in the journal, for the reports' tax collected. A journal that
-        cannot take them does not stop the sale: if it is unusable the payment's own attempt
-        is refused next with a sentence, and a report counts the sale as one without totals."""
+        """The cart's totals in the journal (the order guard's balance, the reports' tax
+        collected). A journal that cannot take them does not stop a card payment: if it is
+        unusable the payment's own attempt is refused next with a sentence."""
         try:
             await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
                                                     taxes=totals.breakdown)
@@ -440,62 +486,63 @@ class Counter:
             log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
 
     def partly_paid_sentence(self, total: int) -> str:
-        """What the cashier is told about an order its card charges cover only in part."""
+        """What the cashier is told about an order its lines cover only in part."""
         money = self.money
-        return (f"{money(self.charges.total)} of {money(total)} has been charged by card; "
-                f"{money(self.charges.due(total))} is still due. A second card or cash for the rest comes with "
-                "split payments; until then, a manager can void the charge in the back office (F9), then the "
-                "sale is paid again in full.")
-
-    async def _count_earlier(self, result: OperationResult) -> None:
-        """A refusal naming an earlier attempt of this very order that the journal holds as
-        charged (its outcome was missed, e.g. the app stopped): that charge counts."""
-        if result.refusal not in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID) or not result.blocked_by:
-            return
-        earlier = await self.station.journal.get(result.blocked_by)
-        if earlier.order_key == self.charges.order_key and earlier.charged is not None:
-            self._take((OperationResult.from_attempt(earlier),))
+        return (f"{money(self.payments.paid)} of {money(total)} is paid; {money(self.payments.due(total))} is still "
+                "due: F12 takes it by card, F7 a part by card, F8 cash.")
 
     async def restore_order(self) -> None:
-        """Count what the journal says the restored cart's order was charged (the app may
-        have stopped between a payment and the new sale); a paid one becomes a new sale
-        whose receipt is offered (``PaidCart.restored``)."""
-        order_key = self.cart.order_key
-        charges = await self.station.journal.order_charges(order_key)
-        attempts = await self.station.journal.order_attempts(order_key)
+        """Read what the journal says the restored cart's order was paid (the app may have
+        stopped between a payment and the new sale); a paid one becomes a new sale whose
+        receipt is offered (``PaidCart.restored``)."""
+        await self._read_order(restored=True)
         self._restored_order_key = None
-        if self.cart.order_key == order_key and self.charges.restore(charges, attempts):
-            self._settle_if_paid(self.charges.last, restored=True)
+
+    async def _read_order(self, *, restored: bool = False) -> None:
+        order_key = self.cart.order_key
+        journal = self.station.journal
+        charges = await journal.order_charges(order_key)
+        attempts = await journal.order_attempts(order_key)
+        cash = await journal.order_cash(order_key)
+        if self.cart.order_key != order_key:
+            return
+        self.payments.restore(charges, attempts, cash)
+        self._settle_if_paid(restored=restored)
 
     def _outcome(self, event: StationEvent) -> None:
-        """Every outcome the station publishes; only this order's own charges count."""
+        """Every outcome the station publishes; only this order's own lines count."""
         if isinstance(event, OperationEnded):
             self._take((event.result, *event.result.recovered))
         elif isinstance(event, AttemptsSettled):
             self._take(event.results)
+        elif isinstance(event, CashMoved) and event.entry.order_key == self.payments.order_key:
+            self.payments.add_cash(event.entry)
+            self._settle_if_paid()
 
     def _take(self, results: Iterable[OperationResult]) -> None:
-        counted = [result for result in results if self.charges.take(result)]
-        if counted:
-            self._settle_if_paid(counted[-1])
+        taken = [result for result in results if self._follows(result)]
+        for result in taken:
+            self.payments.take(result)
+        if taken:
+            self._settle_if_paid()
 
-    def _settle_if_paid(self, result: OperationResult | None, *, restored: bool = False) -> None:
+    def _follows(self, result: OperationResult) -> bool:
+        """A result of this order's own lines (any state: the panel shows declines too), or a void."""
+        return result.order_key == self.payments.order_key or result.operation is Operation.VOID
+
+    def _settle_if_paid(self, *, restored: bool = False) -> None:
         """Paid in full: remember the cart for the receipt and start afresh (in memory at
-        once; the file follows). Paid in part: the screen shows what is still due.
-        ``result``: the charge that completed it (None: the cart was lowered to its charges)."""
+        once; the file follows). Paid in part: the screen shows what is still due."""
         totals = self.totals()
-        if not self.charges.pays(totals.total):
-            log.info("order %s: %s of %s cents charged", self.charges.order_key, self.charges.total, totals.total)
+        if not self.payments.pays(totals.total):
+            log.info("order %s: %s of %s cents paid", self.payments.order_key, self.payments.paid, totals.total)
             self.events.publish(CartChanged(self.cart))
             return
-        result = result or self.charges.last
-        assert result is not None  # pays() needs a charge, and each charge keeps its result
-        paid = PaidCart(self.cart.lines, totals, dict(self.rates), result,
-                        self.cashier.name if self.cashier else "-", datetime.now(UTC), self.charges.total,
-                        restored=restored)
+        paid = PaidCart(self.cart.lines, totals, dict(self.rates), self.payments.paying_lines(),
+                        self.cashier.name if self.cashier else "-", datetime.now(UTC), restored=restored)
         self.last_paid = paid
         self.cart = Cart()
-        self.charges = OrderCharges(self.cart.order_key)
+        self.payments = OrderPayments(self.cart.order_key)
         self.events.publish(CartChanged(self.cart))
         self.events.publish(OrderPaid(paid))
         self._save_soon()

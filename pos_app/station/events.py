@@ -7,8 +7,9 @@ bridge module turns these events into Qt signals.
 
 Money moves only through ``Station``: each of its money-moving calls (sale, pre-auth,
 capture, void, refund, check again, a manager's decision, close batch) publishes exactly
-one ``OperationEnded``; start-up recovery and ``resume`` one ``AttemptsSettled``. The
-counter settles its cart only on an outcome of its own order (``OrderPaid`` then).
+one ``OperationEnded``; start-up recovery and ``resume`` one ``AttemptsSettled``; cash into
+or out of the drawer one ``CashMoved``. The counter settles its cart only on an outcome of
+its own order (``OrderPaid`` then).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pos_app.cart import Cart
     from pos_app.catalog import SyncResult
-    from pos_app.journal import Attempt
+    from pos_app.journal import Attempt, CashEntry
     from pos_app.station.order import PaidCart
     from pos_app.terminal.outcomes import OperationResult, Progress
 
@@ -85,6 +86,13 @@ class OrderPaid:
 
 
 @dataclass(frozen=True)
+class CashMoved:
+    """Cash went into or out of the drawer (journaled before the drawer opened)."""
+
+    entry: CashEntry
+
+
+@dataclass(frozen=True)
 class SaveTrouble:
     """A file write after the fact (the cart after a payment, an outcome) failed: what was
     decided is kept in memory, shown, and written again until it is saved (``saved``)."""
@@ -95,7 +103,7 @@ class SaveTrouble:
 
 
 StationEvent = (PaymentProgress | OperationEnded | AttemptsSettled | LateConflict | CatalogSynced
-                | CatalogSyncFailed | CartChanged | OrderPaid | SaveTrouble)
+                | CatalogSyncFailed | CartChanged | OrderPaid | CashMoved | SaveTrouble)
 Subscriber = Callable[[StationEvent], None]
 
 

@@ -1,10 +1,17 @@
-"""What the cart's order has been charged, and when it is paid.
+"""An order's payment lines, its balance, and when it is paid.
 
-A result settles only its own order: a sale or pre-auth counts toward the cart when its
-attempt was made for the cart's order key and the service approved it (in full or in
-part); a capture, a refund or another order's approval never does, and an approved void
-of one of its charges takes that charge off. The order is paid once the card charges reach
-the cart's total; a partial approval leaves the rest due.
+An order is the cart and its payment lines: card lines (sales and pre-auths the station
+made for the cart's order key, in every state they reached) and cash lines (the journal's
+cash ledger). The balance is the cart's total less what the lines count for: an approved
+card line counts for what the service approved (a partial approval for its part), a cash
+line for what the drawer kept (tendered less change), cash given back takes it off again;
+a declined, failed or voided line counts for nothing. A result settles only its own order:
+a capture, a refund or another order's approval never counts, and an approved void of one
+of its charges takes that charge off.
+
+While a line is approved or unknown the order ``holds``: its items are locked (the cart
+changes only by cancelling the order), and an unknown line keeps the order open until it
+is resolved. The order is paid once the lines cover the total.
 Qt-free and I/O-free: the counter feeds it the station's outcomes and the journal's record.
 """
 
@@ -13,12 +20,70 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 from pos_app.cart import CartLine, Totals
 from pos_app.catalog import TaxRate
-from pos_app.journal import Attempt, Operation
+from pos_app.journal import Attempt, CashEntry, CashKind, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS
 from pos_app.terminal.outcomes import OperationResult
+
+
+class Tender(StrEnum):
+    CARD = "card"
+    """A card on the payment terminal."""
+    CASH = "cash"
+
+
+class LineState(StrEnum):
+    APPROVED = "approved"
+    PARTLY_APPROVED = "partly approved"
+    DECLINED = "declined"
+    FAILED = "failed"
+    """Never reached the card: nothing was charged."""
+    UNKNOWN = "unknown"
+    """It may have charged: the order stays open until it is checked or decided."""
+    VOIDED = "voided"
+    RECEIVED = "received"
+    """Cash taken into the drawer."""
+    GIVEN_BACK = "given back"
+    """Cash handed back from the drawer."""
+
+
+_CARD_STATE = {Outcome.APPROVED: LineState.APPROVED, Outcome.PARTIALLY_APPROVED: LineState.PARTLY_APPROVED,
+               Outcome.DECLINED: LineState.DECLINED, Outcome.FAILED: LineState.FAILED,
+               Outcome.UNKNOWN: LineState.UNKNOWN}
+
+
+@dataclass(frozen=True)
+class PaymentLine:
+    """One payment line of an order, in cents: what was asked (a card) or kept (cash), and
+    what it counts toward the balance."""
+
+    key: str
+    """The journal's id of it (a card attempt, a cash movement)."""
+    tender: Tender
+    state: LineState
+    amount: int
+    counted: int
+    tendered: int | None = None
+    change: int | None = None
+    card: OperationResult | None = None
+
+    @property
+    def holds(self) -> bool:
+        """Money moved, or may have: the order's items are locked."""
+        return self.counted > 0 or self.state is LineState.UNKNOWN
+
+    @property
+    def label(self) -> str:
+        """How the panel and the receipt name it ("Card Visa •••• 4242", "Cash")."""
+        if self.tender is Tender.CASH:
+            return "Cash" if self.state is LineState.RECEIVED else "Cash given back"
+        card = self.card
+        brand = (card.card_brand if card else None) or ""
+        last4 = f" •••• {card.card_last4}" if card and card.card_last4 else ""
+        return f"Card {brand}{last4}".rstrip() if (brand or last4) else "Card"
 
 
 @dataclass(frozen=True)
@@ -28,73 +93,134 @@ class PaidCart:
     lines: tuple[CartLine, ...]
     totals: Totals
     rates: dict[str, TaxRate]
-    result: OperationResult
-    """The charge that completed the order."""
+    payments: tuple[PaymentLine, ...]
+    """Every line that paid toward it (card charges, cash), oldest first."""
     cashier: str
     when: datetime
-    charged: int
-    """Cents the order's card charges came to (the total, unless the service took more)."""
     restored: bool = False
     """Found paid when the app started (it stopped between the approval and the new sale):
     its receipt is offered, not printed by itself."""
 
     @property
+    def paid(self) -> int:
+        return sum(line.counted for line in self.payments)
+
+    @property
+    def change(self) -> int:
+        """Cents of change handed back."""
+        return sum(line.change or 0 for line in self.payments)
+
+    @property
     def overcharged(self) -> int:
         """Cents charged beyond the total: the customer is owed them back."""
-        return max(self.charged - self.totals.total, 0)
+        return max(self.paid - self.totals.total, 0)
+
+    @property
+    def cards(self) -> tuple[OperationResult, ...]:
+        return tuple(line.card for line in self.payments if line.card is not None)
+
+    @property
+    def result(self) -> OperationResult | None:
+        """The last card charge (what a card receipt names); None for an order paid in cash."""
+        cards = self.cards
+        return cards[-1] if cards else None
+
+    @property
+    def has_cash(self) -> bool:
+        return any(line.tender is Tender.CASH for line in self.payments)
 
 
 @dataclass
-class OrderCharges:
-    """The card charges of one order, by attempt id (cents the service approved), and the
-    transaction each one charged (so that an approved void of it takes it off)."""
+class OrderPayments:
+    """The payment lines of one order (see the module docstring)."""
 
     order_key: str
-    charges: dict[str, int] = field(default_factory=dict)
-    transactions: dict[str, str] = field(default_factory=dict)
-    last: OperationResult | None = None
-    """The latest charge counted (what a receipt names when the order is paid)."""
+    cards: dict[str, OperationResult] = field(default_factory=dict)
+    """Each card attempt of the order by attempt id: its latest result."""
+    voided: set[str] = field(default_factory=set)
+    """Card attempts whose charge an approved void took off."""
+    cash: list[CashEntry] = field(default_factory=list)
 
     def take(self, result: OperationResult) -> bool:
-        """Count ``result`` when it is a charge of this order, or take off a charge of it an
-        approved void names; True when the count changed."""
+        """Follow ``result`` when it is a card line of this order, or an approved void of a
+        charge of it; True when what the order counts changed."""
         if result.operation is Operation.VOID and result.outcome.moved_money and result.refusal is None and result.ref:
-            voided = [attempt for attempt, ref in self.transactions.items() if ref == result.ref]
-            for attempt in voided:
-                self.charges.pop(attempt, None)
-                self.transactions.pop(attempt)
+            voided = [key for key, card in self.cards.items()
+                      if card.transaction_id == result.ref and key not in self.voided]
+            self.voided.update(voided)
             return bool(voided)
         if (result.order_key != self.order_key or result.operation not in ORDER_OPERATIONS
-                or result.attempt_id is None):
+                or result.attempt_id is None or result.refusal is not None):
             return False
-        charged = result.charged
-        if charged is None or self.charges.get(result.attempt_id) == charged:
-            return False
-        self.charges[result.attempt_id] = charged
-        if result.transaction_id:
-            self.transactions[result.attempt_id] = result.transaction_id
-        self.last = result
-        return True
+        before = self.counted_of(result.attempt_id)
+        self.cards[result.attempt_id] = result
+        return self.counted_of(result.attempt_id) != before
 
-    def restore(self, charges: dict[str, int], attempts: Iterable[Attempt]) -> bool:
+    def add_cash(self, entry: CashEntry) -> None:
+        if entry.order_key == self.order_key and entry not in self.cash:
+            self.cash.append(entry)
+
+    def restore(self, charges: dict[str, int], attempts: Iterable[Attempt], cash: Iterable[CashEntry]) -> bool:
         """The journal's record of this order: ``charges`` (``Journal.order_charges``: voided
-        ones left out) and its ``attempts`` (for the transactions charged)."""
-        charged = [a for a in attempts if a.id in charges]
-        self.transactions = {a.id: ref for a in charged if isinstance(ref := a.result.get("transaction_id"), str)
-                             and ref}
-        changed = charges != self.charges
-        self.charges = dict(charges)
-        self.last = OperationResult.from_attempt(charged[-1]) if charged else None
-        return changed
+        ones left out), its card ``attempts`` and its ``cash``; True when what it counts changed."""
+        before = self.paid
+        self.cards = {a.id: OperationResult.from_attempt(a) for a in attempts if a.order_key == self.order_key}
+        self.voided = {key for key, card in self.cards.items() if card.charged is not None and key not in charges}
+        self.cash = [entry for entry in cash if entry.order_key == self.order_key]
+        return self.paid != before
+
+    def counted_of(self, attempt_id: str) -> int:
+        card = self.cards.get(attempt_id)
+        if card is None or attempt_id in self.voided:
+            return 0
+        return card.charged or 0
 
     @property
-    def total(self) -> int:
-        return sum(self.charges.values())
+    def lines(self) -> tuple[PaymentLine, ...]:
+        """Every line, cards first in the order they were made, then cash."""
+        found = [self._card_line(key, card) for key, card in self.cards.items()]
+        for entry in self.cash:
+            if entry.kind is CashKind.SALE:
+                found.append(PaymentLine(entry.id, Tender.CASH, LineState.RECEIVED, entry.amount, entry.amount,
+                                         tendered=entry.tendered, change=entry.change))
+            elif entry.kind is CashKind.RETURN:
+                found.append(PaymentLine(entry.id, Tender.CASH, LineState.GIVEN_BACK, entry.amount, -entry.amount))
+        return tuple(found)
+
+    def _card_line(self, key: str, card: OperationResult) -> PaymentLine:
+        state = LineState.VOIDED if key in self.voided else _CARD_STATE[card.outcome]
+        return PaymentLine(key, Tender.CARD, state, card.amount or 0, self.counted_of(key), card=card)
+
+    @property
+    def card_paid(self) -> int:
+        return sum(self.counted_of(key) for key in self.cards)
+
+    @property
+    def cash_paid(self) -> int:
+        return sum(entry.drawer_change for entry in self.cash if entry.kind in (CashKind.SALE, CashKind.RETURN))
+
+    @property
+    def paid(self) -> int:
+        """Cents the lines count for (card charges and cash kept)."""
+        return self.card_paid + self.cash_paid
+
+    @property
+    def holds(self) -> bool:
+        """A line moved money or may have: the order's items are locked."""
+        return any(line.holds for line in self.lines)
+
+    @property
+    def unknown(self) -> bool:
+        return any(line.state is LineState.UNKNOWN for line in self.lines)
 
     def due(self, total: int) -> int:
         """Cents still to pay of an order totalling ``total`` (0 once paid; never negative)."""
-        return max(total - self.total, 0)
+        return max(total - self.paid, 0)
 
     def pays(self, total: int) -> bool:
-        """Whether the charges pay an order of ``total`` cents (a charge exists and covers it)."""
-        return bool(self.charges) and self.total >= total
+        """Whether the lines pay an order of ``total`` cents (something counts and covers it)."""
+        return self.paid > 0 and self.paid >= total
+
+    def paying_lines(self) -> tuple[PaymentLine, ...]:
+        """The lines that count toward the balance (what a receipt lists)."""
+        return tuple(line for line in self.lines if line.counted)

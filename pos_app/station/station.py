@@ -5,9 +5,10 @@ rebuilding it), the journal on its own thread (``AsyncJournal``), the terminal s
 with the station's shared poll budget, start-up recovery and the event stream that every
 window follows (in the app, an outcome the disk refuses is kept and written again:
 ``OutcomeRecorder``). It is the one way money moves: sale, pre-auth, capture, void, refund,
-check again, a manager's decision and close batch are its methods (the cashier's counter,
-the back office and ``pos-app terminal`` call them, never the terminal service), and each
-publishes exactly one ``OperationEnded``. A sale runs as one task: ``stop_waiting``
+check again, a manager's decision, close batch and cash into or out of the drawer are its
+methods (the cashier's counter, the back office and ``pos-app terminal`` call them, never
+the terminal service or the journal's cash ledger), and each publishes exactly one
+``OperationEnded`` (cash: one ``CashMoved``). A sale runs as one task: ``stop_waiting``
 cancels it, and the service journals the attempt ``unknown`` (never resent) before the
 task ends.
 """
@@ -28,13 +29,14 @@ from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity
 from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
-from pos_app.journal import Attempt, Journal, JournalError, Operation, Outcome
+from pos_app.journal import Attempt, CashEntry, CashKind, Journal, JournalError, Operation, Outcome
 from pos_app.journal.codec import utc_now
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.money import money_format
 from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.station.events import (
     AttemptsSettled,
+    CashMoved,
     EventBus,
     LateConflict,
     OperationEnded,
@@ -238,6 +240,23 @@ class Station:
         service's evidence of the charge (see ``TerminalService.resolve``)."""
         return await self._published(await self.service.resolve(
             attempt_id, paid=paid, reason=reason, by=by, force=force, reference=reference))
+
+    async def take_cash(self, order_key: str, tendered: int, *, cashier: str | None = None) -> CashEntry:
+        """Cash handed over for the order, journaled (it pays what is due, the rest is change)
+        before anyone opens the drawer; see ``Journal.record_cash_sale`` for the refusals."""
+        entry = await self.journal.record_cash_sale(order_key, tendered, station_id=self.config.station_id,
+                                                    cashier=cashier)
+        self.events.publish(CashMoved(entry))
+        return entry
+
+    async def move_cash(self, kind: CashKind, amount: int, *, reason: str, by: str,
+                        order_key: str | None = None) -> CashEntry:
+        """Cash in, cash out, no sale, or cash given back for an order, journaled before the
+        drawer opens (``Journal.record_cash``)."""
+        entry = await self.journal.record_cash(kind, amount, reason=reason, order_key=order_key,
+                                               station_id=self.config.station_id, cashier=by)
+        self.events.publish(CashMoved(entry))
+        return entry
 
     async def report(self, day: date) -> dict[str, Any]:
         return await day_report(self.client, self.journal, day, Identity(station=self.config.station_id))

@@ -268,9 +268,6 @@ class MainWindow(QMainWindow):
         if not totals.payable:
             self.status.setText("Add items first: the total must be above zero to pay by card.")
             return
-        if self.counter.charges.total:  # a partial approval: the order is never charged again by itself
-            self.status.setText(self.counter.partly_paid_sentence(totals.total))
-            return
         self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, parent=self)  # holds F12 now
         try:
             try:

@@ -104,9 +104,10 @@ class PaymentDialog(QDialog):
         finally:
             self._ticker.stop()
         paid = self.counter.last_paid
-        if (result.refusal is not None and paid is not None and paid.result.attempt_id == result.blocked_by
-                and paid.result.order_key == order_key):
-            result = paid.result  # this cart's earlier, lost payment went through: it is the approval
+        earlier = paid.result if paid is not None else None
+        if (result.refusal is not None and earlier is not None and earlier.attempt_id == result.blocked_by
+                and earlier.order_key == order_key):
+            result = earlier  # this cart's earlier, lost payment went through: it is the approval
         self._show(result)
 
     def _progress(self, progress: Progress) -> None:

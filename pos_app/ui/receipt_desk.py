@@ -39,7 +39,7 @@ class ReceiptDesk:
             data = await receipt_of(paid, station.config, station.client, training=station.training)
             pdf = await asyncio.to_thread(render_receipt, data)
         except (ValueError, OSError) as error:
-            log.exception("receipt of %s not rendered", paid.result.attempt_id)
+            log.exception("receipt of order %s not rendered", paid.payments[0].key if paid.payments else "-")
             return f"The receipt could not be made ({error}); the sale is recorded."
         self.last_pdf = pdf
         return await self.output(pdf)

@@ -100,7 +100,7 @@ class SaleScreen(QWidget):
         self.due.setAccessibleName("Still due")
         self.due_caption = QLabel("Still due")
         self.due_caption.setObjectName("stillDueCaption")
-        self.charged_caption = QLabel("Charged by card")
+        self.charged_caption = QLabel("Paid")
         self.pay_button = QPushButton("Pay by card  (F12)")
         self.pay_button.setObjectName("payButton")
         self.preauth_button = QPushButton("Pre-auth  (F11)")
@@ -188,11 +188,11 @@ class SaleScreen(QWidget):
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))
         self.total.setText(self.money(totals.total))
-        charges = self.counter.charges
+        payments = self.counter.payments
         for widget in (self.charged_caption, self.charged, self.due_caption, self.due):
-            widget.setVisible(charges.total > 0)
-        self.charged.setText(self.money(charges.total))
-        self.due.setText(self.money(charges.due(totals.total)))
+            widget.setVisible(payments.paid > 0)
+        self.charged.setText(self.money(payments.paid))
+        self.due.setText(self.money(payments.due(totals.total)))
         self.pay_button.setEnabled(totals.payable)
         self.preauth_button.setEnabled(totals.payable)
         row = self.cart_model.row_of(selected) if selected is not None else -1

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
-from pos_app.receipts import ReceiptData, ReceiptLine, TaxLine
+from pos_app.receipts import ReceiptData, ReceiptLine, ReceiptTender, TaxLine, TenderKind
 from tests.system import require_tool
 
 
@@ -19,8 +19,9 @@ def sample_receipt(**changes) -> ReceiptData:
                ReceiptLine("Bananas (lb)", Decimal("1.25"), 69, 86),
                ReceiptLine("Deal: milk 2 for 10", 1, -98, -98)],
         subtotal_cents=1585, taxes=[TaxLine("State sales tax 6.25%", 99), TaxLine("City tax 2.00%", 32)],
-        surcharge_cents=52, total_cents=1585 + 99 + 32 + 52, card_brand="Visa", card_last4="4242",
-        auth_ref="T900123456", payment_id="pay-7f3a9c",
+        surcharge_cents=52, total_cents=1585 + 99 + 32 + 52,
+        tenders=[ReceiptTender(TenderKind.CARD, 1585 + 99 + 32 + 52, card_brand="Visa", card_last4="4242",
+                               auth_ref="T900123456", payment_id="pay-7f3a9c")],
         when=datetime(2026, 3, 2, 14, 5, tzinfo=timezone(timedelta(hours=-5))), currency="USD",
     )
     values.update(changes)

@@ -13,8 +13,10 @@ from pos_app.receipts import (
     TRAINING_BANNER,
     Copy,
     ReceiptLine,
+    ReceiptTender,
     ReportData,
     ReportSection,
+    TenderKind,
     find_font,
     render_receipt,
     render_report,
@@ -57,7 +59,8 @@ def test_the_page_is_a_roll_80_mm_wide_as_tall_as_its_content():
     short = page_sizes_mm(render_receipt(sample_receipt()))
     many = [ReceiptLine(f"Item number {i}", 1, 100, 100) for i in range(60)]
     long = page_sizes_mm(render_receipt(sample_receipt(lines=many, subtotal_cents=6000, taxes=[], surcharge_cents=0,
-                                                       total_cents=6000)))
+                                                       total_cents=6000,
+                                                       tenders=[ReceiptTender(TenderKind.CARD, 6000, auth_ref="T9", payment_id="p-9")])))
     assert len(short) == 1 and len(long) == 1
     assert short[0][0] == pytest.approx(80, abs=0.1) and long[0][0] == pytest.approx(80, abs=0.1)
     assert long[0][1] > short[0][1] + 50 * 3.5  # 3.5 mm a line at 8 pt
@@ -72,7 +75,8 @@ def test_without_dejavu_the_core_courier_font_still_gives_text(tmp_path):
 
 def test_long_names_and_ids_wrap_within_the_roll():
     name = "An extraordinarily long product name that cannot possibly fit on one receipt line"
-    data = sample_receipt(lines=[ReceiptLine(name, 1, 1585, 1585)], payment_id="p" * 70)
+    data = sample_receipt(lines=[ReceiptLine(name, 1, 1585, 1585)],
+                          tenders=[ReceiptTender(TenderKind.CARD, 1768, payment_id="p" * 70)])
     text = pdf_text(render_receipt(data))
     assert "An extraordinarily long product name" in text and "receipt line" in text
     assert "p" * 30 in text
@@ -82,12 +86,34 @@ def test_long_names_and_ids_wrap_within_the_roll():
     ({"subtotal_cents": 1000}, "add up to 1585"),
     ({"total_cents": 1}, "not the total 1"),
     ({"when": datetime(2026, 3, 2, 14, 5)}, "aware"),
-    ({"card_last4": "42"}, "last 4 digits"),
     ({"currency": "dollars"}, "three-letter"),
+    ({"tenders": []}, "at least one tender"),
+    ({"tenders": [ReceiptTender(TenderKind.CASH, 1700)]}, "come to 1700 cents, not the total 1768"),
+    ({"change_cents": 5}, "come to 1763"),
 ])
 def test_a_receipt_that_does_not_add_up_is_refused(changes, words):
     with pytest.raises(ValueError, match=words):
         sample_receipt(**changes)
+
+
+def test_a_card_needs_its_last_4_digits():
+    with pytest.raises(ValueError, match="last 4 digits"):
+        ReceiptTender(TenderKind.CARD, 100, card_last4="42")
+
+
+def test_a_split_receipt_lists_every_tender_and_the_change():
+    """A card for part, cash for the rest with change: each tender is printed, the change
+    too, and a receipt with cash only says PAID rather than APPROVED."""
+    split = sample_receipt(surcharge_cents=0, total_cents=1716, change_cents=447, tenders=[
+        ReceiptTender(TenderKind.CARD, 500, card_brand="Visa", card_last4="4242", auth_ref="T1", payment_id="p-1"),
+        ReceiptTender(TenderKind.CASH, 1663)])
+    text = pdf_text(render_receipt(split))
+    assert "Card Visa **** 4242" in text and "$5.00" in text and "Cash" in text and "$16.63" in text
+    assert "Change" in text and "$4.47" in text and "APPROVED" in text
+    cash_only = sample_receipt(surcharge_cents=0, total_cents=1716, change_cents=284,
+                               tenders=[ReceiptTender(TenderKind.CASH, 2000)])
+    text = pdf_text(render_receipt(cash_only))
+    assert "PAID" in text and "APPROVED" not in text and "Auth ref" not in text and "$2.84" in text
 
 
 def test_amounts_must_be_integer_cents():

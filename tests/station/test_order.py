@@ -12,6 +12,7 @@ from pos_app.journal import Outcome
 from pos_app.journal.models import AMOUNT_MISMATCH
 from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.station import Station
+from pos_app.station.order import Tender
 from pos_app.station.events import OperationEnded, OrderPaid
 from pos_app.terminal.outcomes import Refusal
 from tests.counters import counter_for
@@ -55,7 +56,7 @@ async def test_row1_only_this_orders_approval_pays_the_cart(sandbox, config):
             assert {captured.outcome, voided.outcome} == {Outcome.APPROVED}
 
             assert counter.cart.order_key == order_key and counter.cart.lines == lines  # still this sale
-            assert counter.last_paid is None and paid_events == [] and counter.charges.total == 0
+            assert counter.last_paid is None and paid_events == [] and counter.payments.paid == 0
 
             own = await counter.pay()  # and this cart's own approval pays it
             assert own.outcome is Outcome.APPROVED and own.amount == counter.last_paid.totals.total
@@ -99,10 +100,15 @@ async def test_row2_an_approval_for_less_is_partial_and_leaves_the_rest_due(sand
             assert attempt.charged == 500 and attempt.is_final
 
             assert counter.cart is cart and counter.last_paid is None  # the order stays open
-            assert counter.charges.total == 500 and counter.charges.due(total) == total - 500
-            with pytest.raises(ValueError, match="still due"):
-                await counter.pay()  # never a second charge of the order by itself
-            [payment] = sandbox.stats()["payments"]
+            assert counter.payments.paid == 500 and counter.payments.due(total) == total - 500
+            with pytest.raises(ValueError, match="at most what is due"):
+                await counter.pay(amount=total)  # never a charge above the balance
+            entry = await counter.pay_cash(total - 500 + 100)  # the rest in cash, with change
+            assert (entry.amount, entry.change) == (total - 500, 100)
+            paid = counter.last_paid
+            assert paid is not None and paid.paid == total and paid.change == 100
+            assert [line.tender for line in paid.payments] == [Tender.CARD, Tender.CASH]
+            [payment] = sandbox.stats()["payments"]  # the card was charged once
             assert payment["amount"] == 500
         finally:
             await counter.aclose()

@@ -1,7 +1,7 @@
 """Edges of "a result settles only its own order" that a review broke, each made real on the
 sandbox: a manager's reference that does not stand as the charge, one charge for two
-orders, a partial charge voided, a cart lowered while its payment is unknown or before the
-restored order is read, "stop waiting" during another order's check, the shift end's
+orders, a partial charge voided, a partly paid cart's locked items, a cart lowered while its
+payment is unknown or before the restored order is read, "stop waiting" during another order's check, the shift end's
 checks, a close by serial while any terminal holds an unknown."""
 
 from __future__ import annotations
@@ -88,19 +88,21 @@ async def test_a_partial_charge_voided_frees_the_order_to_be_paid_in_full(sandbo
             await counter.sync_catalog()
             await counter.add(next(i for i in await counter.search("a", 60) if i.price_cents >= 600))
             partial = await counter.pay()
-            assert partial.outcome is Outcome.PARTIALLY_APPROVED and counter.charges.total == 500
+            assert partial.outcome is Outcome.PARTIALLY_APPROVED and counter.payments.paid == 500
             sandbox.set_faults(approve_at_most=0)
             voided = await station.void("tb-2001", partial.transaction_id, payment_id=partial.payment_id)
             assert voided.outcome is Outcome.APPROVED
-            assert counter.charges.total == 0 and counter.last_paid is None  # the void gave it back
+            assert counter.payments.paid == 0 and counter.last_paid is None  # the void gave it back
             again = await counter.pay()
             assert again.outcome is Outcome.APPROVED and counter.last_paid is not None
-            assert counter.last_paid.result is again and counter.cart.is_empty
+            assert counter.last_paid.result == again and counter.cart.is_empty
         finally:
             await counter.aclose()
 
 
-async def test_a_cart_lowered_to_what_its_partial_charge_covers_is_paid(sandbox, config):
+async def test_a_partly_paid_orders_items_are_locked(sandbox, config):
+    """Once a line moved money the cart's items cannot change (the customer saw that total
+    on the terminal): adding, lowering and removing are refused, the cart stays as it was."""
     async with await Station.open(config, sandbox.keys["B"], training=True) as station:
         counter = await counter_for(station)
         try:
@@ -108,14 +110,16 @@ async def test_a_cart_lowered_to_what_its_partial_charge_covers_is_paid(sandbox,
             items = sorted((i for i in await counter.search("a", 60) if i.price_cents > 100),
                            key=lambda i: i.price_cents)
             await counter.add(items[0])
-            kept_total = counter.totals().total
             await counter.add(items[-1])
-            sandbox.set_faults(approve_at_most=kept_total + 50)
+            sandbox.set_faults(approve_at_most=100)
             partial = await counter.pay()
             assert partial.outcome is Outcome.PARTIALLY_APPROVED
-            await counter.remove(counter.cart.lines[-1].line_id)  # the customer keeps what the card paid for
-            assert counter.last_paid is not None and counter.last_paid.overcharged == 50
-            assert counter.cart.is_empty
+            before = counter.cart.lines
+            for edit in (lambda: counter.remove(before[-1].line_id), lambda: counter.add(items[1]),
+                         lambda: counter.set_quantity(before[0].line_id, 5)):
+                with pytest.raises(ValueError, match="items cannot change"):
+                    await edit()
+            assert counter.cart.lines == before and counter.last_paid is None
         finally:
             await counter.aclose()
 

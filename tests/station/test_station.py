@@ -109,7 +109,8 @@ async def test_a_cart_whose_lost_payment_turns_out_approved_is_paid_not_charged_
             assert lost.outcome is Outcome.UNKNOWN and counter.cart.order_key == order_key
             again = await counter.pay()  # the cashier presses F12 again: the first one is found
             assert again.refusal is Refusal.EARLIER_ATTEMPT_APPROVED and again.blocked_by == lost.attempt_id
-            assert counter.last_paid is not None and counter.last_paid.result.attempt_id == lost.attempt_id
+            assert counter.last_paid is not None and counter.last_paid.result is not None
+            assert counter.last_paid.result.attempt_id == lost.attempt_id
             assert counter.cart.is_empty and counter.cart.order_key != order_key
             assert len(sandbox.stats()["payments"]) == 1
         finally:
