@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -96,6 +96,19 @@ class OpenPreauth:
     """Who was signed in then (None: taken unattended)."""
 
 
+@dataclass(frozen=True)
+class CashTaken:
+    """Cash taken for the order: the ledger's line, the order when this paid it (None: the
+    rest is still due), and what the drawer did (a sentence for the cashier)."""
+
+    entry: CashEntry
+    paid: PaidCart | None
+    drawer: str
+
+
+NO_DRAWER = "Open the cash drawer by hand: no drawer is connected to this station."
+
+
 class PaymentsNotReady(RuntimeError):
     """The payment side of the station has not opened yet (the first moments of a start)."""
 
@@ -123,6 +136,8 @@ class Counter:
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
+        self.drawer: Callable[[str], Awaitable[str]] | None = None
+        """Opens the cash drawer, saying what it did (None: no drawer; the cashier opens it)."""
         self.restore_notice = restore_notice
         """Why the saved sale was not restored (a new one was started), for the cashier; None when it was."""
         self._station: Station | None = None
@@ -445,9 +460,9 @@ class Counter:
             await self._read_order()  # the journal knows of a line this counter missed (the app stopped)
         return result
 
-    async def pay_cash(self, received: int) -> CashEntry:
+    async def pay_cash(self, received: int) -> CashTaken:
         """Cash handed over for the cart's order: journaled (what is due is kept, the rest is
-        change) before the drawer opens; the order is paid when it covers the balance, else
+        change), then the drawer opens; the order is paid when it covers the balance, else
         the balance remains. ``ValueError`` for an amount that is no cash or an order that
         cannot take it now (a card payment unknown, nothing due); the journal's own errors
         when it cannot record it (nothing was taken then)."""
@@ -458,8 +473,17 @@ class Counter:
         journal = self.station.journal
         await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
                                    taxes=totals.breakdown)
-        return await self.station.take_cash(self.cart.order_key, received,
-                                            cashier=self.cashier.name if self.cashier else None)
+        entry = await self.station.take_cash(self.cart.order_key, received,
+                                             cashier=self.cashier.name if self.cashier else None)
+        paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
+        return CashTaken(entry, paid, await self.open_drawer(f"cash for order {entry.order_key}"))
+
+    async def open_drawer(self, reason: str) -> str:
+        """Open the cash drawer (after the cash is journaled); what it did, as a sentence. A
+        drawer that cannot be reached is said, never an error: the cash is recorded."""
+        if self.drawer is None:
+            return NO_DRAWER
+        return await self.drawer(reason)
 
     def _check_payable(self, totals: Totals, *, card: bool = False) -> int:
         """What is due on the cart's order; ``ValueError`` when nothing can be paid now. A card
@@ -538,8 +562,9 @@ class Counter:
             log.info("order %s: %s of %s cents paid", self.payments.order_key, self.payments.paid, totals.total)
             self.events.publish(CartChanged(self.cart))
             return
-        paid = PaidCart(self.cart.lines, totals, dict(self.rates), self.payments.paying_lines(),
-                        self.cashier.name if self.cashier else "-", datetime.now(UTC), restored=restored)
+        paid = PaidCart(self.payments.order_key, self.cart.lines, totals, dict(self.rates),
+                        self.payments.paying_lines(), self.cashier.name if self.cashier else "-", datetime.now(UTC),
+                        restored=restored)
         self.last_paid = paid
         self.cart = Cart()
         self.payments = OrderPayments(self.cart.order_key)

@@ -71,11 +71,6 @@ class PaymentLine:
     card: OperationResult | None = None
 
     @property
-    def holds(self) -> bool:
-        """Money moved, or may have: the order's items are locked."""
-        return self.counted > 0 or self.state is LineState.UNKNOWN
-
-    @property
     def label(self) -> str:
         """How the panel and the receipt name it ("Card Visa •••• 4242", "Cash")."""
         if self.tender is Tender.CASH:
@@ -90,6 +85,7 @@ class PaymentLine:
 class PaidCart:
     """A cart as it was paid: what the itemized receipt prints."""
 
+    order_key: str
     lines: tuple[CartLine, ...]
     totals: Totals
     rates: dict[str, TaxRate]
@@ -206,8 +202,8 @@ class OrderPayments:
 
     @property
     def holds(self) -> bool:
-        """A line moved money or may have: the order's items are locked."""
-        return any(line.holds for line in self.lines)
+        """Money was taken for the order (and not given back) or may have been: its items are locked."""
+        return self.paid > 0 or self.unknown
 
     @property
     def unknown(self) -> bool:

@@ -1,8 +1,9 @@
 """The cashier's window: sign-in, then the sale screen; the keys that pay and print.
 
-F12 pays by card, F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the
-keys, Esc goes back (clears the search), Ctrl+L signs out. In training mode a permanent
-banner says that no real money moves.
+F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
+F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the keys, Esc goes back
+(clears the search), Ctrl+L signs out. In training mode a permanent banner says that no
+real money moves.
 
 The window opens first, in three steps, so that a cashier never waits on the payment
 stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
@@ -112,6 +113,8 @@ class MainWindow(QMainWindow):
         self.sale = SaleScreen(counter, self.bridge)
         self.stack.addWidget(self.sale)
         self.sale.pay_requested.connect(self._pay)
+        self.sale.cash_requested.connect(self._cash)
+        self.sale.part_requested.connect(self._pay_part)
         self.sale.message.connect(self.status.setText)
         self.sale.preauths_button.clicked.connect(self._preauths)
         self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
@@ -124,6 +127,7 @@ class MainWindow(QMainWindow):
         self.bridge.order_paid.connect(self._order_paid)
         self.bridge.save_trouble.connect(lambda trouble: self.status.setText(trouble.sentence))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
+                            ("F7", self._pay_part), ("F8", self._cash),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
                             ("F9", self._back_office), ("F10", self._shift_end)):
@@ -253,7 +257,56 @@ class MainWindow(QMainWindow):
     # paying --------------------------------------------------------------------------
 
     @asyncSlot()
-    async def _pay(self, preauth: bool) -> None:
+    async def _pay_part(self) -> None:
+        """F7: the amount of the balance this card pays, then the card payment as F12's."""
+        from pos_app.ui.cash_dialog import CardPartDialog
+        from pos_app.ui.dialogs import shown
+        from pos_app.ui.qt import QDialog
+
+        due = self._due()
+        if due is None:
+            return
+        prompt = CardPartDialog(self.counter, due, self)
+        if await shown(prompt) == QDialog.DialogCode.Accepted and prompt.cents is not None:
+            await self._pay(False, prompt.cents)
+        else:
+            self.sale.focus_scan()
+
+    @asyncSlot()
+    async def _cash(self) -> None:
+        """F8: cash received; once the order is paid the change is shown and the receipt prints."""
+        from pos_app.ui.cash_dialog import CashDialog
+        from pos_app.ui.dialogs import shown
+
+        due = self._due()
+        if due is None:
+            return
+        dialog = CashDialog(self.counter, due, self)
+        await shown(dialog)
+        taken = dialog.taken
+        if taken is not None and taken.paid is None:
+            total = self.counter.totals().total
+            self.status.setText(f"Cash {self.sale.money(taken.entry.amount)} taken. "
+                                f"{self.counter.partly_paid_sentence(total)} {taken.drawer}")
+        elif taken is None:
+            self.status.setText("Cash cancelled: nothing was recorded.")
+        self.sale.refresh()
+        self.activateWindow()
+        self.sale.focus_scan()
+
+    def _due(self) -> int | None:
+        """The balance a payment key may take now; None (the status line says why) when none."""
+        if self.stack.currentWidget() is not self.sale or self.payment is not None or not self._payments_ready():
+            return None
+        total = self.counter.totals().total
+        due = self.counter.payments.due(total)
+        if total <= 0 or due <= 0:
+            self.status.setText("Add items first: the total must be above zero to take a payment.")
+            return None
+        return due
+
+    @asyncSlot()
+    async def _pay(self, preauth: bool, amount: int | None = None) -> None:
         from pos_app.api.errors import PaymentsError
         from pos_app.ui.acknowledgment import AcknowledgmentDialog
         from pos_app.ui.dialogs import shown
@@ -268,7 +321,8 @@ class MainWindow(QMainWindow):
         if not totals.payable:
             self.status.setText("Add items first: the total must be above zero to pay by card.")
             return
-        self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, parent=self)  # holds F12 now
+        self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, amount=amount,
+                                     parent=self)  # holds F12 now
         try:
             try:
                 paragraphs = await self.counter.acknowledgment()
@@ -276,7 +330,8 @@ class MainWindow(QMainWindow):
                 self.status.setText(f"The card surcharge notice could not be loaded ({error}); "
                                     "no card payment was started. Try again.")
                 return
-            notice = AcknowledgmentDialog(paragraphs, self.sale.money(totals.total), self)
+            charged = amount if amount is not None else self.counter.payments.due(totals.total)
+            notice = AcknowledgmentDialog(paragraphs, self.sale.money(charged), self)
             if await shown(notice) != QDialog.DialogCode.Accepted:
                 self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
                 return

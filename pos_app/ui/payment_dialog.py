@@ -36,16 +36,19 @@ class PaymentDialog(QDialog):
     card_slip = Signal(str)  # the payment id whose service receipt to show
 
     def __init__(
-        self, counter: Counter, bridge: StationBridge, *, preauth: bool, parent: QWidget | None = None
+        self, counter: Counter, bridge: StationBridge, *, preauth: bool, amount: int | None = None,
+        parent: QWidget | None = None,
     ) -> None:
+        """``amount``: the part of the balance to charge (None: all of it)."""
         super().__init__(parent)
         self.counter = counter
         self.preauth = preauth
+        self.amount = amount
         self.result: OperationResult | None = None
         self.setObjectName("payment")
         self.setWindowTitle("Pre-auth" if preauth else "Card payment")
-        amount = counter.money(counter.totals().total)
-        self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {amount}")
+        shown = counter.money(amount if amount is not None else counter.payments.due(counter.totals().total))
+        self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {shown}")
         self.heading.setObjectName("dialogHeading")
         self.phase = QLabel(PHASES[Phase.SENDING])
         self.phase.setObjectName("phase")
@@ -96,7 +99,7 @@ class PaymentDialog(QDialog):
         self._ticker.start()
         order_key = self.counter.cart.order_key
         try:
-            result = await self.counter.pay(preauth=self.preauth)
+            result = await self.counter.pay(preauth=self.preauth, amount=self.amount)
         except (ValueError, RuntimeError) as error:  # nothing payable, or a payment already running
             self.phase.setText(str(error))
             self._show_buttons(waiting=False)

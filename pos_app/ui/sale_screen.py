@@ -25,6 +25,7 @@ from pos_app.staff import StaffError
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
 from pos_app.ui.cart_model import QTY_COLUMN, CartModel
+from pos_app.ui.payment_panel import PaymentPanel
 from pos_app.ui.qt import (
     QAbstractItemView,
     QEvent,
@@ -57,6 +58,8 @@ the character each types."""
 
 class SaleScreen(QWidget):
     pay_requested = Signal(bool)  # True: a pre-auth
+    cash_requested = Signal()  # F8
+    part_requested = Signal()  # F7: a part of the balance by card
     message = Signal(str)  # a sentence for the status line
 
     def __init__(self, counter: Counter, bridge: StationBridge, parent: QWidget | None = None) -> None:
@@ -93,16 +96,11 @@ class SaleScreen(QWidget):
         self.total = QLabel()
         self.total.setObjectName("grandTotal")
         self.total.setAccessibleName("Total")
-        self.charged = QLabel()
-        self.charged.setAccessibleName("Charged by card so far")
-        self.due = QLabel()
-        self.due.setObjectName("stillDue")
-        self.due.setAccessibleName("Still due")
-        self.due_caption = QLabel("Still due")
-        self.due_caption.setObjectName("stillDueCaption")
-        self.charged_caption = QLabel("Paid")
+        self.payments = PaymentPanel(counter.money)
         self.pay_button = QPushButton("Pay by card  (F12)")
         self.pay_button.setObjectName("payButton")
+        self.cash_button = QPushButton("Cash  (F8)")
+        self.part_button = QPushButton("Part by card  (F7)")
         self.preauth_button = QPushButton("Pre-auth  (F11)")
         self.preauths_button = QPushButton("Open pre-auths  (Ctrl+T)")
         self.minus = QPushButton("−")
@@ -113,7 +111,7 @@ class SaleScreen(QWidget):
                              (self.quantity_button, "Change the quantity"), (self.remove_button, "Remove line")):
             button.setAccessibleName(name)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        for button in (self.pay_button, self.preauth_button, self.preauths_button):
+        for button in (self.pay_button, self.cash_button, self.part_button, self.preauth_button, self.preauths_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for button, name in ((self.pay_button, "card"), (self.preauths_button, "tab"), (self.remove_button, "remove")):
             button.setIcon(icon(name))
@@ -128,6 +126,8 @@ class SaleScreen(QWidget):
         self.table.itemDelegate().closeEditor.connect(lambda *_: self.focus_scan())
         self.pay_button.clicked.connect(lambda: self.pay_requested.emit(False))
         self.preauth_button.clicked.connect(lambda: self.pay_requested.emit(True))
+        self.cash_button.clicked.connect(self.cash_requested.emit)
+        self.part_button.clicked.connect(self.part_requested.emit)
         self.plus.clicked.connect(lambda: self._change_quantity(+1))
         self.minus.clicked.connect(lambda: self._change_quantity(-1))
         self.quantity_button.clicked.connect(self._edit)
@@ -153,11 +153,6 @@ class SaleScreen(QWidget):
             totals.addWidget(caption, row, 0)
             label.setAlignment(Qt.AlignmentFlag.AlignRight)
             totals.addWidget(label, row, 1)
-        for row, (caption, label) in enumerate(((self.charged_caption, self.charged), (self.due_caption, self.due)),
-                                               start=3):  # shown while a partial approval leaves money due
-            totals.addWidget(caption, row, 0)
-            label.setAlignment(Qt.AlignmentFlag.AlignRight)
-            totals.addWidget(label, row, 1)
         line_buttons = QHBoxLayout()
         for button in (self.minus, self.plus, self.quantity_button, self.remove_button):
             line_buttons.addWidget(button)
@@ -165,7 +160,12 @@ class SaleScreen(QWidget):
         right.addWidget(self.table, 1)
         right.addLayout(line_buttons)
         right.addLayout(totals)
+        right.addWidget(self.payments)
         right.addWidget(self.pay_button)
+        tender_row = QHBoxLayout()
+        tender_row.addWidget(self.cash_button)
+        tender_row.addWidget(self.part_button)
+        right.addLayout(tender_row)
         preauth_row = QHBoxLayout()
         preauth_row.addWidget(self.preauth_button)
         preauth_row.addWidget(self.preauths_button)
@@ -188,13 +188,11 @@ class SaleScreen(QWidget):
         self.subtotal.setText(self.money(totals.subtotal))
         self.tax.setText(self.money(totals.tax))
         self.total.setText(self.money(totals.total))
-        payments = self.counter.payments
-        for widget in (self.charged_caption, self.charged, self.due_caption, self.due):
-            widget.setVisible(payments.paid > 0)
-        self.charged.setText(self.money(payments.paid))
-        self.due.setText(self.money(payments.due(totals.total)))
+        self.payments.show_order(self.counter.payments, totals.total)
         self.pay_button.setEnabled(totals.payable)
-        self.preauth_button.setEnabled(totals.payable)
+        self.preauth_button.setEnabled(totals.payable and not self.counter.payments.paid)
+        for button in (self.cash_button, self.part_button):
+            button.setEnabled(totals.payable)
         row = self.cart_model.row_of(selected) if selected is not None else -1
         self._select_row(row if row >= 0 else len(cart.lines) - 1)
 

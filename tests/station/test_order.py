@@ -103,7 +103,7 @@ async def test_row2_an_approval_for_less_is_partial_and_leaves_the_rest_due(sand
             assert counter.payments.paid == 500 and counter.payments.due(total) == total - 500
             with pytest.raises(ValueError, match="at most what is due"):
                 await counter.pay(amount=total)  # never a charge above the balance
-            entry = await counter.pay_cash(total - 500 + 100)  # the rest in cash, with change
+            entry = (await counter.pay_cash(total - 500 + 100)).entry  # the rest in cash, with change
             assert (entry.amount, entry.change) == (total - 500, 100)
             paid = counter.last_paid
             assert paid is not None and paid.paid == total and paid.change == 100

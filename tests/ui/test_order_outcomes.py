@@ -1,6 +1,6 @@
 """The cart follows only its own order, through the real window (issue 16, rows 1 to 3):
 another payment found in the back office never empties it; a partial approval says what
-is still due; a manager's "paid" is refused until the service shows the charge."""
+is still due and the rest is taken in cash (F8, with change); a manager's "paid" is refused until the service shows the charge."""
 
 from __future__ import annotations
 
@@ -68,13 +68,29 @@ def test_row2_a_partial_approval_says_what_is_still_due_and_keeps_the_sale(
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: app.window.payment is None)  # the payment key is the window's again
     sale = app.window.sale
-    assert sale.due.isVisible() and sale.due.text() == due and sale.charged.text() == sale.money(100)
+    assert sale.payments.isVisible() and sale.payments.rows[-1] == ("Balance due", due, "")
+    assert sale.payments.rows[0][1:] == (sale.money(100), f"partly approved, of {sale.money(total)}")
     assert not app.counter.cart.is_empty and app.counter.last_paid is None
     save(app.window, "light-sale-partly-paid")
 
-    qtbot.keyClick(app.window, Qt.Key.Key_F12)  # F12 again: never a second charge of the order by itself
-    qtbot.waitUntil(lambda: "still due" in app.window.status.text())
-    assert app.window.payment is None and len(sandbox.stats()["payments"]) == 1
+    # the rest in cash: F8 opens on the balance, all selected; a note is typed over it
+    from pos_app.ui.cash_dialog import CashDialog
+
+    qtbot.keyClick(app.window, Qt.Key.Key_F8)
+    cash = modal(qtbot, CashDialog)
+    field = cash.page.amount
+    assert field.hasFocus() and field.selectedText() == app.counter.money.field(total - 100)
+    handed = -(-(total - 100) // 1000) * 1000 + 1000  # a note above the balance
+    qtbot.keyClicks(field, app.counter.money.field(handed))
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: cash.pages.currentWidget() is cash.change_page, timeout=10_000)
+    assert cash.change.text() == f"Change due {sale.money(handed - (total - 100))}"
+    save(cash, "light-cash-change-due")
+    qtbot.keyClick(cash.new_sale, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not cash.isVisible())
+    paid = app.counter.last_paid
+    assert paid is not None and paid.paid == total and paid.change == handed - (total - 100)
+    assert app.counter.cart.is_empty and len(sandbox.stats()["payments"]) == 1  # the card charged once
 
 
 def test_row3_mark_paid_needs_the_charge_the_slip_names(qtbot, run, open_app, b_config, sandbox):
