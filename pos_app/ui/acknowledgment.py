@@ -57,50 +57,52 @@ class AcknowledgmentDialog(QDialog):
 
 
 class CustomerDisplay(QWidget):
-    """A window filling the customer's screen: the total to pay and the text to accept.
+    """A window filling the customer's screen: the total to pay and the text to accept (or,
+    with another ``caption`` and ``prompt``, the change due after a cash payment).
 
     It never takes the keyboard focus (the cashier's dialog keeps Enter and Esc) and has
     no frame; it closes with the dialog."""
 
-    def __init__(self, paragraphs: list[str], total: str) -> None:
+    def __init__(self, paragraphs: list[str], total: str, *, caption: str = "Total to pay by card",
+                 prompt: str = "Please tell the cashier if you accept.") -> None:
         super().__init__()
         self.setObjectName("customerDisplay")
         self.setWindowTitle("Customer display")
         self.setWindowFlags(Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowDoesNotAcceptFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-        caption = QLabel("Total to pay by card")
-        caption.setObjectName("customerCaption")
+        caption_label = QLabel(caption)
+        caption_label.setObjectName("customerCaption")
         self.total = QLabel(total)
         self.total.setObjectName("customerTotal")
-        self.total.setAccessibleName("Total to pay")
+        self.total.setAccessibleName(caption)
         self.text = QLabel("\n\n".join(paragraphs))
         self.text.setObjectName("customerText")
         self.text.setWordWrap(True)
-        prompt = QLabel("Please tell the cashier if you accept.")
-        prompt.setObjectName("customerPrompt")
-        for label, pixels, bold in ((caption, 28, False), (self.total, 72, True), (self.text, 24, False),
-                                    (prompt, 28, True)):
+        prompt_label = QLabel(prompt)
+        prompt_label.setObjectName("customerPrompt")
+        for label, pixels, bold in ((caption_label, 28, False), (self.total, 72, True), (self.text, 24, False),
+                                    (prompt_label, 28, True)):
             font = QFont(label.font())
             font.setPixelSize(pixels)
             font.setBold(bold)
             label.setFont(font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 40, 48, 40)
-        layout.addWidget(caption)
+        layout.addWidget(caption_label)
         layout.addWidget(self.total)
         layout.addSpacing(24)
         layout.addWidget(self.text, 1, Qt.AlignmentFlag.AlignTop)
-        layout.addWidget(prompt)
+        layout.addWidget(prompt_label)
 
     @classmethod
-    def on_second_screen(cls, paragraphs: list[str], total: str,
-                         cashier: QWidget | None = None) -> CustomerDisplay | None:
+    def on_second_screen(cls, paragraphs: list[str], total: str, cashier: QWidget | None = None,
+                         **words: str) -> CustomerDisplay | None:
         """Shown on a screen other than the cashier's (``cashier``'s window, else the
-        primary one), filling it; None with one screen."""
+        primary one), filling it; None with one screen. ``words``: ``caption``, ``prompt``."""
         screen = customer_screen(cashier)
         if screen is None:
             return None
-        display = cls(paragraphs, total)
+        display = cls(paragraphs, total, **words)
         display.setScreen(screen)
         display.setGeometry(screen.availableGeometry())
         display.show()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pos_app.journal import JournalError
 from pos_app.money import AmountError
 from pos_app.station.notes import cash_suggestions
+from pos_app.ui.acknowledgment import CustomerDisplay
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
@@ -115,6 +116,7 @@ class CashDialog(QDialog):
         self.setObjectName("cash")
         self.counter = counter
         self.taken: CashTaken | None = None
+        self.customer_display: CustomerDisplay | None = None
         self.page = AmountPage("Cash received", counter, due)
         quick = QHBoxLayout()
         for index, cents in enumerate(cash_suggestions(due, counter.money.currency)):
@@ -185,6 +187,14 @@ class CashDialog(QDialog):
         self.drawer.setText(self.taken.drawer)
         self.pages.setCurrentWidget(self.change_page)
         self.new_sale.setFocus()
+        self.customer_display = CustomerDisplay.on_second_screen(
+            [f"Cash {money(self.taken.entry.tendered or 0)}"], money(change), self.parentWidget(),
+            caption="Change due", prompt="Thank you!")
+        self.finished.connect(self._close_display)
+
+    def _close_display(self) -> None:
+        if self.customer_display is not None:
+            self.customer_display.close()
 
     def reject(self) -> None:
         if self.taken is not None and self.taken.paid is not None:

@@ -1,6 +1,6 @@
 """The customer display: with a second screen, F12 shows the customer the total and the
 surcharge text on a window filling that screen while the cashier's dialog keeps the keys;
-accepting pays. With one screen the dialog alone is used.
+accepting pays; after cash (F8), the change due. With one screen the dialog alone is used.
 
 Two screens are real: an Xvfb with two X screens (Qt's xcb platform sees two
 ``QScreen``s; Xvfb's ``+xinerama`` stacks its heads at 0,0 and Qt then sees one), and the
@@ -75,6 +75,25 @@ def test_on_two_screens_the_customer_sees_the_total_and_the_text(qtbot, run, ope
     qtbot.waitUntil(lambda: not display.isVisible(), timeout=5000)
     dialog = pay_result(qtbot)
     assert dialog.result.outcome is Outcome.APPROVED and dialog.result.amount == app.counter.last_paid.totals.total
+
+    # a cash sale: the customer sees the change due
+    from pos_app.ui.cash_dialog import CashDialog
+
+    for code in two_codes(run, app):
+        scan(qtbot, window, code)
+    due = app.counter.totals().total
+    qtbot.keyClick(window, Qt.Key.Key_F8)
+    cash = modal(qtbot, CashDialog)
+    handed = due + 1000
+    qtbot.keyClicks(cash.page.amount, app.counter.money.field(handed))
+    qtbot.keyClick(cash.page.amount, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: cash.customer_display is not None, timeout=10_000)
+    change = cash.customer_display
+    qtbot.waitExposed(change)
+    assert change.windowHandle().screen() is screens[1] and change.total.text() == window.sale.money(1000)
+    save(change, "customer-display-change")
+    qtbot.keyClick(cash.new_sale, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not change.isVisible(), timeout=5000)
 
 
 def pay_result(qtbot):
