@@ -30,6 +30,8 @@ class AuditAction(StrEnum):
     """A cashier removed a cart line after a card payment was attempted on the order."""
     QUANTITY_LOWERED = "quantity_lowered"
     """A cashier lowered a line's quantity after a card payment was attempted on the order."""
+    ORDER_CANCELLED = "order_cancelled"
+    """A manager gave back what an order had taken (card voids or refunds, cash)."""
     OVERRIDE = "override"
     """A manager's PIN on a cashier's screen for anything not listed above."""
 

@@ -347,6 +347,15 @@ class Counter:
         latest = attempts[-1]
         return f"{latest.id} ({latest.outcome})"
 
+    async def renew_order(self) -> None:
+        """The cart's lines under a new order key, nothing paid (its order was cancelled and
+        everything given back): the items may change again."""
+        async with self._editing:
+            old = self.cart
+            self.cart = Cart(lines=old.lines, next_line_id=old.next_line_id, known_rates=old.known_rates.values())
+            self.payments = OrderPayments(self.cart.order_key)
+        await self._changed()
+
     async def new_sale(self) -> None:
         """An empty cart with a new order key, charged nothing yet (the last one was paid or abandoned)."""
         self.cart = Cart()

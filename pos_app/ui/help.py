@@ -9,6 +9,7 @@ KEYS = (
     ("F12", "Pay the balance by card (the customer accepts the surcharge notice first)"),
     ("F7", "Pay a part of the balance by card: type the amount, Enter, then as F12"),
     ("F8", "Cash received: type the amount (or Enter for the exact balance); the change is shown"),
+    ("Ctrl+Del", "Cancel the payments of this sale (a manager): cards voided or refunded, cash given back"),
     ("F11", "Pre-auth (a tab or a deposit): the amount is held on the card, not charged yet"),
     ("Enter", "Add the scanned or typed item; accept; press the focused button; close after an approval"),
     ("3 *", "Before a scan or a search: add 3 of the item scanned or picked next"),

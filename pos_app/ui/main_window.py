@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         self.bridge.order_paid.connect(self._order_paid)
         self.bridge.save_trouble.connect(lambda trouble: self.status.setText(trouble.sentence))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
-                            ("F7", self._pay_part), ("F8", self._cash),
+                            ("F7", self._pay_part), ("F8", self._cash), ("Ctrl+Del", self._cancel_order),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
                             ("F9", self._back_office), ("F10", self._shift_end)):
@@ -293,6 +293,44 @@ class MainWindow(QMainWindow):
         self.sale.refresh()
         self.activateWindow()
         self.sale.focus_scan()
+
+    @asyncSlot()
+    async def _cancel_order(self) -> None:
+        """Ctrl+Del: a manager gives back what this sale took (card voids or refunds, cash from
+        the drawer); its items then stay on the screen as a new sale."""
+        from pos_app.station.cancel import cancel_order
+        from pos_app.ui.dialogs import shown
+        from pos_app.ui.manager_approval import ManagerApproval
+        from pos_app.ui.qt import QDialog
+
+        if self.stack.currentWidget() is not self.sale or self.payment is not None or not self._payments_ready():
+            return
+        payments, money = self.counter.payments, self.sale.money
+        if not payments.holds:
+            self.status.setText("This sale has taken no money: nothing to give back (Delete removes a line).")
+            return
+        summary = (f"Give back the {money(payments.paid)} this sale took: each card payment is voided (refunded "
+                   f"if already settled), {money(max(payments.cash_paid, 0))} cash comes out of the drawer. The "
+                   "items stay on the screen as a new sale.")
+        approval = ManagerApproval("Cancel the payments", summary,
+                                   lambda pin: self.counter.disk(self.counter.staff.check_manager, pin),
+                                   money=self.counter.money, parent=self)
+        if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
+            self.sale.focus_scan()
+            return
+        self.status.setText("Giving the payments back…")
+        try:
+            cancelled = await cancel_order(self.counter, approval.manager, approval.reason_text)
+        except ValueError as error:
+            self.status.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
+        finally:
+            self.sale.refresh()
+            self.sale.focus_scan()
+        if cancelled.done:
+            self.status.setText(f"Payments given back by {approval.manager.name}. {cancelled.drawer}".strip())
+        else:
+            self.status.setText(f"Cancel stopped: {cancelled.problem}. Nothing else was sent.")
 
     def _due(self) -> int | None:
         """The balance a payment key may take now; None (the status line says why) when none."""

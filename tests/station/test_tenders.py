@@ -2,16 +2,19 @@
 declined card, an approved part and cash pay one order; an unknown card line holds the
 order (no cash, no lowering) across a restart; an order's lines come back after a restart
 as they were; cash is refused with a sentence when it cannot be taken; the receipt lists
-every tender and the change."""
+every tender and the change; a manager's cancel gives every line back (void, or refund once
+settled; cash from the drawer) and frees the items."""
 
 from __future__ import annotations
 
 import pytest
 
 from pos_app.config import StoreConfig
-from pos_app.journal import CashKind, Outcome
+from pos_app.journal import CashKind, Operation, Outcome
 from pos_app.receipts import TenderKind
+from pos_app.staff import DEMO_MANAGER_PIN, AuditAction
 from pos_app.station import Station
+from pos_app.station.cancel import cancel_order
 from pos_app.station.counter import NO_DRAWER
 from pos_app.station.events import OrderPaid
 from pos_app.station.order import LineState, Tender
@@ -146,5 +149,63 @@ async def test_cash_given_back_is_journaled_and_due_again(sandbox, config):
             assert back.drawer_change == -500 and counter.payments.due(total) == total
             assert [line.state for line in counter.payments.lines] == [LineState.RECEIVED, LineState.GIVEN_BACK]
             assert not counter.payments.holds  # all given back: the items may change again
+        finally:
+            await counter.aclose()
+
+
+async def test_cancelling_an_order_voids_its_card_gives_its_cash_back_and_frees_its_items(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            total = await cart_over(counter, 1000)
+            order_key, lines = counter.cart.order_key, counter.cart.lines
+            card = await counter.pay(amount=600)
+            await counter.pay_cash(300)
+            manager = await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
+            cancelled = await cancel_order(counter, manager, "customer left the goods")
+            assert cancelled.done and cancelled.cash_returned == 300 and cancelled.drawer == NO_DRAWER
+            [void] = cancelled.given_back
+            assert void.operation is Operation.VOID and void.ref == card.transaction_id
+            assert counter.cart.order_key != order_key and counter.cart.lines == lines  # a new order, same items
+            assert counter.payments.paid == 0 and counter.payments.due(total) == total
+            [back] = [e for e in await station.journal.order_cash(order_key) if e.kind is CashKind.RETURN]
+            assert (back.amount, back.cashier, back.reason) == (300, manager.name, "customer left the goods")
+            audit = await counter.disk(counter.staff.audit)
+            assert audit[0].action == AuditAction.ORDER_CANCELLED and audit[0].reason == "customer left the goods"
+            await counter.remove(lines[0].line_id)  # the items may change again
+            assert counter.cart.is_empty
+        finally:
+            await counter.aclose()
+
+
+async def test_a_settled_charge_is_refunded_when_its_void_is_refused(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            await cart_over(counter, 1000)
+            card = await counter.pay(amount=500)
+            assert card.outcome is Outcome.APPROVED and sandbox.settle() >= 1
+            manager = await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
+            cancelled = await cancel_order(counter, manager, "wrong card")
+            assert cancelled.done, cancelled.problem
+            assert [r.operation for r in cancelled.given_back] == [Operation.REFUND]
+            refunded = await station.client.get_payment(card.payment_id)
+            assert refunded.refunded_amount == 500
+        finally:
+            await counter.aclose()
+
+
+async def test_nothing_to_cancel_and_an_unknown_line_are_refused(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            await cart_over(counter, 1000)
+            manager = await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
+            with pytest.raises(ValueError, match="nothing to give back"):
+                await cancel_order(counter, manager, "x")
+            sandbox.set_faults(drop_next=1)
+            assert (await counter.pay(amount=500)).outcome is Outcome.UNKNOWN
+            with pytest.raises(ValueError, match="no known result"):
+                await cancel_order(counter, manager, "x")
         finally:
             await counter.aclose()
