@@ -1,6 +1,7 @@
 """The cart follows only its own order, through the real window (issue 16, rows 1 to 3):
 another payment found in the back office never empties it; a partial approval says what
-is still due and the rest is taken in cash (F8, with change); a manager's "paid" is refused until the service shows the charge."""
+is still due and the rest is taken in cash (F8, with change); a manager's "paid" is refused
+until the service shows the charge."""
 
 from __future__ import annotations
 
