@@ -60,7 +60,8 @@ def test_the_page_is_a_roll_80_mm_wide_as_tall_as_its_content():
     many = [ReceiptLine(f"Item number {i}", 1, 100, 100) for i in range(60)]
     long = page_sizes_mm(render_receipt(sample_receipt(lines=many, subtotal_cents=6000, taxes=[], surcharge_cents=0,
                                                        total_cents=6000,
-                                                       tenders=[ReceiptTender(TenderKind.CARD, 6000, auth_ref="T9", payment_id="p-9")])))
+                                                       tenders=[ReceiptTender(TenderKind.CARD, 6000, auth_ref="T9",
+                                                                              payment_id="p-9")])))
     assert len(short) == 1 and len(long) == 1
     assert short[0][0] == pytest.approx(80, abs=0.1) and long[0][0] == pytest.approx(80, abs=0.1)
     assert long[0][1] > short[0][1] + 50 * 3.5  # 3.5 mm a line at 8 pt

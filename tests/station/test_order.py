@@ -12,8 +12,8 @@ from pos_app.journal import Outcome
 from pos_app.journal.models import AMOUNT_MISMATCH
 from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.station import Station
-from pos_app.station.order import Tender
 from pos_app.station.events import OperationEnded, OrderPaid
+from pos_app.station.order import Tender
 from pos_app.terminal.outcomes import Refusal
 from tests.counters import counter_for
 
