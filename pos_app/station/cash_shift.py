@@ -49,10 +49,14 @@ class DifferenceNeedsReason(ValueError):
     """The count is over or short by more than the limit and no reason was given: nothing
     may be closed until someone says why (the count may also just be wrong: count again)."""
 
-    def __init__(self, over_short: int, limit: int, sentence: str) -> None:
+    def __init__(self, count: CashCount, limit: int, sentence: str) -> None:
         super().__init__(sentence)
-        self.over_short = over_short
+        self.count = count
         self.limit = limit
+
+    @property
+    def over_short(self) -> int:
+        return self.count.over_short
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,7 @@ def count_cash(shift: CashShift, counted: int, *, left_in_drawer: int, limit: in
     said = (reason or "").strip() or None
     count = CashCount(shift.figures.expected_cash, counted, left_in_drawer, said)
     if abs(count.over_short) > limit and said is None:
-        raise DifferenceNeedsReason(count.over_short, limit, (
+        raise DifferenceNeedsReason(count, limit, (
             f"the count is {money(abs(count.over_short))} {count.state} (expected {money(count.expected)}, counted "
             f"{money(counted)}), more than the {money(limit)} allowed without a reason: count again, or give the "
             "reason (--reason); nothing was closed"))

@@ -28,7 +28,7 @@ import asyncio
 from typing import Any
 
 from pos_app.config import MAX_CASH_CENTS
-from pos_app.journal import Outcome
+from pos_app.journal import Outcome, ZReport
 from pos_app.staff import AuditAction, Staff, StaffError
 from pos_app.staff.cli import os_operator
 from pos_app.station.cash_shift import DifferenceNeedsReason
@@ -84,7 +84,7 @@ async def _shift_command(station: Station, args: argparse.Namespace) -> Payload:
     return payload, 0 if path else EXIT[Outcome.FAILED]
 
 
-def _listed(z: Any) -> dict[str, Any]:
+def _listed(z: ZReport) -> dict[str, Any]:
     return {"z_number": z.number, "z_label": z.label, "closed_at": z.closed_at.isoformat(), "by": z.by,
             "terminal_id": z.terminal_id, "expected_cash": z.expected, "counted_cash": z.counted,
             "over_short": z.over_short, "left_in_drawer": z.left_in_drawer, "reason": z.reason}
@@ -113,9 +113,8 @@ async def _close(station: Station, args: argparse.Namespace) -> Payload:
         done = await close_shift(station, counted=counted, by=args.by, terminal_id=terminal, left_in_drawer=left,
                                  reason=args.reason)
     except DifferenceNeedsReason as error:
-        shift = await station.cash_shift()
-        return {"outcome": "invalid", "error": str(error), "expected_cash": shift.figures.expected_cash,
-                "counted_cash": counted, "over_short": error.over_short, "limit": error.limit,
+        return {"outcome": "invalid", "error": str(error), "expected_cash": error.count.expected,
+                "counted_cash": error.count.counted, "over_short": error.over_short, "limit": error.limit,
                 "z_number": None}, EXIT_INVALID
     except ValueError as error:
         raise Refused(str(error)) from error
