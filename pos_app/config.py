@@ -71,6 +71,9 @@ TRAINING_BASE_URL = "http://127.0.0.1"
 MAX_SECONDS = 86_400.0
 """The longest timeout a setting may give (a day): longer is a typo, and a wait the
 event loop's timers cannot hold."""
+MAX_CASH_CENTS = 10_000_000
+"""The most a cash setting may give (100,000.00 in cents): more is a typo (a float of dollars
+typed with its cents twice, say)."""
 ENV_ALIASES = {"POS_TERMINAL": env_name("terminal_id")}
 """Env vars older than ``POS_<SETTING>``, kept for the scripts that set them."""
 
@@ -89,6 +92,12 @@ GATEWAYS = tuple(Gateway)
 Seconds = Annotated[float, Field(strict=True, gt=0, le=MAX_SECONDS, allow_inf_nan=False,
                                  description=f"a number of seconds, more than 0 and at most {MAX_SECONDS:.0f}")]
 """A timeout: ``strict`` refuses text and true/false (a TOML ``"30"`` is a typo, not 30)."""
+
+Cents = Annotated[int, Field(strict=True, ge=0, le=MAX_CASH_CENTS,
+                             description=f"a whole number of cents (minor units), from 0 to {MAX_CASH_CENTS}, "
+                                         "e.g. 15000 for 150.00")]
+"""An amount of cash: integer minor units as everywhere inside the app (never a float of
+dollars: ``150.0`` and ``"150"`` are refused, not guessed)."""
 
 
 class StationProfile(BaseModel):
@@ -134,6 +143,12 @@ class StoreConfig(BaseSettings):
                                       description="a table of route names to 'METHOD /path' overrides")
     mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
     stations: Mapping[str, StationProfile] = Field(default_factory=dict, description="the store's stations")
+    opening_float: Cents = 0
+    """The cash in the drawer when the first shift starts (before any Z report: after one, the
+    float is what that Z left in the drawer)."""
+    cash_difference_limit: Cents = 500
+    """How far the counted cash may be over or short of the expected cash before a Z needs a
+    reason (and in the app a manager's PIN)."""
     data_dir: Path = Field(default=Path("."), description="the data folder (POS_DATA_DIR)")
 
     @classmethod
@@ -285,7 +300,8 @@ def _table(value: object) -> dict[str, dict[str, Any]]:
 
 class EnvSource(EnvSettingsSource):
     """The ``POS_*`` env vars of ``env``. Env values are text: a number setting's is read
-    as a number here, then checked by the model as a file's would be."""
+    as a number here (seconds as a float, cents as an integer: ``POS_OPENING_FLOAT=150.00``
+    is refused, not read as 150 cents), then checked by the model as a file's would be."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.given = env
@@ -297,9 +313,9 @@ class EnvSource(EnvSettingsSource):
         return parse_env_vars(self.env, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
 
     def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, value_is_complex: bool) -> Any:
-        if isinstance(value, str) and field.annotation is float:
+        if isinstance(value, str) and field.annotation in (float, int):
             try:
-                return float(value)
+                return float(value) if field.annotation is float else int(value)
             except ValueError:
                 return value  # refused by the model, with the variable named
         return super().prepare_field_value(field_name, field, value, value_is_complex)

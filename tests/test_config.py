@@ -73,6 +73,29 @@ def test_a_timeout_from_the_env_is_checked_as_a_files_is(tmp_path, value):
     assert load_config({**env, "POS_POLL_WAIT_LIMIT": "42.5"}).poll_wait_limit == 42.5
 
 
+@pytest.mark.parametrize("line", [
+    "opening_float = 150.0", 'opening_float = "15000"', "opening_float = -1", "opening_float = true",
+    "cash_difference_limit = 10000001", "cash_difference_limit = 5.5",
+])
+def test_a_cash_setting_is_whole_cents_from_zero_naming_the_file_and_the_setting(tmp_path, line):
+    setting = line.split(" = ")[0]
+    with pytest.raises(ConfigError) as refused:
+        load_config(profile(tmp_path, f'base_url = "https://a.example.com"\n{line}\n'))
+    assert str(refused.value).startswith(f"{tmp_path / 'store.toml'}: {setting} ")
+    assert "a whole number of cents" in str(refused.value)
+
+
+def test_the_cash_settings_default_and_come_from_the_file_or_the_env(tmp_path):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\nopening_float = 15000\n')
+    config = load_config(env)
+    assert (config.opening_float, config.cash_difference_limit) == (15000, 500)
+    config = load_config({**env, "POS_OPENING_FLOAT": "0", "POS_CASH_DIFFERENCE_LIMIT": "250"})
+    assert (config.opening_float, config.cash_difference_limit) == (0, 250)
+    for value in ("150.00", "-5", "lots"):  # dollars typed where cents go are refused, never guessed
+        with pytest.raises(ConfigError, match="^POS_OPENING_FLOAT: opening_float .*whole number of cents"):
+            load_config({**env, "POS_OPENING_FLOAT": value})
+
+
 def test_the_settings_layer_env_over_the_stations_file_over_its_entry_over_the_installers_profile(tmp_path):
     installer = tmp_path / "store-profile.toml"
     installer.write_text('base_url = "https://a.example.com"\nstore_id = "s7"\nread_timeout = 10\n'

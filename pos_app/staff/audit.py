@@ -25,6 +25,8 @@ class AuditAction(StrEnum):
     REFUND = "refund"
     RESOLVE = "resolve"
     CLOSE_BATCH = "close_batch"
+    Z_REPORT = "z_report"
+    """A shift's cash counted and closed (its Z): expected, counted, over or short, and why."""
     SETTINGS_CHANGED = "settings_changed"
     LINE_REMOVED = "line_removed"
     """A cashier removed a cart line after a card payment was attempted on the order."""

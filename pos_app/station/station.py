@@ -5,12 +5,12 @@ rebuilding it), the journal on its own thread (``AsyncJournal``), the terminal s
 with the station's shared poll budget, start-up recovery and the event stream that every
 window follows (in the app, an outcome the disk refuses is kept and written again:
 ``OutcomeRecorder``). It is the one way money moves: sale, pre-auth, capture, void, refund,
-check again, a manager's decision, close batch and cash into or out of the drawer are its
-methods (the cashier's counter, the back office and ``pos-app terminal`` call them, never
-the terminal service or the journal's cash ledger), and each publishes exactly one
-``OperationEnded`` (cash: one ``CashMoved``). A sale runs as one task: ``stop_waiting``
-cancels it, and the service journals the attempt ``unknown`` (never resent) before the
-task ends.
+check again, a manager's decision, close batch, cash into or out of the drawer and the
+drawer's Z are its methods (the cashier's counter, the back office, ``pos-app terminal``
+and ``pos-app shift`` call them, never the terminal service or the journal's cash ledger),
+and each money-moving one publishes exactly one ``OperationEnded`` (cash: one
+``CashMoved``). A sale runs as one task: ``stop_waiting`` cancels it, and the service
+journals the attempt ``unknown`` (never resent) before the task ends.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import asyncio
 import functools
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from types import TracebackType
@@ -29,11 +30,12 @@ from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity
 from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
-from pos_app.journal import Attempt, CashEntry, CashKind, Journal, JournalError, Operation, Outcome
+from pos_app.journal import Attempt, CashEntry, CashKind, Journal, JournalError, Operation, Outcome, ZReport
 from pos_app.journal.codec import utc_now
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.money import money_format
 from pos_app.receipts.tables import render_tables, save_pdf
+from pos_app.station.cash_shift import CashCount, CashShift, cash_shift
 from pos_app.station.events import (
     AttemptsSettled,
     CashMoved,
@@ -257,6 +259,22 @@ class Station:
                                                station_id=self.config.station_id, cashier=by)
         self.events.publish(CashMoved(entry))
         return entry
+
+    async def cash_shift(self) -> CashShift:
+        """The drawer's shift so far (the X report's cash): the movements since the last Z,
+        from its float (before the first Z, the ``opening_float`` setting)."""
+        last, movements = await self.journal.shift_cash()
+        return cash_shift(last, movements, self.config.opening_float)
+
+    async def close_cash(self, shift: CashShift, count: CashCount, *, terminal_id: str | None, by: str,
+                         figures: Mapping[str, Any]) -> ZReport:
+        """Number and keep the shift's Z (never rewritten): the count of ``shift`` (as read
+        before the count; what moved since is the next shift's). ``InvalidTransition``
+        when another Z closed this shift first."""
+        return await self.journal.close_z(
+            station_id=self.config.station_id, terminal_id=terminal_id, opening_float=shift.figures.opening_float,
+            expected=count.expected, counted=count.counted, left_in_drawer=count.left_in_drawer, by=by,
+            last_seq=shift.last_seq, after=shift.after, reason=count.reason, figures=figures)
 
     async def report(self, day: date) -> dict[str, Any]:
         return await day_report(self.client, self.journal, day, Identity(station=self.config.station_id))
