@@ -143,6 +143,8 @@ class StoreConfig(BaseSettings):
                                       description="a table of route names to 'METHOD /path' overrides")
     mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
     stations: Mapping[str, StationProfile] = Field(default_factory=dict, description="the store's stations")
+    cash_drawer: str | None = Field(default=None, description='"printer" (the pulse through the receipt printer), '
+                                    "the drawer's device path (e.g. /dev/usb/lp0), or unset: no drawer")
     opening_float: Cents = 0
     """The cash in the drawer when the first shift starts (before any Z report: after one, the
     float is what that Z left in the drawer)."""
@@ -188,6 +190,13 @@ class StoreConfig(BaseSettings):
     @model_validator(mode="after")
     def _routes(self) -> StoreConfig:
         self.route_table()
+        return self
+
+    @model_validator(mode="after")
+    def _drawer(self) -> StoreConfig:
+        from pos_app.drawer import check_drawer
+
+        check_drawer(self.cash_drawer, self.printer)
         return self
 
     def replace(self, **changes: Any) -> StoreConfig:

@@ -112,3 +112,43 @@ def cups_pdf() -> CupsPdf:
                      "-o", "pdftops-renderer-default=pdftocairo", "-o", "Label=2")
         require(added.returncode == 0, f"cannot add the {PRINTER} printer: {added.stderr.strip()}")
     return CupsPdf(PRINTER, tuple(output_dirs()))
+
+
+CAPTURE_PRINTER = "pos-test-capture"
+CAPTURE_BACKEND = Path("/usr/lib/cups/backend/pos-test-capture")
+CAPTURE_DIR = Path("/var/spool/pos-test-capture")
+CAPTURE_SCRIPT = f"""#!/bin/sh
+# pos-app's tests: a CUPS backend that keeps each job's bytes as they arrived (a raw queue)
+if [ $# -eq 0 ]; then echo 'direct pos-test-capture "Unknown" "pos-app test capture"'; exit 0; fi
+mkdir -p {CAPTURE_DIR}
+if [ -n "$6" ]; then cat "$6" > {CAPTURE_DIR}/job_$1.part; else cat > {CAPTURE_DIR}/job_$1.part; fi
+mv {CAPTURE_DIR}/job_$1.part {CAPTURE_DIR}/job_$1.bin
+exit 0
+"""
+
+
+@dataclass(frozen=True)
+class CapturePrinter:
+    """A raw CUPS queue whose backend keeps each job's bytes (``jobs``): what a printer
+    would have been sent, exactly."""
+
+    printer: str
+
+    def jobs(self) -> dict[int, bytes]:
+        found = {}
+        for path in CAPTURE_DIR.glob("job_*.bin") if CAPTURE_DIR.is_dir() else ():
+            found[int(path.stem.removeprefix("job_"))] = path.read_bytes()
+        return found
+
+
+@pytest.fixture(scope="session")
+def capture_printer(cups_pdf: CupsPdf) -> CapturePrinter:
+    """The raw capture queue, added once (as root: its backend runs as root, mode 0700)."""
+    require(os.geteuid() == 0, "only root can add the capture backend to CUPS")
+    if not CAPTURE_BACKEND.exists() or CAPTURE_BACKEND.read_text() != CAPTURE_SCRIPT:
+        CAPTURE_BACKEND.write_text(CAPTURE_SCRIPT)
+        CAPTURE_BACKEND.chmod(0o700)
+    if _run("lpstat", "-p", CAPTURE_PRINTER).returncode != 0:
+        added = _run("lpadmin", "-p", CAPTURE_PRINTER, "-E", "-v", "pos-test-capture:/")
+        require(added.returncode == 0, f"cannot add the {CAPTURE_PRINTER} printer: {added.stderr.strip()}")
+    return CapturePrinter(CAPTURE_PRINTER)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -30,6 +30,7 @@ from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, Li
 from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
+from pos_app.drawer import CashDrawer
 from pos_app.journal import CashEntry, JournalError, Operation, Outcome
 from pos_app.money import MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
@@ -106,8 +107,6 @@ class CashTaken:
     drawer: str
 
 
-NO_DRAWER = "Open the cash drawer by hand: no drawer is connected to this station."
-
 
 class PaymentsNotReady(RuntimeError):
     """The payment side of the station has not opened yet (the first moments of a start)."""
@@ -136,8 +135,7 @@ class Counter:
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
-        self.drawer: Callable[[str], Awaitable[str]] | None = None
-        """Opens the cash drawer, saying what it did (None: no drawer; the cashier opens it)."""
+        self.drawer = CashDrawer(config.cash_drawer, config.printer)
         self.restore_notice = restore_notice
         """Why the saved sale was not restored (a new one was started), for the cashier; None when it was."""
         self._station: Station | None = None
@@ -490,9 +488,7 @@ class Counter:
     async def open_drawer(self, reason: str) -> str:
         """Open the cash drawer (after the cash is journaled); what it did, as a sentence. A
         drawer that cannot be reached is said, never an error: the cash is recorded."""
-        if self.drawer is None:
-            return NO_DRAWER
-        return await self.drawer(reason)
+        return (await self.drawer.aopen(reason)).sentence
 
     def _check_payable(self, totals: Totals, *, card: bool = False) -> int:
         """What is due on the cart's order; ``ValueError`` when nothing can be paid now. A card

@@ -20,6 +20,7 @@ from pos_app.ui.qt import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    Qt,
     QTimer,
     QVBoxLayout,
     QWidget,
@@ -59,7 +60,9 @@ class PaymentDialog(QDialog):
         self.detail.setObjectName("detail")
         self.detail.setWordWrap(True)
         self.detail.hide()
+        self.phase.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the keys' home while waiting (Tab reaches Stop)
         self.stop_button = QPushButton("Stop waiting")
+        self.stop_button.setAutoDefault(False)
         self.keep_button = QPushButton("Keep waiting")
         self.check_button = QPushButton("Check again")
         self.manager_button = QPushButton("Manager decides…")
@@ -152,6 +155,8 @@ class PaymentDialog(QDialog):
         if not waiting:
             self.close_button.setDefault(True)
             self.close_button.setFocus()
+        else:  # Enter from habit while the terminal works must not stop the wait: the status has the keys
+            self.phase.setFocus()
 
     def _card_slip(self) -> None:
         """Show the service's receipt; once it closes, Enter is "New sale" again."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 
 from pos_app.config import StoreConfig
+from pos_app.drawer import NO_DRAWER
 from pos_app.journal import CashKind, Operation, Outcome
 from pos_app.receipts import TenderKind
 from pos_app.staff import DEMO_MANAGER_PIN, AuditAction
 from pos_app.station import Station
 from pos_app.station.cancel import cancel_order
-from pos_app.station.counter import NO_DRAWER
 from pos_app.station.events import OrderPaid
 from pos_app.station.order import LineState, Tender
 from pos_app.station.receipt import receipt_of

@@ -1,7 +1,9 @@
 """As a person would: the real app in a real X server (Xvfb + openbox), driven only by
 the keyboard with xdotool: a wrong PIN and Enter, then the right PIN (typed straight on:
 the field keeps the keyboard) and Enter, two barcode scans, F12, Enter at the surcharge
-notice; the receipt prints through CUPS and its text is checked with pdftotext."""
+notice; the receipt prints through CUPS and its text is checked with pdftotext, and the
+drawer stays shut. Then a split: F7, 5, Enter, Enter at the notice; F8, 100, Enter: the
+receipt lists the card, the cash and the change, and the drawer got its pulse once."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def cart_lines(data_dir: Path) -> int:
         return -1
 
 
-def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_path, cups_pdf):
+def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(sandbox, tmp_path, cups_pdf):
     for tool, package in (("xdotool", "xdotool"), ("import", "imagemagick")):
         require_tool(tool, package)
     app: subprocess.Popen[str] | None = None
@@ -45,8 +47,9 @@ def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_p
             data.mkdir()
             (data / "store.toml").write_text('store_id = "e2e"\nstore_name = "Harbor Street Market"\n'
                                              'station_id = "lane-7"\npoll_wait_limit = 30.0\n')
+            drawer = tmp_path / "drawer"
             env.update(POS_BASE_URL=sandbox.base_url, POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data),
-                       POS_TERMINAL="ts-1001", POS_PRINTER=cups_pdf.printer)
+                       POS_TERMINAL="ts-1001", POS_PRINTER=cups_pdf.printer, POS_CASH_DRAWER=str(drawer))
             added = subprocess.run(cli_command("staff", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin"),
                                    env=env, input="2468\n", capture_output=True, text=True, timeout=60)
             assert added.returncode == 0, added.stdout + added.stderr
@@ -98,6 +101,49 @@ def test_a_cashier_sells_with_the_keyboard_and_the_receipt_prints(sandbox, tmp_p
             wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new, empty sale")
             [payment] = sandbox.stats()["payments"]
             assert payment["paid"] and "cashier Eve_Park" in payment["userAgent"]
+            assert not drawer.exists()  # a card-only order never opens the drawer
+
+            # a split: F7 charges $5.00 by card, F8 takes cash for the rest, with change
+            xdotool(env, "windowactivate", "--sync", main)
+            for count, code in enumerate(codes, start=1):
+                xdotool(env, "type", "--delay", "20", code)
+                xdotool(env, "key", "Return")
+                wait_until(lambda count=count: cart_lines(data) == count, timeout=20, what=f"{count} line(s)")
+            xdotool(env, "key", "F7")
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Part by card"))
+            xdotool(env, "type", "--delay", "40", "5")  # replaces the balance, all selected
+            xdotool(env, "key", "Return")
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Card surcharge"))
+            xdotool(env, "key", "Return")
+            wait_until(lambda: ": 500 of " in log.read_text(), timeout=60, what="the $5.00 card part approved")
+            assert sandbox.stats()["payments"][1]["amount"] == 500
+            part_window = window_named(env, "Card payment")
+            xdotool(env, "windowactivate", "--sync", part_window)
+            xdotool(env, "key", "Return")  # back to the sale: the balance is still due
+            xdotool(env, "windowactivate", "--sync", main)
+            subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-before-cash.png")], env=env, timeout=30)
+            xdotool(env, "key", "F8")
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
+            xdotool(env, "type", "--delay", "40", "100")
+            xdotool(env, "key", "Return")
+
+            def cash_receipt() -> str | None:
+                for folder in cups_pdf.folders:
+                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
+                        if path.stat().st_mtime >= started - 1:
+                            text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                                                  text=True).stdout
+                            if "Harbor Street Market" in text and "Change" in text:
+                                return text
+                return None
+
+            text = wait_until(cash_receipt, timeout=60, interval=0.2, what="the split receipt printed by CUPS")
+            assert "Card" in text and "$5.00" in text and "Cash" in text and "$100.00" in text, text
+            assert drawer.read_bytes() == bytes.fromhex("1b700019fa")  # the drawer opened once, for the cash
+            subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-change-due.png")], env=env, timeout=30)
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
+            xdotool(env, "key", "Return")  # New sale
+            wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new sale after the cash")
             xdotool(env, "windowactivate", "--sync", main)
             xdotool(env, "key", "alt+F4")
             assert app.wait(timeout=30) == 0

@@ -272,3 +272,26 @@ def test_f12_again_after_a_lost_answer_shows_the_earlier_approval_and_charges_on
     close_preview(qtbot)
     qtbot.keyClick(second, Qt.Key.Key_Return)
     assert app.counter.cart.is_empty and pay_requests(sandbox, "B") == 1
+
+
+def test_enter_while_the_terminal_works_does_not_stop_the_wait(qtbot, run, open_app, ui_config, sandbox):
+    """A cashier's habitual Enter during a type S wait leaves the payment running: only a
+    deliberate Stop waiting (Tab to it) stops it."""
+    from pos_app.ui.acknowledgment import AcknowledgmentDialog
+    from pos_app.ui.payment_dialog import PaymentDialog
+
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    scan(qtbot, app.window, two_codes(run, app)[0])
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.5)
+    qtbot.keyClick(app.window, Qt.Key.Key_F12)
+    qtbot.keyClick(modal(qtbot, AcknowledgmentDialog), Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    assert dialog.phase.hasFocus() and not dialog.stop_button.autoDefault()
+    qtbot.keyClick(dialog.phase, Qt.Key.Key_Return)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    assert dialog.result.outcome is Outcome.APPROVED
+    close_preview(qtbot)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # now Enter is "New sale"
+    qtbot.waitUntil(lambda: not dialog.isVisible())
