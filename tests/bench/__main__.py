@@ -4,6 +4,7 @@ import json
 
 from tests.bench import (
     bench_bundle,
+    bench_cash,
     bench_catalog,
     bench_chaos,
     bench_client,
@@ -20,6 +21,7 @@ BENCHES = (
     ("journal", bench_journal),
     ("polling", bench_polling),
     ("chaos", bench_chaos),
+    ("cash", bench_cash),
     ("catalog", bench_catalog),
     ("startup", bench_startup),
     ("shift", bench_shift),
