@@ -6,6 +6,9 @@ money safe (one in-flight attempt per terminal, no second charge of an order who
 attempt is unknown or approved, no second send) are made inside that same transaction, so
 they hold between processes sharing the file, not just inside one.
 
+The cash ledger and the Z reports live in the same file (``ledger.CashLedger``: its part of
+``Journal``), so that an order's card charges and cash are judged in one transaction.
+
 Rows are only ever inserted; the one exception is ``open_attempts``, an index of attempts
 that still need an outcome, whose row is deleted when the attempt gets a final outcome.
 
@@ -29,8 +32,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from pos_app.journal import cash, orders, owners, queries, reports
-from pos_app.journal.cash import CashEntry, CashKind, ZReport
+from pos_app.journal import balance, orders, owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
     AboveBalance,
@@ -46,6 +48,7 @@ from pos_app.journal.errors import (
     TerminalBusy,
     from_sqlite,
 )
+from pos_app.journal.ledger import CashLedger
 from pos_app.journal.models import (
     ATTEMPT_COLUMNS,
     CLAIMED,
@@ -78,43 +81,7 @@ def new_attempt_id() -> str:
     return "a-" + secrets.token_urlsafe(15)
 
 
-def new_cash_id() -> str:
-    """``c-`` and 20 URL-safe characters: a cash movement's id."""
-    return "c-" + secrets.token_urlsafe(15)
-
-
-def _order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
-    """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out the
-    charges voided since."""
-    rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
-    events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
-    found: dict[str, int] = {}
-    for attempt in fold_many(rows, events, keep_events=False):
-        charged = attempt.charged
-        if charged is None:
-            continue
-        ref = attempt.result.get("transaction_id")
-        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
-            continue
-        found[attempt.id] = charged
-    return found
-
-
-def _order_due(conn: sqlite3.Connection, order_key: str) -> tuple[int, str | None] | None:
-    """Cents still due on the order (its latest recorded total, less its card charges and
-    its cash) and the last attempt or cash movement that paid toward it; None when no total
-    was recorded for it (an order charged by the command line: any charge pays it)."""
-    total = conn.execute(cash.LATEST_TOTAL_SQL, (order_key,)).fetchone()
-    if total is None:
-        return None
-    charged = _order_charged(conn, order_key)
-    paid_cash = cash.entries(conn, cash.ORDER_CASH_SQL, (order_key,))
-    net_cash = sum(e.amount if e.kind is CashKind.SALE else -e.amount for e in paid_cash)
-    last = next(reversed(charged), None) or next((e.id for e in reversed(paid_cash)), None)
-    return int(total[0]) - sum(charged.values()) - net_cash, last
-
-
-class Journal:
+class Journal(CashLedger):
     """One open journal file. Use from one thread; other processes may open the same file."""
 
     def __init__(
@@ -276,7 +243,7 @@ class Journal:
                 unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
                 if unresolved:
                     raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
-                due = _order_due(conn, order_key)
+                due = balance.order_due(conn, order_key)
                 if due is None:  # no total recorded: any charge pays the order
                     for paid, charged in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
                         if not (charged and conn.execute(queries.VOID_OF_SQL, (charged,)).fetchone()):
@@ -543,95 +510,7 @@ class Journal:
         """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out
         the charges voided since: what the order has been paid so far by card."""
         with self._read("reading an order's charges") as conn:
-            return _order_charged(conn, order_key)
-
-    # -- the cash ledger (see ``cash``) ----------------------------------------------------
-
-    def record_cash_sale(self, order_key: str, tendered: int, *, station_id: str | None = None,
-                         cashier: str | None = None) -> CashEntry:
-        """Cash handed over for the order, durably, before the drawer opens: it pays what is
-        due (the order's latest recorded total less its charges and cash), the rest is
-        change. Judged in one transaction with the order guard, so a card charge and a cash
-        line never both pay the same cents. ``OrderHasUnknownAttempt`` while a card payment
-        of the order has no known result, ``OrderAlreadyPaid`` when nothing is due, and
-        ``ValueError`` for a bad amount or an order whose total was never recorded."""
-        cash.check_cents(tendered, "the cash received", positive=True)
-        entry_id = new_cash_id()
-        with self._write(f"recording cash for order {order_key}") as conn:
-            unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
-            if unresolved:
-                raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
-            due = _order_due(conn, order_key)
-            if due is None:
-                raise ValueError(f"order {order_key!r} has no recorded total: record it before taking cash")
-            if due[0] <= 0:
-                raise OrderAlreadyPaid(order_key, due[1] or "-")
-            kept = min(tendered, due[0])
-            seq = cash.insert(conn, entry_id, CashKind.SALE, kept, self._now(), order_key=order_key,
-                              tendered=tendered, change=tendered - kept, station_id=station_id, cashier=cashier)
-            return cash.entries(conn, f"SELECT {cash.CASH_COLUMNS} FROM cash WHERE seq = ?", (seq,))[0]
-
-    def record_cash(self, kind: CashKind, amount: int, *, reason: str, order_key: str | None = None,
-                    station_id: str | None = None, cashier: str | None = None) -> CashEntry:
-        """A movement of the drawer's cash other than an order's cash line (cash in or out,
-        no sale, cash given back for an order), durably, before the drawer opens. Cash given
-        back for an order is at most the cash it kept (``ValueError`` otherwise)."""
-        kind = CashKind(kind)
-        if kind is CashKind.SALE:
-            raise ValueError("an order's cash is recorded by record_cash_sale")
-        cash.check_cents(amount, f"the {kind} amount", positive=kind is not CashKind.NO_SALE)
-        if (kind is CashKind.RETURN) != (order_key is not None):
-            raise ValueError("cash is given back for an order, and only then names one")
-        if not reason.strip():
-            raise ValueError(f"a {kind} needs a reason")
-        entry_id = new_cash_id()
-        with self._write(f"recording a {kind}") as conn:
-            if order_key is not None:
-                kept = conn.execute(cash.ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0]
-                if amount > kept:
-                    raise ValueError(f"order {order_key} kept {kept} cents in cash: {amount} cannot be given back")
-            seq = cash.insert(conn, entry_id, kind, amount, self._now(), order_key=order_key, station_id=station_id,
-                              cashier=cashier, reason=reason.strip())
-            return cash.entries(conn, f"SELECT {cash.CASH_COLUMNS} FROM cash WHERE seq = ?", (seq,))[0]
-
-    def order_cash(self, order_key: str) -> list[CashEntry]:
-        """The order's cash lines and the cash given back for it, oldest first."""
-        with self._read("reading an order's cash") as conn:
-            return cash.entries(conn, cash.ORDER_CASH_SQL, (order_key,))
-
-    def shift_cash(self) -> tuple[ZReport | None, list[CashEntry]]:
-        """The last Z report (None before the first) and every cash movement since it."""
-        with self._read("reading the shift's cash") as conn:
-            row = conn.execute(cash.LAST_Z_SQL).fetchone()
-            last = None if row is None else cash.z_report(row)
-            return last, cash.entries(conn, cash.SINCE_SQL, (0 if last is None else last.last_seq,))
-
-    def close_z(self, *, station_id: str, terminal_id: str | None, opening_float: int, expected: int,
-                counted: int, left_in_drawer: int, by: str, last_seq: int, after: int | None,
-                reason: str | None = None, figures: Mapping[str, Any] | None = None) -> ZReport:
-        """Number and keep a shift's cash count. ``last_seq``: the last movement counted;
-        ``after``: the number of the Z the shift began after (both from ``shift_cash``);
-        ``InvalidTransition`` when another Z was closed since (two closes raced)."""
-        for value, what in ((counted, "the counted cash"), (left_in_drawer, "the cash left in the drawer")):
-            cash.check_cents(value, what)
-        if not by.strip():
-            raise ValueError("a Z report names who closed the shift")
-        with self._write("closing the shift's cash (Z)") as conn:
-            row = conn.execute(cash.LAST_Z_SQL).fetchone()
-            latest = None if row is None else cash.z_report(row)
-            if (None if latest is None else latest.number) != after:
-                assert latest is not None
-                raise InvalidTransition(f"this shift's cash was closed meanwhile ({latest.label}): count it again")
-            number = cash.insert_z(conn, self._now(), station_id=station_id, terminal_id=terminal_id,
-                                   opening_float=opening_float, expected=expected, counted=counted,
-                                   left_in_drawer=left_in_drawer, by=by.strip(), last_seq=last_seq, reason=reason,
-                                   figures=figures or {})
-            return cash.z_report(conn.execute(cash.ONE_Z_SQL, (number,)).fetchone())
-
-    def z_reports(self) -> list[ZReport]:
-        """Every Z report, oldest first."""
-        with self._read("listing Z reports") as conn:
-            return [cash.z_report(row) for row in conn.execute(cash.ALL_Z_SQL)]
+            return balance.order_charged(conn, order_key)
 
     def order_attempts(self, order_key: str) -> list[Attempt]:
         """The sales and pre-auths of one order, in the order they were begun (what a

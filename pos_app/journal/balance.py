@@ -1,0 +1,43 @@
+"""An order's balance in the journal: its latest recorded total, less its card charges (not
+voided since) and its cash. Read inside the write transaction of the order guard
+(``Journal.begin_attempt``) and of a cash line (``Journal.record_cash_sale``), so that a card
+and cash never both pay the same cents, whichever process writes."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pos_app.journal import cash, queries
+from pos_app.journal.cash import CashKind
+from pos_app.journal.models import fold_many
+
+
+def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
+    """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out the
+    charges voided since."""
+    rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
+    events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
+    found: dict[str, int] = {}
+    for attempt in fold_many(rows, events, keep_events=False):
+        charged = attempt.charged
+        if charged is None:
+            continue
+        ref = attempt.result.get("transaction_id")
+        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+            continue
+        found[attempt.id] = charged
+    return found
+
+
+def order_due(conn: sqlite3.Connection, order_key: str) -> tuple[int, str | None] | None:
+    """Cents still due on the order (its latest recorded total, less its card charges and
+    its cash) and the last attempt or cash movement that paid toward it; None when no total
+    was recorded for it (an order charged by the command line: any charge pays it)."""
+    total = conn.execute(cash.LATEST_TOTAL_SQL, (order_key,)).fetchone()
+    if total is None:
+        return None
+    charged = order_charged(conn, order_key)
+    paid_cash = cash.entries(conn, cash.ORDER_CASH_SQL, (order_key,))
+    net_cash = sum(e.amount if e.kind is CashKind.SALE else -e.amount for e in paid_cash)
+    last = next(reversed(charged), None) or next((e.id for e in reversed(paid_cash)), None)
+    return int(total[0]) - sum(charged.values()) - net_cash, last
