@@ -31,7 +31,8 @@ from pos_app.ui.qt import (
 )
 
 if TYPE_CHECKING:
-    from pos_app.station.counter import CashTaken, Counter
+    from pos_app.station.counter import Counter
+    from pos_app.station.till import CashTaken
 
 
 class AmountPage(QWidget):

@@ -9,7 +9,8 @@ from datetime import datetime
 
 from pos_app.journal import Outcome
 from pos_app.money import AmountError, MoneyFormat
-from pos_app.station.counter import Counter, OpenPreauth
+from pos_app.station.counter import Counter
+from pos_app.station.till import OpenPreauth
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (

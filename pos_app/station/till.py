@@ -1,0 +1,246 @@
+"""The counter's till: how the cart's order is paid, and when it is.
+
+Card payments of the balance or a part of it (through the station: journaled, never
+resent), cash (journaled before the drawer opens), the order's payment lines followed from
+every outcome the station publishes (only its own count), the order settled once they
+cover the total (``OrderPaid``), restored from the journal after a restart; open pre-auths
+and their capture. A part of ``Counter`` (its cart, station, staff and disk thread), kept
+apart so that each file says one thing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pos_app.cart import Cart, Totals
+from pos_app.catalog import TaxRate
+from pos_app.drawer import CashDrawer
+from pos_app.journal import CashEntry, JournalError, Operation, Outcome
+from pos_app.money import MoneyFormat
+from pos_app.staff import StaffMember
+from pos_app.station.events import (
+    AttemptsSettled,
+    CartChanged,
+    CashMoved,
+    EventBus,
+    OperationEnded,
+    OrderPaid,
+    StationEvent,
+)
+from pos_app.station.order import OrderPayments, PaidCart
+from pos_app.terminal.outcomes import OperationResult, Refusal
+
+if TYPE_CHECKING:
+    from pos_app.station.station import Station
+
+log = logging.getLogger(__name__)
+OPEN_PREAUTH_DAYS = 14
+"""How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
+
+
+@dataclass(frozen=True)
+class OpenPreauth:
+    """An approved pre-auth not captured or voided yet (a tab, a deposit), as the list of
+    open pre-auths shows it."""
+
+    result: OperationResult
+    at: datetime
+    """When it was taken (aware)."""
+    cashier: str | None
+    """Who was signed in then (None: taken unattended)."""
+
+
+@dataclass(frozen=True)
+class CashTaken:
+    """Cash taken for the order: the ledger's line, the order when this paid it (None: the
+    rest is still due), and what the drawer did (a sentence for the cashier)."""
+
+    entry: CashEntry
+    paid: PaidCart | None
+    drawer: str
+
+
+class Till:
+    """The paying part of ``Counter`` (see the module docstring)."""
+
+    cart: Cart
+    payments: OrderPayments
+    rates: dict[str, TaxRate]
+    money: MoneyFormat
+    events: EventBus
+    cashier: StaffMember | None
+    last_paid: PaidCart | None
+    drawer: CashDrawer
+    _restored_order_key: str | None
+
+    @property
+    def station(self) -> Station:
+        raise NotImplementedError
+
+    def totals(self) -> Totals:
+        raise NotImplementedError
+
+    def _save_soon(self) -> None:
+        raise NotImplementedError
+
+    async def acknowledgment(self) -> list[str]:
+        """The merchant's surcharge disclosure, rate filled in, one paragraph per entry."""
+        return await self.station.client.surcharge_acknowledgment()
+
+    async def pay(self, *, preauth: bool = False, amount: int | None = None) -> OperationResult:
+        """Pay by card what is due on the cart's order (tax included), or ``amount`` cents of
+        it (a part: the rest stays due); once its lines pay the total, the cart is paid
+        (``OrderPaid``) and a new one begins. The cart's totals are journaled first (the
+        order guard's balance, the reports' tax collected).
+
+        A payment that ends unknown holds the order; if ``check_again``, a manager's
+        ``resolve`` or start-up recovery later proves it charged, it counts then. A partial
+        approval counts for what it charged: the rest stays due (the journal never lets the
+        order be charged above its balance). A pre-auth holds the whole order, before any
+        other line."""
+        totals = self.totals()
+        due = self._check_payable(totals, card=True)
+        if preauth and (amount is not None or self.payments.paid):
+            raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
+        amount = due if amount is None else amount
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= due:
+            raise ValueError(f"the card amount must be above zero and at most what is due ({self.money(due)})")
+        await self._journal_totals(totals)
+        result = await self.station.sale(amount, order_key=self.cart.order_key, preauth=preauth)
+        if result.refusal in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID, Refusal.ABOVE_BALANCE):
+            await self._read_order()  # the journal knows of a line this counter missed (the app stopped)
+        return result
+
+    async def pay_cash(self, received: int) -> CashTaken:
+        """Cash handed over for the cart's order: journaled (what is due is kept, the rest is
+        change), then the drawer opens; the order is paid when it covers the balance, else
+        the balance remains. ``ValueError`` for an amount that is no cash or an order that
+        cannot take it now (a card payment unknown, nothing due); the journal's own errors
+        when it cannot record it (nothing was taken then)."""
+        totals = self.totals()
+        self._check_payable(totals)
+        if isinstance(received, bool) or not isinstance(received, int) or received <= 0:
+            raise ValueError("the cash received must be above zero")
+        journal = self.station.journal
+        await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+                                   taxes=totals.breakdown)
+        entry = await self.station.take_cash(self.cart.order_key, received,
+                                             cashier=self.cashier.name if self.cashier else None)
+        paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
+        return CashTaken(entry, paid, await self.open_drawer(f"cash for order {entry.order_key}"))
+
+    async def open_drawer(self, reason: str) -> str:
+        """Open the cash drawer (after the cash is journaled); what it did, as a sentence. A
+        drawer that cannot be reached is said, never an error: the cash is recorded."""
+        return (await self.drawer.aopen(reason)).sentence
+
+    def _check_payable(self, totals: Totals, *, card: bool = False) -> int:
+        """What is due on the cart's order; ``ValueError`` when nothing can be paid now. A card
+        payment goes on while a line is unknown: the terminal service checks that line first
+        and sends nothing unless it proves declined."""
+        if not totals.payable:
+            raise ValueError("the total must be above zero to take a payment")
+        if self.payments.unknown and not card:
+            raise ValueError("a card payment of this sale has no known result yet: check it again (F9), or have a "
+                             "manager decide it, before taking another payment")
+        due = self.payments.due(totals.total)
+        if due <= 0:
+            raise ValueError("this sale is paid")
+        return due
+
+    async def _journal_totals(self, totals: Totals) -> None:
+        """The cart's totals in the journal (the order guard's balance, the reports' tax
+        collected). A journal that cannot take them does not stop a card payment: if it is
+        unusable the payment's own attempt is refused next with a sentence."""
+        try:
+            await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+                                                    taxes=totals.breakdown)
+        except JournalError as error:
+            log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
+
+    def partly_paid_sentence(self, total: int) -> str:
+        """What the cashier is told about an order its lines cover only in part."""
+        money = self.money
+        return (f"{money(self.payments.paid)} of {money(total)} is paid; {money(self.payments.due(total))} is still "
+                "due: F12 takes it by card, F7 a part by card, F8 cash.")
+
+    async def restore_order(self) -> None:
+        """Read what the journal says the restored cart's order was paid (the app may have
+        stopped between a payment and the new sale); a paid one becomes a new sale whose
+        receipt is offered (``PaidCart.restored``)."""
+        await self._read_order(restored=True)
+        self._restored_order_key = None
+
+    async def _read_order(self, *, restored: bool = False) -> None:
+        order_key = self.cart.order_key
+        journal = self.station.journal
+        charges = await journal.order_charges(order_key)
+        attempts = await journal.order_attempts(order_key)
+        cash = await journal.order_cash(order_key)
+        if self.cart.order_key != order_key:
+            return
+        self.payments.restore(charges, attempts, cash)
+        self._settle_if_paid(restored=restored)
+
+    def _outcome(self, event: StationEvent) -> None:
+        """Every outcome the station publishes; only this order's own lines count."""
+        if isinstance(event, OperationEnded):
+            self._take((event.result, *event.result.recovered))
+        elif isinstance(event, AttemptsSettled):
+            self._take(event.results)
+        elif isinstance(event, CashMoved) and event.entry.order_key == self.payments.order_key:
+            self.payments.add_cash(event.entry)
+            self._settle_if_paid()
+
+    def _take(self, results: Iterable[OperationResult]) -> None:
+        taken = [result for result in results if self._follows(result)]
+        for result in taken:
+            self.payments.take(result)
+        if taken:
+            self._settle_if_paid()
+
+    def _follows(self, result: OperationResult) -> bool:
+        """A result of this order's own lines (any state: the panel shows declines too), or a void."""
+        return result.order_key == self.payments.order_key or result.operation is Operation.VOID
+
+    def _settle_if_paid(self, *, restored: bool = False) -> None:
+        """Paid in full: remember the cart for the receipt and start afresh (in memory at
+        once; the file follows). Paid in part: the screen shows what is still due."""
+        totals = self.totals()
+        if not self.payments.pays(totals.total):
+            log.info("order %s: %s of %s cents paid", self.payments.order_key, self.payments.paid, totals.total)
+            self.events.publish(CartChanged(self.cart))
+            return
+        paid = PaidCart(self.payments.order_key, self.cart.lines, totals, dict(self.rates),
+                        self.payments.paying_lines(), self.cashier.name if self.cashier else "-", datetime.now(UTC),
+                        restored=restored)
+        self.last_paid = paid
+        self.cart = Cart()
+        self.payments = OrderPayments(self.cart.order_key)
+        self.events.publish(CartChanged(self.cart))
+        self.events.publish(OrderPaid(paid))
+        self._save_soon()
+
+    async def open_preauths(self, *, days: int = OPEN_PREAUTH_DAYS) -> list[OpenPreauth]:
+        """Approved pre-auths of the last ``days`` days not captured or voided since (a tab,
+        a deposit), newest first: their results (amount, card, ids), when and by whom."""
+        today = datetime.now().date()
+        attempts = []
+        for back in range(days):
+            attempts.extend(await self.station.journal.attempts(day=today - timedelta(days=back)))
+        closed = {a.ref for a in attempts if a.operation in (Operation.CAPTURE, Operation.VOID)
+                  and a.outcome is Outcome.APPROVED}
+        found = [OpenPreauth(OperationResult.from_attempt(a), a.created_at, a.cashier) for a in attempts
+                 if a.operation is Operation.PREAUTH and a.outcome is Outcome.APPROVED]
+        return sorted((p for p in found if p.result.transaction_id and p.result.transaction_id not in closed),
+                      key=lambda p: p.at, reverse=True)
+
+    async def capture(self, preauth: OperationResult, amount: int) -> OperationResult:
+        """Capture ``amount`` cents (at most the pre-auth's) of an open pre-auth."""
+        assert preauth.transaction_id is not None
+        return await self.station.capture(preauth.terminal_id, preauth.transaction_id, amount,
+                                          payment_id=preauth.payment_id)
