@@ -36,7 +36,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -71,6 +71,9 @@ TRAINING_BASE_URL = "http://127.0.0.1"
 MAX_SECONDS = 86_400.0
 """The longest timeout a setting may give (a day): longer is a typo, and a wait the
 event loop's timers cannot hold."""
+CASH_DRAWER_PRINTER = "printer"
+"""The ``cash_drawer`` value of a drawer plugged into the receipt printer (opened by a pulse
+sent to ``printer``); any other value is the path of the drawer's device."""
 ENV_ALIASES = {"POS_TERMINAL": env_name("terminal_id")}
 """Env vars older than ``POS_<SETTING>``, kept for the scripts that set them."""
 
@@ -126,6 +129,10 @@ class StoreConfig(BaseSettings):
     poll_wait_limit: Seconds = 180.0
     terminal_id: str | None = Field(default=None, description="this station's payment terminal id")
     printer: str | None = Field(default=None, description="the receipt printer's name in the OS print system")
+    cash_drawer: str | None = Field(
+        default=None,
+        description=f'"{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt printer) or the absolute path of the '
+                    "drawer's own device, e.g. /dev/usb/lp0; unset: no drawer (it is opened with its key)")
     theme: Theme = Field(default=Theme.LIGHT, description=f"one of {', '.join(Theme)}")
     currency: str = Field(default="USD", description="a three-letter ISO 4217 code like USD, EUR or JPY")
     locale: str | None = Field(default=None,
@@ -169,6 +176,24 @@ class StoreConfig(BaseSettings):
         from pos_app.money import check_locale
 
         return check_locale(name) if name else None
+
+    @field_validator("cash_drawer")
+    @classmethod
+    def _cash_drawer(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """``printer`` (any case) with a printer set, or an absolute path; None: no drawer."""
+        if value is None:
+            return None
+        if value.strip().lower() == CASH_DRAWER_PRINTER:
+            if "printer" in info.data and not info.data["printer"]:
+                raise ValueError(f'"{CASH_DRAWER_PRINTER}" opens the drawer through the receipt printer, but no '
+                                 "printer is set: set printer (POS_PRINTER) to the printer the drawer is plugged "
+                                 "into, or give the drawer's own device path, e.g. /dev/usb/lp0")
+            return CASH_DRAWER_PRINTER
+        if not Path(value).is_absolute():
+            raise ValueError(f'{value!r} is neither "{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt '
+                             "printer) nor an absolute path of the drawer's device (e.g. /dev/usb/lp0, or "
+                             "\\\\.\\COM3 on Windows); leave it out for a station without a drawer")
+        return value
 
     @model_validator(mode="after")
     def _routes(self) -> StoreConfig:
