@@ -21,6 +21,7 @@ CORE = [
     "pos_app.config",
     "pos_app.profile",
     "pos_app.money",
+    "pos_app.drawer",
 ]
 
 
