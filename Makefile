@@ -1,7 +1,7 @@
 # pos-app: `make run` starts the app on its built-in sandbox; `make test` runs every test;
 # `make lint` runs ruff and mypy (strict for pos_app.api, pos_app.journal, pos_app.terminal,
 # pos_app.staff, pos_app.receipts, pos_app.catalog, pos_app.cart, pos_app.provisioning,
-# pos_app.money, pos_app.sqlite_file).
+# pos_app.money, pos_app.drawer, pos_app.sqlite_file).
 # `make system-deps` installs the Debian packages of the system tests.
 # Both create .venv when it is missing and install the pinned versions of constraints.txt.
 

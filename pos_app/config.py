@@ -36,7 +36,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
@@ -74,6 +74,9 @@ event loop's timers cannot hold."""
 MAX_CASH_CENTS = 10_000_000
 """The most a cash setting may give (100,000.00 in cents): more is a typo (a float of dollars
 typed with its cents twice, say)."""
+CASH_DRAWER_PRINTER = "printer"
+"""The ``cash_drawer`` value of a drawer plugged into the receipt printer (opened by a pulse
+sent to ``printer``); any other value is the path of the drawer's device."""
 ENV_ALIASES = {"POS_TERMINAL": env_name("terminal_id")}
 """Env vars older than ``POS_<SETTING>``, kept for the scripts that set them."""
 
@@ -135,6 +138,10 @@ class StoreConfig(BaseSettings):
     poll_wait_limit: Seconds = 180.0
     terminal_id: str | None = Field(default=None, description="this station's payment terminal id")
     printer: str | None = Field(default=None, description="the receipt printer's name in the OS print system")
+    cash_drawer: str | None = Field(
+        default=None,
+        description=f'"{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt printer) or the absolute path of the '
+                    "drawer's own device, e.g. /dev/usb/lp0; unset: no drawer (it is opened with its key)")
     theme: Theme = Field(default=Theme.LIGHT, description=f"one of {', '.join(Theme)}")
     currency: str = Field(default="USD", description="a three-letter ISO 4217 code like USD, EUR or JPY")
     locale: str | None = Field(default=None,
@@ -143,8 +150,6 @@ class StoreConfig(BaseSettings):
                                       description="a table of route names to 'METHOD /path' overrides")
     mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
     stations: Mapping[str, StationProfile] = Field(default_factory=dict, description="the store's stations")
-    cash_drawer: str | None = Field(default=None, description='"printer" (the pulse through the receipt printer), '
-                                    "the drawer's device path (e.g. /dev/usb/lp0), or unset: no drawer")
     opening_float: Cents = 0
     """The cash in the drawer when the first shift starts (before any Z report: after one, the
     float is what that Z left in the drawer)."""
@@ -187,16 +192,27 @@ class StoreConfig(BaseSettings):
 
         return check_locale(name) if name else None
 
+    @field_validator("cash_drawer")
+    @classmethod
+    def _cash_drawer(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """``printer`` (any case) with a printer set, or an absolute path; None: no drawer."""
+        if value is None:
+            return None
+        if value.strip().lower() == CASH_DRAWER_PRINTER:
+            if "printer" in info.data and not info.data["printer"]:
+                raise ValueError(f'"{CASH_DRAWER_PRINTER}" opens the drawer through the receipt printer, but no '
+                                 "printer is set: set printer (POS_PRINTER) to the printer the drawer is plugged "
+                                 "into, or give the drawer's own device path, e.g. /dev/usb/lp0")
+            return CASH_DRAWER_PRINTER
+        if not Path(value).is_absolute():
+            raise ValueError(f'{value!r} is neither "{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt '
+                             "printer) nor an absolute path of the drawer's device (e.g. /dev/usb/lp0, or "
+                             "\\\\.\\COM3 on Windows); leave it out for a station without a drawer")
+        return value
+
     @model_validator(mode="after")
     def _routes(self) -> StoreConfig:
         self.route_table()
-        return self
-
-    @model_validator(mode="after")
-    def _drawer(self) -> StoreConfig:
-        from pos_app.drawer import check_drawer
-
-        check_drawer(self.cash_drawer, self.printer)
         return self
 
     def replace(self, **changes: Any) -> StoreConfig:

@@ -1,11 +1,10 @@
-"""The cash drawer: it opens on the ESC/POS pulse, sent the way the store wired it.
+"""The cash drawer: opening it when cash changes hands, and a sentence when it cannot (no Qt).
 
-Setting ``cash_drawer`` (``POS_CASH_DRAWER``): ``printer`` sends the pulse as a raw job to the
-receipt printer's queue (a drawer plugged into the printer's kick port: CUPS ``lp -o raw``,
-the Windows spooler's RAW datatype); a path writes it to that device or file (a drawer on
-its own port, appended); unset means no drawer (the cashier opens it by hand). The drawer
-opens only after the cash is in the journal, and a drawer that cannot be reached is a
-sentence for the cashier, never an error: the money is recorded either way.
+A station's drawer is plugged into the receipt printer (the printer passes on an ESC/POS
+pulse), or into a port of its own (the pulse is written to that device), or there is none
+(it is opened with its key): the ``cash_drawer`` setting says which (``pos_app.config``).
+Opening never raises: a drawer that cannot be reached is a ``DrawerResult`` telling the
+cashier to use the key, so that a sale is never lost to a drawer. Each attempt is logged.
 """
 
 from __future__ import annotations
@@ -13,122 +12,141 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-log = logging.getLogger(__name__)
+from pos_app.config import CASH_DRAWER_PRINTER
+from pos_app.receipts.printing import PrintError, print_raw
 
-PULSE = bytes((0x1B, 0x70, 0x00, 0x19, 0xFA))
-"""ESC p 0 25 250: pulse pin 2 for 50 ms on, 500 ms off (the common drawer kick)."""
-PRINTER = "printer"
-"""The ``cash_drawer`` value that sends the pulse through the receipt printer."""
-LP_TIMEOUT = 10.0
-NO_DRAWER = "Open the cash drawer by hand: no drawer is connected to this station."
+if TYPE_CHECKING:
+    from pos_app.config import StoreConfig
+
+logger = logging.getLogger(__name__)
+
+PULSE = b"\x1b\x70\x00\x19\xfa"
+"""ESC p 0 25 250 (ESC/POS): a pulse on the drawer kick-out connector's pin 2, on for 50 ms
+(25 x 2 ms), then off for 500 ms."""
+COMMAND_TIMEOUT = 5.0
+"""Seconds each print system command may take (a local CUPS answers in milliseconds)."""
+OPEN_TIMEOUT = 20.0
+"""Seconds ``aopen`` waits for an open before saying the drawer did not answer."""
+KEY = "open it with the key"
+
+
+class DrawerKind(StrEnum):
+    """Where the pulse goes: nowhere, the receipt printer's queue, or the drawer's own device."""
+
+    NONE = "none"
+    PRINTER = "printer"
+    DEVICE = "device"
 
 
 class DrawerState(StrEnum):
+    """``OPENED``: the pulse was handed to the printer's queue or the device (a drawer says
+    nothing back, so this is as far as the app can know); ``NO_DRAWER``: none set up;
+    ``FAILED``: the pulse could not be sent."""
+
     OPENED = "opened"
-    """The pulse was handed over (the printer's queue took it, or the device wrote it)."""
-    NO_DRAWER = "no drawer"
+    NO_DRAWER = "no_drawer"
     FAILED = "failed"
 
 
 @dataclass(frozen=True)
 class DrawerResult:
+    """An open's outcome and the sentence the cashier reads; ``job_id`` names the print job
+    that carried the pulse (printer drawers)."""
+
     state: DrawerState
-    sentence: str
-    """What the cashier is told."""
+    message: str
+    job_id: str | None = None
 
 
-def check_drawer(value: str | None, printer: str | None) -> str | None:
-    """The ``cash_drawer`` setting checked: ``printer`` (with a printer set), an absolute
-    path, or unset; ``ValueError`` saying what to write otherwise."""
-    if value is None or not value.strip():
-        return None
-    value = value.strip()
-    if value == PRINTER:
-        if not printer:
-            raise ValueError('"printer" sends the drawer pulse through the receipt printer, and no printer is set '
-                             "(set printer, or give the drawer's device path, e.g. /dev/usb/lp0)")
-        return value
-    if not Path(value).is_absolute():
-        raise ValueError(f'{value!r} is neither "printer" nor an absolute path of the drawer\'s device or file '
-                         "(e.g. /dev/usb/lp0, COM3 on Windows is \\\\.\\COM3)")
-    return value
-
-
+@dataclass(frozen=True)
 class CashDrawer:
-    """One station's drawer (see the module docstring)."""
+    """One station's drawer: ``target`` is the printer's name (``PRINTER``) or the device's
+    absolute path (``DEVICE``), None without a drawer."""
 
-    def __init__(self, setting: str | None, printer: str | None) -> None:
-        self.setting = setting
-        self.printer = printer
+    kind: DrawerKind
+    target: str | None = None
+    timeout: float = OPEN_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if (self.kind is DrawerKind.NONE) != (self.target is None):
+            raise ValueError(f"a {self.kind} drawer {'takes no' if self.kind is DrawerKind.NONE else 'needs a'} target")
+
+    @classmethod
+    def from_config(cls, config: StoreConfig) -> CashDrawer:
+        """The drawer the ``cash_drawer`` setting names (the settings' model has checked it)."""
+        if config.cash_drawer is None:
+            return cls(DrawerKind.NONE)
+        if config.cash_drawer == CASH_DRAWER_PRINTER:
+            return cls(DrawerKind.PRINTER, config.printer)
+        return cls(DrawerKind.DEVICE, config.cash_drawer)
 
     def open(self, reason: str) -> DrawerResult:
-        """Send the pulse (blocking: ``aopen`` runs it off the event loop)."""
-        if not self.setting:
-            return DrawerResult(DrawerState.NO_DRAWER, NO_DRAWER)
+        """Send the pulse (blocking: up to a few print system commands); never raises."""
+        logger.info("cash drawer: opening (%s) through %s %s", reason, self.kind, self.target or "-")
         try:
-            where = self._through_printer() if self.setting == PRINTER else self._to_device(Path(self.setting))
-        except DrawerError as error:
-            log.warning("cash drawer not opened (%s): %s", reason, error)
-            return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({error}): open it with its key.")
-        log.info("cash drawer opened (%s) through %s", reason, where)
-        return DrawerResult(DrawerState.OPENED, "The cash drawer is open.")
+            result = self._open()
+        except Exception as error:  # a bug must not cost the sale: the cashier still has the key
+            logger.exception("cash drawer: unexpected error")
+            result = DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({type(error).__name__}): {KEY}.")
+        log = logger.warning if result.state is DrawerState.FAILED else logger.info
+        log("cash drawer: %s (%s): %s", result.state, reason, result.message)
+        return result
 
     async def aopen(self, reason: str) -> DrawerResult:
-        return await asyncio.to_thread(self.open, reason)
-
-    def _to_device(self, path: Path) -> str:
+        """``open`` on a worker thread, answered within ``timeout`` seconds whatever happens
+        (a hung device: the thread is left to finish, its result dropped)."""
         try:
-            with path.open("ab", buffering=0) as device:
-                device.write(PULSE)
-        except OSError as error:
-            raise DrawerError(f"{path}: {error.strerror or error}") from error
-        return str(path)
+            return await asyncio.wait_for(asyncio.to_thread(self.open, reason), self.timeout)
+        except TimeoutError:
+            logger.warning("cash drawer: no answer within %g s (%s)", self.timeout, reason)
+            return DrawerResult(DrawerState.FAILED, f"The cash drawer did not answer within {self.timeout:g} s: "
+                                                    f"{KEY}.")
 
-    def _through_printer(self) -> str:
-        assert self.printer is not None  # check_drawer: "printer" needs one
-        if sys.platform == "win32":
-            return self._windows_spooler(self.printer)
-        lp = shutil.which("lp")
-        if lp is None:
-            raise DrawerError("no lp command: the print system (CUPS) is not installed")
-        try:
-            done = subprocess.run([lp, "-d", self.printer, "-o", "raw", "-t", "cash drawer"], input=PULSE,
-                                  capture_output=True, timeout=LP_TIMEOUT, check=False,
-                                  env={**os.environ, "LC_ALL": "C", "LANG": "C"})
-        except subprocess.TimeoutExpired:
-            raise DrawerError(f"the print system did not answer within {LP_TIMEOUT:g} s") from None
-        except OSError as error:
-            raise DrawerError(f"lp could not start: {error.strerror or error}") from error
-        if done.returncode != 0:
-            said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-            raise DrawerError(f"printer {self.printer!r} refused the pulse: {said[-1] if said else done.returncode}")
-        return f"printer {self.printer}"
-
-    @staticmethod
-    def _windows_spooler(printer: str) -> str:  # pragma: no cover - Windows only
-        try:
-            import win32print  # type: ignore[import-untyped]
-        except ImportError:
-            raise DrawerError("the Windows print spooler cannot be reached from this build (pywin32 is missing)") \
-                from None
-        handle = win32print.OpenPrinter(printer)
-        try:
-            win32print.StartDocPrinter(handle, 1, ("cash drawer", None, "RAW"))
-            try:
-                win32print.WritePrinter(handle, PULSE)
-            finally:
-                win32print.EndDocPrinter(handle)
-        finally:
-            win32print.ClosePrinter(handle)
-        return f"printer {printer}"
+    def _open(self) -> DrawerResult:
+        if self.kind is DrawerKind.NONE or self.target is None:
+            return DrawerResult(DrawerState.NO_DRAWER, "No cash drawer is connected to this station: "
+                                                       "open the drawer by hand.")
+        if self.kind is DrawerKind.PRINTER:
+            return _through_printer(self.target)
+        return _to_device(self.target)
 
 
-class DrawerError(Exception):
-    """The pulse could not be handed over (why, in words)."""
+def _through_printer(printer: str) -> DrawerResult:
+    try:
+        job = print_raw(PULSE, printer, title="pos-app cash drawer", timeout=COMMAND_TIMEOUT)
+    except PrintError as error:
+        reason = str(error) if repr(printer) in str(error) else f"printer {printer!r}: {error}"
+        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
+    return DrawerResult(DrawerState.OPENED, f"The cash drawer was signalled to open through printer {printer!r} "
+                                            f"(if it stays shut, {KEY}).", job.job_id)
+
+
+def _to_device(path: str) -> DrawerResult:
+    try:
+        _write(path)
+    except FileNotFoundError:
+        reason = f"{path} does not exist: is the drawer plugged in and the setting cash_drawer right?"
+        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
+    except OSError as error:
+        reason = f"{path} cannot be written: {error.strerror or error}"
+        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
+    return DrawerResult(DrawerState.OPENED, f"The cash drawer was signalled to open (if it stays shut, {KEY}).")
+
+
+def _write(path: str) -> None:
+    """Append the pulse to ``path``, which must exist: a device that is not there is a
+    drawer unplugged, never a file to create. Non-blocking where the OS has it, so that a
+    device no one reads fails at once instead of hanging."""
+    flags = (os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, flags)
+    try:
+        pending = memoryview(PULSE)
+        while pending:
+            pending = pending[os.write(fd, pending):]
+    finally:
+        os.close(fd)

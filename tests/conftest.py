@@ -12,7 +12,7 @@ os.environ["LC_ALL"] = "C.UTF-8"
 
 import pytest
 
-from tests.printers import capture_printer, cups_pdf  # noqa: E402, F401 - the session's CUPS printers, for every test
+from tests.printers import cups_pdf, raw_printer  # noqa: E402, F401 - the session's CUPS printers
 
 FAST_S_DELAY = (0.2, 0.4)
 

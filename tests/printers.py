@@ -1,10 +1,15 @@
-"""A real CUPS printer that writes PDFs, for the printing tests (receipts and the app).
+"""Real CUPS printers for the printing tests (receipts, the app, the cash drawer).
 
 ``cups_pdf`` (session): makes sure the CUPS scheduler runs (starting ``cupsd`` as root when
 it does not), adds the ``pos-test-pdf`` queue on the cups-pdf backend once, and finds the
 folders cups-pdf writes into (its ``Out`` setting, ``${HOME}/PDF`` by default: ``/root/PDF``
 for root; anonymous jobs go to ``AnonDirName``). Without CUPS, cups-pdf or root, the
 printing tests skip; under CI=true they fail (``tests.system.require``).
+
+``raw_printer`` (session): a raw queue, ``pos-test-drawer``, whose device keeps each job's
+bytes exactly as CUPS hands them to a printer (a small backend installed as root, so that
+cupsd's configuration is left as it is: no ``FileDevice``, no restart), for the raw jobs
+of the cash drawer.
 """
 
 from __future__ import annotations
@@ -94,14 +99,21 @@ class CupsPdf:
                                  f"cups-pdf log: {tail}") from None
 
 
-@pytest.fixture(scope="session")
-def cups_pdf() -> CupsPdf:
-    for tool, package in (("lp", "cups-client"), ("lpstat", "cups-client"), ("pdftotext", "poppler-utils"),
-                          ("pdfinfo", "poppler-utils")):
+def _require_tools(*tools: tuple[str, str]) -> None:
+    for tool, package in (("lp", "cups-client"), ("lpstat", "cups-client"), *tools):
         require_tool(tool, package)
-    require(CUPS_PDF_BACKEND.exists(), "cups-pdf is not installed (Debian package printer-driver-cups-pdf)")
+
+
+def _ensure_scheduler() -> None:
     if not _scheduler_running():
         _start_cups()
+
+
+@pytest.fixture(scope="session")
+def cups_pdf() -> CupsPdf:
+    _require_tools(("pdftotext", "poppler-utils"), ("pdfinfo", "poppler-utils"))
+    require(CUPS_PDF_BACKEND.exists(), "cups-pdf is not installed (Debian package printer-driver-cups-pdf)")
+    _ensure_scheduler()
     if _run("lpstat", "-p", PRINTER).returncode != 0:
         require(shutil.which("lpadmin", path=os.environ.get("PATH", "") + ":" + SBIN), "lpadmin is not installed")
         models = _run("lpinfo", "-m").stdout.splitlines()
@@ -114,41 +126,58 @@ def cups_pdf() -> CupsPdf:
     return CupsPdf(PRINTER, tuple(output_dirs()))
 
 
-CAPTURE_PRINTER = "pos-test-capture"
-CAPTURE_BACKEND = Path("/usr/lib/cups/backend/pos-test-capture")
-CAPTURE_DIR = Path("/var/spool/pos-test-capture")
-CAPTURE_SCRIPT = f"""#!/bin/sh
-# pos-app's tests: a CUPS backend that keeps each job's bytes as they arrived (a raw queue)
-if [ $# -eq 0 ]; then echo 'direct pos-test-capture "Unknown" "pos-app test capture"'; exit 0; fi
-mkdir -p {CAPTURE_DIR}
-if [ -n "$6" ]; then cat "$6" > {CAPTURE_DIR}/job_$1.part; else cat > {CAPTURE_DIR}/job_$1.part; fi
-mv {CAPTURE_DIR}/job_$1.part {CAPTURE_DIR}/job_$1.bin
-exit 0
+RAW_PRINTER = "pos-test-drawer"
+RAW_BACKEND = Path("/usr/lib/cups/backend") / RAW_PRINTER
+RAW_SPOOL = Path("/var/spool") / RAW_PRINTER
+RAW_BACKEND_SCRIPT = f"""#!/bin/sh
+# pos-app's tests (tests/printers.py): keeps each job's bytes exactly as CUPS hands them over
+if [ $# -eq 0 ]; then echo 'direct {RAW_PRINTER} "Unknown" "pos-app test raw capture"'; exit 0; fi
+mkdir -p {RAW_SPOOL} || exit 1
+if [ -n "$6" ]; then cat "$6"; else cat; fi > {RAW_SPOOL}/job-$1.part || exit 1
+mv {RAW_SPOOL}/job-$1.part {RAW_SPOOL}/job-$1.bin
 """
 
 
 @dataclass(frozen=True)
-class CapturePrinter:
-    """A raw CUPS queue whose backend keeps each job's bytes (``jobs``): what a printer
-    would have been sent, exactly."""
-
+class RawPrinter:
     printer: str
+    spool: Path
 
-    def jobs(self) -> dict[int, bytes]:
-        found = {}
-        for path in CAPTURE_DIR.glob("job_*.bin") if CAPTURE_DIR.is_dir() else ():
-            found[int(path.stem.removeprefix("job_"))] = path.read_bytes()
-        return found
+    def printed(self, job_id: str, *, timeout: float = 30.0) -> bytes:
+        """The bytes the queue's device received for ``job_id`` (``pos-test-drawer-N``)."""
+        number = job_id.rpartition("-")[2]
+        path = self.spool / f"job-{number}.bin"
+        try:
+            wait_until(path.exists, timeout=timeout, interval=0.05, what=f"the bytes of {job_id}")
+        except AssertionError as error:
+            jobs = _run("lpstat", "-W", "all", "-o", self.printer).stdout.strip()
+            raise AssertionError(f"{error}; the queue's jobs: {jobs or 'none'}") from None
+        return path.read_bytes()
+
+
+def _backend_current() -> bool:
+    try:
+        return RAW_BACKEND.read_text() == RAW_BACKEND_SCRIPT
+    except OSError:  # missing, or not readable by this user (mode 0700)
+        return False
 
 
 @pytest.fixture(scope="session")
-def capture_printer(cups_pdf: CupsPdf) -> CapturePrinter:
-    """The raw capture queue, added once (as root: its backend runs as root, mode 0700)."""
-    require(os.geteuid() == 0, "only root can add the capture backend to CUPS")
-    if not CAPTURE_BACKEND.exists() or CAPTURE_BACKEND.read_text() != CAPTURE_SCRIPT:
-        CAPTURE_BACKEND.write_text(CAPTURE_SCRIPT)
-        CAPTURE_BACKEND.chmod(0o700)
-    if _run("lpstat", "-p", CAPTURE_PRINTER).returncode != 0:
-        added = _run("lpadmin", "-p", CAPTURE_PRINTER, "-E", "-v", "pos-test-capture:/")
-        require(added.returncode == 0, f"cannot add the {CAPTURE_PRINTER} printer: {added.stderr.strip()}")
-    return CapturePrinter(CAPTURE_PRINTER)
+def raw_printer() -> RawPrinter:
+    """The raw capture queue, added once (its backend is mode 0700, which cupsd runs as root)."""
+    _require_tools()
+    _ensure_scheduler()
+    if not _backend_current():
+        require(os.geteuid() == 0, f"only root can add the {RAW_PRINTER} backend to CUPS")
+        staged = RAW_BACKEND.with_name(f".{RAW_PRINTER}.{os.getpid()}")
+        staged.write_text(RAW_BACKEND_SCRIPT)
+        staged.chmod(0o700)
+        staged.replace(RAW_BACKEND)  # whole, for a cupsd that runs it meanwhile
+    if _run("lpstat", "-p", RAW_PRINTER).returncode != 0:
+        require(shutil.which("lpadmin", path=os.environ.get("PATH", "") + ":" + SBIN), "lpadmin is not installed")
+        added = _run("lpadmin", "-p", RAW_PRINTER, "-E", "-v", f"{RAW_PRINTER}:/",
+                     "-o", "printer-error-policy=abort-job")
+        require(added.returncode == 0, f"cannot add the {RAW_PRINTER} printer: {added.stderr.strip()}")
+    for command in ("cupsenable", "cupsaccept"):  # a queue left paused by an earlier run
+        _run(command, RAW_PRINTER)
+    return RawPrinter(RAW_PRINTER, RAW_SPOOL)

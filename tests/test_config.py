@@ -148,6 +148,42 @@ def test_route_overrides_reach_the_route_table(tmp_path):
     assert load_config(env).route_table()["terminal.void"].path == "/public/terminal/void-tx"
 
 
+def test_the_cash_drawer_is_the_printer_a_device_path_or_none(tmp_path):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\nprinter = "front"\ncash_drawer = "Printer"\n')
+    assert load_config(env).cash_drawer == "printer"
+    assert load_config({**env, "POS_CASH_DRAWER": "/dev/usb/lp0"}).cash_drawer == "/dev/usb/lp0"
+    assert load_config(profile(tmp_path, 'base_url = "https://a.example.com"\n')).cash_drawer is None
+
+
+def test_a_printer_drawer_needs_a_printer_naming_the_setting(tmp_path):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\ncash_drawer = "printer"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(env)
+    assert str(refused.value).startswith(f"{tmp_path / 'store.toml'}: cash_drawer: ")
+    assert "no printer is set: set printer (POS_PRINTER)" in str(refused.value)
+    assert load_config({**env, "POS_PRINTER": "front"}).cash_drawer == "printer"
+    installer = tmp_path / "store-profile.toml"  # a lane's printer from the store's [stations] table will do
+    installer.write_text('[stations.l1]\nname = "Lane 1"\nprinter = "lane-1"\n')
+    config = load_config({**env, "POS_STATION_ID": "l1", "POS_PROFILE": str(installer)})
+    assert (config.printer, config.cash_drawer) == ("lane-1", "printer")
+
+
+@pytest.mark.parametrize("value", ["dev/usb/lp0", "~/drawer", "COM3", "yes", "", "printer2"])
+def test_a_cash_drawer_that_is_neither_the_printer_nor_an_absolute_path_is_refused(tmp_path, value):
+    env = profile(tmp_path, 'base_url = "https://a.example.com"\nprinter = "front"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config({**env, "POS_CASH_DRAWER": value} if value else profile(
+            tmp_path, 'base_url = "https://a.example.com"\ncash_drawer = ""\n'))
+    where = "POS_CASH_DRAWER" if value else str(tmp_path / "store.toml")
+    assert str(refused.value).startswith(f"{where}: cash_drawer: {value!r} is neither \"printer\"")
+    assert "absolute path of the drawer's device (e.g. /dev/usb/lp0" in str(refused.value)
+
+
+def test_a_cash_drawer_of_the_wrong_type_says_what_it_must_be(tmp_path):
+    with pytest.raises(ConfigError, match=r'store.toml: cash_drawer has the wrong type \(bool\): it must be "printer"'):
+        load_config(profile(tmp_path, 'base_url = "https://a.example.com"\ncash_drawer = true\n'))
+
+
 def test_key_hash_comes_from_env_first_then_the_keyring(tmp_path):
     config = load_config(profile(tmp_path, 'base_url = "https://a.example.com"\nstore_id = "s9"\n'))
     previous = keyring.get_keyring()

@@ -1,8 +1,12 @@
-"""Sending a PDF to the OS print system (CUPS) with ``lp``; no Qt.
+"""Sending a PDF, or raw bytes for the printer itself, to the OS print system; no Qt.
 
 On POSIX the receipt goes to ``lp -d PRINTER`` (CUPS), which queues it and answers a job
 id. Every failure is a ``PrintError`` whose message a cashier can act on; nothing here
-raises a traceback at a cashier. (Windows prints through Qt's QPrinter in the UI.)
+raises a traceback at a cashier. (Windows prints receipts through Qt's QPrinter in the UI.)
+
+``print_raw`` queues bytes the printer reads as they are (ESC/POS commands such as a cash
+drawer's pulse): ``lp -o raw`` on POSIX, the spooler's RAW datatype (``win32print``, from
+pywin32 when it is installed) on Windows.
 
 ``lp`` returns once CUPS has queued the job: a printer that later jams shows in CUPS,
 not here. A printer CUPS has paused (it pauses one whose device failed) is refused
@@ -42,11 +46,12 @@ def _env() -> dict[str, str]:
     return {**os.environ, "LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}
 
 
-def _run(command: list[str], what: str, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(command: list[str], what: str, data: bytes | None = None,
+         timeout: float = LP_TIMEOUT) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(command, input=data, capture_output=True, timeout=LP_TIMEOUT, env=_env(), check=False)
+        return subprocess.run(command, input=data, capture_output=True, timeout=timeout, env=_env(), check=False)
     except subprocess.TimeoutExpired:
-        raise PrintError(f"the print system did not answer within {LP_TIMEOUT:g} s while {what}; "
+        raise PrintError(f"the print system did not answer within {timeout:g} s while {what}; "
                          "check that the printer and the computer's print service (CUPS) are on, then try again"
                          ) from None
     except OSError as error:
@@ -101,11 +106,11 @@ def _not_set_up(printer: str) -> PrintError:
                       "(a manager picks the receipt printer in the settings)")
 
 
-def _refuse_paused(printer: str) -> None:
+def _refuse_paused(printer: str, timeout: float) -> None:
     lpstat = shutil.which("lpstat")
     if lpstat is None:
         return
-    done = _run([lpstat, "-p", printer], f"checking printer {printer!r}")
+    done = _run([lpstat, "-p", printer], f"checking printer {printer!r}", timeout=timeout)
     output = done.stdout.decode("utf-8", "replace")
     if done.returncode != 0:
         message = _message(done)
@@ -131,6 +136,24 @@ def print_pdf(pdf: bytes, printer: str | None = None, *, title: str = "pos-app r
         raise ValueError("print_pdf needs PDF bytes (they start with %PDF)")
     if os.name != "posix":
         raise PrintError("printing from here needs the CUPS print system; on Windows the app prints through Qt")
+    return _lp(pdf, printer, title=title, options=(), what="the receipt", timeout=LP_TIMEOUT)
+
+
+def print_raw(data: bytes, printer: str, *, title: str, timeout: float = LP_TIMEOUT) -> PrintJob:
+    """Queue ``data`` on ``printer`` as a raw job (the printer reads the bytes as they are); the job.
+
+    POSIX: ``lp -d PRINTER -o raw``, each command given ``timeout`` seconds. Windows: the
+    spooler's RAW datatype through ``win32print`` (pywin32). ``PrintError`` as ``print_pdf``,
+    and on Windows when pywin32 is missing or the spooler refuses the job.
+    """
+    if os.name == "nt":
+        return _spool_raw(data, printer, title)
+    return _lp(data, printer, title=title, options=("-o", "raw"), what="the job", timeout=timeout)
+
+
+def _lp(data: bytes, printer: str | None, *, title: str, options: tuple[str, ...], what: str,
+        timeout: float) -> PrintJob:
+    """``data`` queued with ``lp``; every refusal a sentence about ``what`` was sent."""
     if printer is not None and (not printer or printer.startswith("-")
                                 or any(c.isspace() or c in "/#" for c in printer)):
         raise PrintError(f"{printer!r} is not a printer name; a manager picks the receipt printer in the settings")
@@ -139,9 +162,9 @@ def print_pdf(pdf: bytes, printer: str | None = None, *, title: str = "pos-app r
         raise PrintError("this computer has no print system command (lp): CUPS is not installed; ask a manager "
                          "to install it (Debian: apt-get install cups cups-client) and set up the receipt printer")
     if printer is not None:
-        _refuse_paused(printer)
-    command = [lp, *(("-d", printer) if printer else ()), "-t", title, "-"]
-    done = _run(command, "sending the receipt to the printer", pdf)
+        _refuse_paused(printer, timeout)
+    command = [lp, *(("-d", printer) if printer else ()), *options, "-t", title, "-"]
+    done = _run(command, f"sending {what} to the printer", data, timeout)
     if done.returncode != 0:
         message = _message(done)
         lowered = message.lower()
@@ -155,12 +178,38 @@ def print_pdf(pdf: bytes, printer: str | None = None, *, title: str = "pos-app r
         if "not accepting jobs" in lowered:
             raise PrintError(f"printer {printer or '(default)'} is not accepting jobs; a manager can turn it back "
                              f"on (cupsaccept {printer or 'PRINTER'}), then print again")
-        raise PrintError(f"the printer refused the receipt ({message}); check the printer, then print again")
+        raise PrintError(f"the printer refused {what} ({message}); check the printer, then print again")
     output = done.stdout.decode("utf-8", "replace")
     match = _JOB.search(output)
     if match is None:
         raise PrintError(f"the print system answered something unexpected ({output.strip() or 'nothing'}); "
-                         "check whether the receipt printed before printing again")
+                         f"check whether {what} printed before printing again")
     job_id = match.group("job")
     queue, _, number = job_id.rpartition("-")
     return PrintJob(job_id, queue or printer, int(number) if number.isdigit() else None)
+
+
+def _spool_raw(data: bytes, printer: str, title: str) -> PrintJob:
+    """``data`` as a RAW job of the Windows spooler (pywin32's ``win32print``)."""
+    try:
+        import win32print  # type: ignore[import-untyped, import-not-found, unused-ignore]  # pywin32: optional
+    except ImportError:
+        raise PrintError("raw jobs cannot be sent to a Windows printer from this installation (pywin32's "
+                         "win32print is missing)") from None
+    try:
+        handle = win32print.OpenPrinter(printer)
+        try:
+            number = int(win32print.StartDocPrinter(handle, 1, (title, None, "RAW")))
+            try:
+                win32print.StartPagePrinter(handle)
+                win32print.WritePrinter(handle, data)
+                win32print.EndPagePrinter(handle)
+            finally:
+                win32print.EndDocPrinter(handle)
+        finally:
+            win32print.ClosePrinter(handle)
+    except Exception as error:  # pywintypes.error: (code, function, message)
+        message = getattr(error, "strerror", None) or str(error)
+        raise PrintError(f"the Windows print spooler refused the job for printer {printer!r} ({message}); "
+                         "check that the printer is set up and on, then try again") from None
+    return PrintJob(f"{printer}-{number}", printer, number)

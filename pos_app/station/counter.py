@@ -105,7 +105,7 @@ class Counter(Till):
         self.unsaved: str | None = None
         """Why the newest cart is not on disk yet (it is written again every ``save_retry`` s)."""
         self.save_retry = SAVE_RETRY
-        self.drawer = CashDrawer(config.cash_drawer, config.printer)
+        self.drawer = CashDrawer.from_config(config)
         self.restore_notice = restore_notice
         """Why the saved sale was not restored (a new one was started), for the cashier; None when it was."""
         self._station: Station | None = None

@@ -136,7 +136,7 @@ class Till:
     async def open_drawer(self, reason: str) -> str:
         """Open the cash drawer (after the cash is journaled); what it did, as a sentence. A
         drawer that cannot be reached is said, never an error: the cash is recorded."""
-        return (await self.drawer.aopen(reason)).sentence
+        return (await self.drawer.aopen(reason)).message
 
     def _check_payable(self, totals: Totals, *, card: bool = False) -> int:
         """What is due on the cart's order; ``ValueError`` when nothing can be paid now. A card

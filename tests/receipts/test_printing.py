@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pos_app.receipts import PrintError, list_printers, print_pdf, render_receipt
+from pos_app.receipts import PrintError, list_printers, print_pdf, print_raw, render_receipt
 from tests.receipts.conftest import pdf_text, sample_receipt
 
 
@@ -81,6 +81,13 @@ def test_lp_failures_become_sentences(monkeypatch, tmp_path, lp, words):
     with pytest.raises(PrintError) as caught:
         print_pdf(b"%PDF-1.4 x", None)
     assert words in str(caught.value)
+
+
+def test_a_raw_job_lp_refuses_is_a_sentence_about_the_job(monkeypatch, tmp_path):
+    fake_tools(tmp_path, lp="cat >/dev/null; echo 'lp: Error - something odd.' >&2; exit 1")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(PrintError, match=r"^the printer refused the job \(lp: Error - something odd.\)"):
+        print_raw(b"\x1bp\x00\x19\xfa", "lane-1-printer", title="drawer")
 
 
 def test_the_job_id_is_read_from_lp(monkeypatch, tmp_path):
