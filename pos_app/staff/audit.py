@@ -34,8 +34,28 @@ class AuditAction(StrEnum):
     """A cashier lowered a line's quantity after a card payment was attempted on the order."""
     ORDER_CANCELLED = "order_cancelled"
     """A manager gave back what an order had taken (card voids or refunds, cash)."""
+    CASH_IN = "cash_in"
+    """Cash put into the drawer (a manager, with a reason)."""
+    CASH_OUT = "cash_out"
+    """Cash taken out of the drawer (a manager, with a reason)."""
+    NO_SALE = "no_sale"
+    """The drawer opened with no money moving (a manager, with a reason)."""
     OVERRIDE = "override"
     """A manager's PIN on a cashier's screen for anything not listed above."""
+
+
+REASON_MAX = 200
+"""The longest reason a manager may give (one line of the audit trail)."""
+
+
+def check_reason(reason: str) -> str:
+    """A reason is asked for every manager action: non-empty, one line, at most 200 characters."""
+    text = " ".join(str(reason).split())
+    if not text:
+        raise ValueError("give a reason: it is recorded with the action")
+    if len(text) > REASON_MAX:
+        raise ValueError(f"keep the reason under {REASON_MAX} characters")
+    return text
 
 
 @dataclass(frozen=True)

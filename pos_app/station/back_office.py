@@ -20,13 +20,12 @@ from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Outcome
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
+from pos_app.staff.audit import check_reason
 from pos_app.station.counter import Counter
 from pos_app.station.payments import Drafts, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult
-
-REASON_MAX = 200
 
 
 @dataclass(frozen=True)
@@ -169,16 +168,6 @@ class BackOffice:
         if not terminal:
             raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
         return terminal
-
-
-def check_reason(reason: str) -> str:
-    """A reason is asked for every manager action: non-empty, one line, at most 200 characters."""
-    text = " ".join(str(reason).split())
-    if not text:
-        raise ValueError("give a reason: it is recorded with the action")
-    if len(text) > REASON_MAX:
-        raise ValueError(f"keep the reason under {REASON_MAX} characters")
-    return text
 
 
 def _ids(row: PaymentRow) -> str:

@@ -11,17 +11,18 @@ apart so that each file says one thing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pos_app.cart import Cart, Totals
 from pos_app.catalog import TaxRate
 from pos_app.drawer import CashDrawer
-from pos_app.journal import CashEntry, JournalError, Operation, Outcome
+from pos_app.journal import CashEntry, CashKind, JournalError, Operation, Outcome
 from pos_app.money import MoneyFormat
-from pos_app.staff import StaffMember
+from pos_app.staff import AuditAction, Staff, StaffMember
+from pos_app.staff.audit import check_reason
 from pos_app.station.events import (
     AttemptsSettled,
     CartChanged,
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
     from pos_app.station.station import Station
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+DRAWER_MOVES = {CashKind.CASH_IN: AuditAction.CASH_IN, CashKind.CASH_OUT: AuditAction.CASH_OUT,
+                CashKind.NO_SALE: AuditAction.NO_SALE}
+"""The drawer's own movements (a manager's) and how the audit trail names each."""
 OPEN_PREAUTH_DAYS = 14
 """How far back the open pre-auths list looks (a tab or a deposit is captured within days)."""
 
@@ -75,6 +80,7 @@ class Till:
     cashier: StaffMember | None
     last_paid: PaidCart | None
     drawer: CashDrawer
+    staff: Staff
     _restored_order_key: str | None
 
     @property
@@ -85,6 +91,9 @@ class Till:
         raise NotImplementedError
 
     def _save_soon(self) -> None:
+        raise NotImplementedError
+
+    async def disk(self, work: Callable[..., T], *args: Any) -> T:
         raise NotImplementedError
 
     async def acknowledgment(self) -> list[str]:
@@ -132,6 +141,19 @@ class Till:
                                              cashier=self.cashier.name if self.cashier else None)
         paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
         return CashTaken(entry, paid, await self.open_drawer(f"cash for order {entry.order_key}"))
+
+    async def move_drawer_cash(self, kind: CashKind, amount: int, *, manager: StaffMember,
+                               reason: str) -> tuple[CashEntry, str]:
+        """Cash in, cash out, or the drawer opened for no sale (``amount`` 0): a manager's,
+        with a reason; journaled, written to the audit trail, then the drawer opens. The
+        entry and what the drawer did. ``ValueError`` for another kind, a bad amount, no reason."""
+        if kind not in DRAWER_MOVES:
+            raise ValueError(f"the drawer takes cash in, cash out or no sale here, not {kind}")
+        reason = check_reason(reason)
+        entry = await self.station.move_cash(kind, amount, reason=reason, by=manager.name)
+        detail = f"{kind.replace('_', ' ')} {self.money(amount)}" if amount else str(kind).replace("_", " ")
+        await self.disk(self.staff.record, manager.name, DRAWER_MOVES[kind], detail, reason)
+        return entry, await self.open_drawer(detail)
 
     async def open_drawer(self, reason: str) -> str:
         """Open the cash drawer (after the cash is journaled); what it did, as a sentence. A

@@ -10,6 +10,7 @@ KEYS = (
     ("F7", "Pay a part of the balance by card: type the amount, Enter, then as F12"),
     ("F8", "Cash received: type the amount (or Enter for the exact balance); the change is shown"),
     ("Ctrl+Del", "Cancel the payments of this sale (a manager): cards voided or refunded, cash given back"),
+    ("Ctrl+D", "Cash drawer (a manager): cash in, cash out, or no sale"),
     ("F11", "Pre-auth (a tab or a deposit): the amount is held on the card, not charged yet"),
     ("Enter", "Add the scanned or typed item; accept; press the focused button; close after an approval"),
     ("3 *", "Before a scan or a search: add 3 of the item scanned or picked next"),

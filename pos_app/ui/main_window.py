@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.bridge.save_trouble.connect(lambda trouble: self.status.setText(trouble.sentence))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F7", self._pay_part), ("F8", self._cash), ("Ctrl+Del", self._cancel_order),
+                            ("Ctrl+D", self._drawer),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
                             ("F9", self._back_office), ("F10", self._shift_end)):
@@ -331,6 +332,18 @@ class MainWindow(QMainWindow):
             self.status.setText(f"Payments given back by {approval.manager.name}. {cancelled.drawer}".strip())
         else:
             self.status.setText(f"Cancel stopped: {cancelled.problem}. Nothing else was sent.")
+
+    @asyncSlot()
+    async def _drawer(self) -> None:
+        """Ctrl+D: cash in, cash out or no sale (a manager's)."""
+        from pos_app.ui.drawer_dialog import move_drawer_cash
+
+        if self.stack.currentWidget() is not self.sale or self.payment is not None or not self._payments_ready():
+            return
+        said = await move_drawer_cash(self.counter, self)
+        if said:
+            self.status.setText(said)
+        self.sale.focus_scan()
 
     def _due(self) -> int | None:
         """The balance a payment key may take now; None (the status line says why) when none."""

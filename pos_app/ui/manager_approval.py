@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 
 from pos_app.money import MoneyFormat
 from pos_app.staff import StaffError, StaffMember
-from pos_app.station.back_office import check_reason
+from pos_app.staff.audit import check_reason
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
@@ -30,12 +30,13 @@ TEXT_WIDTH_CHARS = 72
 
 
 class ManagerApproval(QDialog):
-    """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents, prefilled
-    with it and read in the store's format: ``money``)."""
+    """Ask for a manager's PIN and a reason (and an amount up to ``max_amount`` cents, read in
+    the store's format: ``money``)."""
 
     def __init__(self, title: str, summary: str, verify: Callable[[str], Awaitable[StaffMember]], *,
-                 money: MoneyFormat, max_amount: int | None = None, ask_reason: bool = True,
+                 money: MoneyFormat, max_amount: int | None = None, prefill: bool = True, ask_reason: bool = True,
                  parent: QWidget | None = None) -> None:
+        """``prefill``: the amount field starts at ``max_amount`` (a refund of it all); else empty."""
         super().__init__(parent)
         self.verify = verify
         self.money = money
@@ -65,7 +66,9 @@ class ManagerApproval(QDialog):
         cancel = QPushButton("Cancel  (Esc)")
         form = QFormLayout()
         if max_amount is not None:
-            self.amount.setText(money.field(max_amount))
+            if prefill:
+                self.amount.setText(money.field(max_amount))
+            self.amount.setPlaceholderText(f"e.g. {money.example}")
             form.addRow("Amount", self.amount)
         form.addRow("Manager PIN", self.pin)
         if ask_reason:

@@ -210,3 +210,31 @@ async def test_nothing_to_cancel_and_an_unknown_line_are_refused(sandbox, config
                 await cancel_order(counter, manager, "x")
         finally:
             await counter.aclose()
+
+
+async def test_cash_in_out_and_no_sale_are_a_managers_journaled_and_audited(sandbox, config, tmp_path):
+    device = tmp_path / "drawer"
+    device.touch()
+    async with await Station.open(config.replace(cash_drawer=str(device)), sandbox.keys["B"],
+                                  training=True) as station:
+        counter = await counter_for(station)
+        try:
+            manager = await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
+            into, said = await counter.move_drawer_cash(CashKind.CASH_IN, 5000, manager=manager, reason="float")
+            assert into.drawer_change == 5000 and "signalled to open" in said
+            out, _ = await counter.move_drawer_cash(CashKind.CASH_OUT, 2000, manager=manager, reason="to the safe")
+            nothing, _ = await counter.move_drawer_cash(CashKind.NO_SALE, 0, manager=manager, reason="change a note")
+            assert (out.drawer_change, nothing.drawer_change) == (-2000, 0)
+            assert device.read_bytes() == bytes.fromhex("1b700019fa") * 3
+            with pytest.raises(ValueError, match="reason"):
+                await counter.move_drawer_cash(CashKind.CASH_OUT, 100, manager=manager, reason="  ")
+            with pytest.raises(ValueError, match="not return"):
+                await counter.move_drawer_cash(CashKind.RETURN, 100, manager=manager, reason="x")
+            audit = await counter.disk(counter.staff.audit, 3)
+            assert [(e.action, e.reason) for e in audit] == [
+                (AuditAction.NO_SALE, "change a note"), (AuditAction.CASH_OUT, "to the safe"),
+                (AuditAction.CASH_IN, "float")]
+            _, moves = await station.journal.shift_cash()
+            assert sum(m.drawer_change for m in moves) == 3000
+        finally:
+            await counter.aclose()

@@ -105,3 +105,27 @@ def test_ctrl_del_with_a_managers_pin_gives_the_payments_back(qtbot, run, open_a
     assert app.counter.cart.order_key != order_key and app.counter.cart.lines == lines
     given = run(app.station.journal.order_cash(order_key))
     assert [(e.kind, e.amount) for e in given] == [(CashKind.SALE, 100), (CashKind.RETURN, 100)]
+
+
+def test_ctrl_d_takes_cash_out_with_a_managers_pin(qtbot, run, open_app, b_config, sandbox):
+    from pos_app.ui.drawer_dialog import DrawerChoice
+    from pos_app.ui.manager_approval import ManagerApproval
+
+    app = open_app(b_config, "B")
+    window = app.window
+    sign_in(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
+    choice = modal(qtbot, DrawerChoice)
+    save(choice, "light-drawer-choice")
+    qtbot.keyClick(choice, Qt.Key.Key_O, Qt.KeyboardModifier.AltModifier)  # Cash out
+    approval = modal(qtbot, ManagerApproval)
+    assert approval.amount.hasFocus() and approval.amount.text() == ""
+    qtbot.keyClicks(approval.amount, "20")
+    qtbot.keyClick(approval.amount, Qt.Key.Key_Tab)
+    qtbot.keyClicks(approval.pin, DEMO_MANAGER_PIN)
+    qtbot.keyClicks(approval.reason, "to the safe")
+    save(approval, "light-drawer-cash-out")
+    qtbot.keyClick(approval.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.status.text().startswith("Cash out $20.00 recorded"), timeout=10_000)
+    _, moves = run(app.station.journal.shift_cash())
+    assert [(m.kind, m.amount, m.reason) for m in moves] == [(CashKind.CASH_OUT, 2000, "to the safe")]
