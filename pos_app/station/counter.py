@@ -212,7 +212,9 @@ class Counter(Till):
             self.events.publish(CatalogSyncFailed(str(error)))
             return None
         self.rates = await self.disk(self.catalog.taxes)
-        if not self.cart.is_empty:  # its totals follow the new rates; a tax no longer listed keeps its known one
+        if not self.cart.is_empty and not self.payments.holds:
+            # its totals follow the new rates (a tax no longer listed keeps its known one); an order that
+            # took money keeps the total the customer is paying
             self.cart.refresh_rates(self.rates)
             await self._changed()
         self.events.publish(CatalogSynced(result))
@@ -221,7 +223,9 @@ class Counter(Till):
     # the cart ---------------------------------------------------------------------------
 
     def totals(self) -> Totals:
-        return self.cart.totals(self.rates)
+        """The cart's totals at the merchant's rates; once the order took money, at the rates
+        it was rung up with (a tax changed by a sync meanwhile does not move what is due)."""
+        return self.cart.totals(self.cart.known_rates if self.payments.holds else self.rates)
 
     async def scan(self, code: str, quantity: int = 1) -> CartLine | None:
         """A scanned or typed code: ``quantity`` of the item whose SKU/barcode it is, added;

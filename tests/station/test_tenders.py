@@ -7,6 +7,8 @@ settled; cash from the drawer) and frees the items."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from pos_app.config import StoreConfig
@@ -236,5 +238,25 @@ async def test_cash_in_out_and_no_sale_are_a_managers_journaled_and_audited(sand
                 (AuditAction.CASH_IN, "float")]
             _, moves = await station.journal.shift_cash()
             assert sum(m.drawer_change for m in moves) == 3000
+        finally:
+            await counter.aclose()
+
+
+async def test_a_tax_changed_by_a_sync_does_not_move_a_partly_paid_orders_total(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            await counter.sync_catalog()
+            taxed = next(i for i in await counter.search("a", 60) if i.tax_ids and i.price_cents >= 1000)
+            await counter.add(taxed)
+            total = counter.totals().total
+            await counter.pay_cash(500)
+            tax_id = taxed.tax_ids[0]
+            sandbox.set_taxes("B", [{"id": tax_id, "name": "Raised", "rate": Decimal("25")}])
+            await counter.sync_catalog()
+            assert counter.rates[tax_id].rate != counter.cart.known_rates[tax_id].rate  # the merchant's changed
+            assert counter.totals().total == total and counter.payments.due(total) == total - 500
+            rest = await counter.pay_cash(total - 500)
+            assert rest.paid is not None and rest.paid.totals.total == total
         finally:
             await counter.aclose()
