@@ -225,7 +225,10 @@ class Counter(Till):
     def totals(self) -> Totals:
         """The cart's totals at the merchant's rates; once the order took money, at the rates
         it was rung up with (a tax changed by a sync meanwhile does not move what is due)."""
-        return self.cart.totals(self.cart.known_rates if self.payments.holds else self.rates)
+        if not self.payments.holds:
+            return self.cart.totals(self.rates)
+        known = self.cart.known_rates  # a tax the merchant no longer lists stays flagged at its kept rate
+        return self.cart.totals({tax_id: known.get(tax_id, rate) for tax_id, rate in self.rates.items()})
 
     async def scan(self, code: str, quantity: int = 1) -> CartLine | None:
         """A scanned or typed code: ``quantity`` of the item whose SKU/barcode it is, added;
