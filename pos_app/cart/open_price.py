@@ -14,7 +14,7 @@ rung up with (``tax_choice``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -47,12 +47,12 @@ class TaxClass:
         """The rates added up: what the line is taxed (the contract's per-line rule)."""
         return sum((rate.rate for rate in self.rates), Decimal(0))
 
-    @property
-    def label(self) -> str:
-        """``"No tax"``, ``"State sales tax 6.25 %"``, ``"State sales tax + City tax 8.25 %"``."""
+    def label(self, percent: Callable[[Decimal], str] = lambda rate: f"{rate} %") -> str:
+        """``"No tax"``, ``"State sales tax 6.25 %"``, ``"State sales tax + City tax 8.25 %"``;
+        ``percent`` writes the rate (the store's ``MoneyFormat.percent``: ``"8,25 %"`` in de_DE)."""
         if not self.rates:
             return "No tax"
-        return f"{' + '.join(rate.name for rate in self.rates)} {self.rate} %"
+        return f"{' + '.join(rate.name for rate in self.rates)} {percent(self.rate)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,7 @@ def test_the_cart_file_keeps_it_whole(tmp_path):
 
 
 def labels(classes: tuple[TaxClass, ...]) -> list[str]:
-    return [tax_class.label for tax_class in classes]
+    return [tax_class.label() for tax_class in classes]
 
 
 def test_each_tax_alone_and_every_set_the_catalog_uses_are_offered():

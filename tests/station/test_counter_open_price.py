@@ -72,11 +72,11 @@ async def test_a_misc_item_is_added_saved_paid_and_named_on_the_receipt(sandbox,
             await counter.sign_in(DEMO_CASHIER_PIN)
             await counter.sync_catalog()
             taxes = await counter.open_price_taxes()
-            labels = [tax_class.label for tax_class in taxes.classes]
+            labels = [tax_class.label() for tax_class in taxes.classes]
             assert labels == ["No tax", "State sales tax 6.25 %", "City tax 2.00 %", "Cultural district levy 0.75 %",
                               "State sales tax + City tax 8.25 %",
                               "State sales tax + City tax + Cultural district levy 9.00 %"]
-            assert taxes.default.label == "State sales tax 6.25 %"  # what most of a bookshop's items carry
+            assert taxes.default.label() == "State sales tax 6.25 %"  # what most of a bookshop's items carry
             general = taxes.classes[labels.index("State sales tax + City tax 8.25 %")]
             line = await counter.add_open_price("Gift wrap", counter.read_price("4.99"), general.tax_ids)
             assert changes and line.item_id == OPEN_PRICE_ITEM and counter.cart.lines == (line,)
