@@ -10,7 +10,8 @@ here does an amount become text, or text an amount:
   in ``en_US``, ``"1 234,50 $"`` in ``fr_CA`` for CAD, ``"¥1,234"`` in ``ja_JP`` for JPY
   (``format_currency``); ``money.field(2000)`` is ``"20,00"``, what an amount field is
   prefilled with (no symbol, no grouping; ``"500"`` for 500 yen); ``money.parse("12,50")``
-  is ``1250``, by the locale's separators (``parse_decimal`` with ``strict=True``).
+  is ``1250``, by the locale's separators (``parse_decimal`` with ``strict=True``);
+  ``money.percent(Decimal("8.25"))`` is ``"8,25 %"``, a tax rate written the same way.
 - ``format_money(cents, currency, locale)`` for a one-off.
 
 This is not ``pos_app.api.money``: that module works at the service's edge (the wire's
@@ -186,6 +187,14 @@ class MoneyFormat:
     def example(self) -> str:
         """An amount as the cashier should type it: ``"12.50"``, ``"12,50"``, ``"500"``."""
         return self.field(1250 * 10 ** (self.digits - 2) if self.digits >= 2 else 500)
+
+    def percent(self, rate: Decimal) -> str:
+        """A tax rate (a percentage) as the locale writes it, with the decimals it has:
+        ``Decimal("8.25")`` is ``"8,25 %"`` in ``de_DE``, ``"8.25 %"`` in ``en_US``: next to an
+        amount field, a rate written otherwise than the amounts misleads."""
+        exponent = rate.as_tuple().exponent
+        places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        return f"{format_decimal(rate, format='0.' + '0' * places if places else '0', locale=self.locale)} %"
 
     def parse(self, text: str) -> int | None:
         """Typed ``text`` as minor units; None when there is nothing but spaces.

@@ -81,6 +81,14 @@ def test_an_example_and_a_symbol_in_the_stores_format():
     assert (EUR_DE.symbol, USD_US.symbol, money_format("USD", "en_CA").symbol) == ("€", "$", "US$")
 
 
+@pytest.mark.parametrize("money, rate, text", [
+    (USD_US, "8.25", "8.25 %"), (EUR_DE, "8.25", "8,25 %"), (EUR_DE, "2.00", "2,00 %"), (CAD_CA, "8.875", "8,875 %"),
+    (USD_US, "7", "7 %"), (USD_US, "0", "0 %"), (USD_US, "100", "100 %"), (EUR_DE, "1E+1", "10 %"),
+])
+def test_a_tax_rate_is_written_with_its_decimals_the_locales_way(money, rate, text):
+    assert money.percent(Decimal(rate)) == text
+
+
 def test_money_is_an_int_of_minor_units():
     for wrong in (12.5, True, Decimal("12.5"), "1250"):
         with pytest.raises(TypeError, match="integer number of minor units"):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from pos_app.cart.errors import LineNotFound, UnknownTax
 from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals, _frozen, check_quantity
+from pos_app.cart.open_price import MAX_DESCRIPTION, OPEN_PRICE_ITEM, OPEN_PRICE_MAX_CENTS, OPEN_PRICE_NAME
 from pos_app.cart.taxes import compute_totals
 from pos_app.catalog.models import TaxRate
 
@@ -83,8 +84,8 @@ class Cart:
             known[rate.id] = rate
         self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id, _named(known, kept))
         self.on_change = on_change
-        """Called with the cart after every change (``add``, ``set_quantity``, ``remove``,
-        ``clear``); an exception it raises reaches the caller, the change being made already."""
+        """Called with the cart after every change (``add``, ``add_open_price``, ``set_quantity``,
+        ``remove``, ``clear``); an exception it raises reaches the caller, the change being made already."""
 
     # ------------------------------------------------------------ reading
 
@@ -188,6 +189,35 @@ class Cart:
             quantity=quantity,
             tax_ids=() if price < 0 else tuple(dict.fromkeys(item.tax_ids)),  # a tax named twice counts once
         )
+        self._set(state.order_key, (*state.lines, added), state.next_line_id + 1, known)
+        return added
+
+    def add_open_price(self, name: str, unit_cents: int, tax_ids: Iterable[str] = (), *,
+                       rates: Mapping[str, TaxRate]) -> CartLine:
+        """Add one item the catalog lacks at ``unit_cents`` (the misc key), taxed by ``tax_ids``;
+        returns its line, always a new one (see ``pos_app.cart.open_price``).
+
+        ``name`` is the cashier's description (blank: ``OPEN_PRICE_NAME``). ``ValueError``
+        for a price not from 1 to ``OPEN_PRICE_MAX_CENTS`` or a description longer than
+        ``MAX_DESCRIPTION``; ``UnknownTax`` for a tax neither ``rates`` (the merchant's) nor
+        the cart has a rate for. The cart is then unchanged.
+        """
+        if isinstance(unit_cents, bool) or not isinstance(unit_cents, int):
+            raise ValueError(f"an open price must be an int of cents, got {unit_cents!r}")
+        if not 0 < unit_cents <= OPEN_PRICE_MAX_CENTS:
+            raise ValueError(f"an open price must be from 1 to {OPEN_PRICE_MAX_CENTS} cents, got {unit_cents}")
+        name = " ".join(name.split()) or OPEN_PRICE_NAME
+        if len(name) > MAX_DESCRIPTION:
+            raise ValueError(f"a description has at most {MAX_DESCRIPTION} characters, got {len(name)}")
+        state = self._state
+        known = dict(state.known_rates)
+        taxes = tuple(dict.fromkeys(tax_ids))
+        for tax_id in taxes:
+            rate = rates.get(tax_id) or known.get(tax_id)
+            if rate is None:
+                raise UnknownTax(name, tax_id)
+            known[tax_id] = rate
+        added = CartLine(state.next_line_id, OPEN_PRICE_ITEM, name, None, unit_cents, 1, taxes)
         self._set(state.order_key, (*state.lines, added), state.next_line_id + 1, known)
         return added
 

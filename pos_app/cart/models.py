@@ -8,6 +8,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Protocol
 
+from pos_app.cart.open_price import OPEN_PRICE_ITEM
 from pos_app.catalog.models import TaxRate, check_price
 
 MAX_QUANTITY = 9999
@@ -72,6 +73,11 @@ class CartLine:
     @property
     def is_discount(self) -> bool:
         return self.unit_cents < 0
+
+    @property
+    def is_open_price(self) -> bool:
+        """Rung up with the misc key, at a price the cashier typed (``Cart.add_open_price``)."""
+        return self.item_id == OPEN_PRICE_ITEM
 
 
 def _frozen[K, V](mapping: dict[K, V]) -> Mapping[K, V]:

@@ -293,6 +293,17 @@ class Catalog:
 
         return self._read("reading the codes", run)
 
+    def tax_uses(self) -> list[tuple[tuple[str, ...], int]]:
+        """Each set of taxes the items carry (an item's ``tax_ids``, as stored) and how many
+        items carry it; discounts, which carry none, are not counted. What the misc key's
+        default tax class is chosen by (``pos_app.cart.tax_choice``)."""
+
+        def run(conn: sqlite3.Connection) -> list[tuple[tuple[str, ...], int]]:
+            rows = conn.execute("SELECT tax_ids, COUNT(*) FROM items WHERE price_cents >= 0 GROUP BY tax_ids")
+            return [(tuple(json.loads(tax_ids)), count) for tax_ids, count in rows]
+
+        return self._read("reading the items' taxes", run)
+
     def taxes(self) -> dict[str, TaxRate]:
         """The merchant's taxes by id, in the service's order, as stored by the last sync.
 

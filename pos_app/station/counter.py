@@ -20,19 +20,30 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pos_app.cart import Cart, CartError, CartLine, CartSaveError, CartStore, LineNotFound, Totals
+from pos_app.cart import (
+    OPEN_PRICE_MAX_CENTS,
+    Cart,
+    CartError,
+    CartLine,
+    CartSaveError,
+    CartStore,
+    LineNotFound,
+    TaxChoice,
+    Totals,
+    tax_choice,
+)
 from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.drawer import CashDrawer
 from pos_app.journal import JournalError
-from pos_app.money import MoneyFormat, money_format
+from pos_app.money import AmountError, AmountProblem, MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
 from pos_app.station.events import (
     CartChanged,
@@ -244,6 +255,42 @@ class Counter(Till):
         async with self._editing:
             self._check_unlocked()
             line = self.cart.add(item, quantity, rates=self.rates)
+            self.events.publish(CartChanged(self.cart))
+        await self._save()
+        return line
+
+    async def open_price_taxes(self) -> TaxChoice:
+        """The tax classes the misc key offers, and the one picked at first (``tax_choice``)."""
+        return tax_choice(self.rates, await self.disk(self.catalog.tax_uses))
+
+    def read_price(self, text: str) -> int:
+        """A misc item's price as the cashier typed it, in the store's format (``"4,99"`` in
+        de_DE), as cents; ``ValueError`` with a sentence to show under the field otherwise:
+        nothing typed, not an amount, 0 or less, more than ``OPEN_PRICE_MAX_CENTS``."""
+        money = self.money
+        not_positive = f"The price must be more than {money(0)}. For a discount, scan the discount's code."
+        too_dear = (f"A misc item costs at most {money(OPEN_PRICE_MAX_CENTS)}: check the price. A dearer item must "
+                    "be in the catalog.")
+        try:
+            cents = money.parse(text)
+        except AmountError as error:
+            said = {AmountProblem.NEGATIVE: not_positive, AmountProblem.TOO_LARGE: too_dear}
+            raise ValueError(said.get(error.problem, f"{error}.")) from None
+        if cents is None:
+            raise ValueError(f"Type the price, like {money.example}.")
+        if cents <= 0:
+            raise ValueError(not_positive)
+        if cents > OPEN_PRICE_MAX_CENTS:
+            raise ValueError(too_dear)
+        return cents
+
+    async def add_open_price(self, name: str, unit_cents: int, tax_ids: Iterable[str] = ()) -> CartLine:
+        """One item the catalog lacks (the misc key), at ``unit_cents`` taxed by ``tax_ids``
+        (a class of ``open_price_taxes``); ``ValueError`` (the cart unchanged) as
+        ``Cart.add_open_price`` says, or while the order's items are locked by a payment."""
+        async with self._editing:
+            self._check_unlocked()
+            line = self.cart.add_open_price(name, unit_cents, tax_ids, rates=self.rates)
             self.events.publish(CartChanged(self.cart))
         await self._save()
         return line

@@ -18,6 +18,7 @@ KEYS = (
     ("+ / −", "One more / one less of the selected line (− on 1 removes it)"),
     ("F2", "Type the selected line's quantity, Enter (0 removes the line; Esc leaves it)"),
     ("Delete", "Remove the selected line (after a payment attempt, recorded in the audit trail)"),
+    ("F6", "Misc item: one the catalog lacks, at a price you type, with its tax (Tab between the fields)"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),

@@ -1,9 +1,9 @@
 """The cashier's window: sign-in, then the sale screen; the keys that pay and print.
 
 F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
-F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the keys, Esc goes back
-(clears the search), Ctrl+L signs out. In training mode a permanent banner says that no
-real money moves.
+F11 takes a pre-auth, F6 rings up a misc item (one the catalog lacks, at a typed price),
+Ctrl+P reprints the last receipt, F1 lists the keys, Esc goes back (clears the search),
+Ctrl+L signs out. In training mode a permanent banner says that no real money moves.
 
 The window opens first, in three steps, so that a cashier never waits on the payment
 stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
                             ("Ctrl+D", self._drawer),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
-                            ("F9", self._back_office), ("F10", self._shift_end)):
+                            ("F9", self._back_office), ("F10", self._shift_end), ("F6", self._open_price)):
             QShortcut(QKeySequence(key), self, activated=action)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
@@ -208,6 +208,11 @@ class MainWindow(QMainWindow):
         from pos_app.ui.help import HelpDialog
 
         HelpDialog(self).open()
+
+    def _open_price(self) -> None:
+        """F6: a misc item into the cart (the cart only: no need of the payment side)."""
+        if self.stack.currentWidget() is self.sale and self.payment is None:
+            self.sale.ring_open_price()
 
     def _preauths(self) -> None:
         from pos_app.ui.preauths import PreauthsDialog

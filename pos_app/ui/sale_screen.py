@@ -9,7 +9,8 @@ The line just added is the selected one; ↑ and ↓ in the scan field move the 
 ``+``/``-`` change the selected line's quantity wherever the focus is (never typed into
 the field: no UPC/EAN code holds them), F2 edits its Qty cell (Enter applies it), Delete
 removes it. The counter records in the audit trail what is lowered or removed after a
-payment attempt; a change it refuses is said on the status line.
+payment attempt; a change it refuses is said on the status line. F6 (the misc key) rings up
+what the catalog lacks, at a price the cashier types (``pos_app.ui.open_price``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pos_app.staff import StaffError
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
 from pos_app.ui.cart_model import QTY_COLUMN, CartModel
+from pos_app.ui.dialogs import shown
+from pos_app.ui.open_price import OpenPriceDialog
 from pos_app.ui.payment_panel import PaymentPanel
 from pos_app.ui.qt import (
     QAbstractItemView,
@@ -107,11 +110,15 @@ class SaleScreen(QWidget):
         self.plus = QPushButton("+")
         self.quantity_button = QPushButton("Qty (F2)")
         self.remove_button = QPushButton("Remove (Del)")
+        self.misc_button = QPushButton("Misc item  (F6)")
+        self.misc_button.setAccessibleName("Misc item: an item the catalog lacks, at a typed price")
+        self._ringing_open_price = False
         for button, name in ((self.minus, "One less"), (self.plus, "One more"),
                              (self.quantity_button, "Change the quantity"), (self.remove_button, "Remove line")):
             button.setAccessibleName(name)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        for button in (self.pay_button, self.cash_button, self.part_button, self.preauth_button, self.preauths_button):
+        for button in (self.pay_button, self.cash_button, self.part_button, self.preauth_button, self.preauths_button,
+                       self.misc_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for button, name in ((self.pay_button, "card"), (self.preauths_button, "tab"), (self.remove_button, "remove")):
             button.setIcon(icon(name))
@@ -132,6 +139,7 @@ class SaleScreen(QWidget):
         self.minus.clicked.connect(lambda: self._change_quantity(-1))
         self.quantity_button.clicked.connect(self._edit)
         self.remove_button.clicked.connect(self._remove)
+        self.misc_button.clicked.connect(self.ring_open_price)
         bridge.cart_changed.connect(lambda cart: self.refresh())
         bridge.catalog_synced.connect(lambda result: self._load_catalog())
         self.refresh()
@@ -154,7 +162,7 @@ class SaleScreen(QWidget):
             label.setAlignment(Qt.AlignmentFlag.AlignRight)
             totals.addWidget(label, row, 1)
         line_buttons = QHBoxLayout()
-        for button in (self.minus, self.plus, self.quantity_button, self.remove_button):
+        for button in (self.minus, self.plus, self.quantity_button, self.remove_button, self.misc_button):
             line_buttons.addWidget(button)
         right = QVBoxLayout()
         right.addWidget(self.table, 1)
@@ -308,6 +316,23 @@ class SaleScreen(QWidget):
         self.results.hide()
         self.message.emit(text)
         self.scan.setFocus()
+
+    @asyncSlot()
+    async def ring_open_price(self) -> None:
+        """F6: the misc item dialog; its line, once added, is the selected one (as a scan's)."""
+        if self._ringing_open_price:  # a second F6 while the first one's dialog opens
+            return
+        self._ringing_open_price = True
+        try:
+            dialog = OpenPriceDialog(self.counter, await self.counter.open_price_taxes(), self)
+            await shown(dialog)
+        finally:
+            self._ringing_open_price = False
+        self.window().activateWindow()  # the keys (F6, F12...) are the main window's again
+        if dialog.line is not None:
+            self._done_adding(f"Added {dialog.line.name}, {self.money(dialog.line.unit_cents)}")
+        else:
+            self.focus_scan()
 
     # the selected line ------------------------------------------------------------------------
 

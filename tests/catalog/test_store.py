@@ -258,6 +258,15 @@ def test_items_keep_their_fields(catalog):
     assert catalog.by_code("012345678905").tax_ids == (T1,)
 
 
+def test_tax_uses_count_the_items_of_each_tax_set_leaving_discounts_out(path):
+    with Catalog.open(path) as catalog:
+        assert catalog.tax_uses() == []
+        extra = [item(20, "Latte", "Cafe", taxes=(T1, T2)), item(21, "Mocha", "Cafe", taxes=(T1, T2)),
+                 item(22, "Carrots", taxes=())]
+        catalog.replace_all([*ITEMS, *extra], taxes=TAXES, categories=[], synced_at=WHEN)
+        assert sorted(catalog.tax_uses()) == [((), 1), ((T1,), 10), ((T1, T2), 2)]  # the discount is not counted
+
+
 def test_categories_in_service_order_then_extra_ones_without_empty_ones(catalog):
     assert catalog.categories() == ["Produce", "Dairy & Eggs", "Deals", "Bakery", "Beverages", "Books", "Household"]
 

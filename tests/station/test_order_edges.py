@@ -116,7 +116,8 @@ async def test_a_partly_paid_orders_items_are_locked(sandbox, config):
             assert partial.outcome is Outcome.PARTIALLY_APPROVED
             before = counter.cart.lines
             for edit in (lambda: counter.remove(before[-1].line_id), lambda: counter.add(items[1]),
-                         lambda: counter.set_quantity(before[0].line_id, 5)):
+                         lambda: counter.set_quantity(before[0].line_id, 5),
+                         lambda: counter.add_open_price("Gift wrap", 499)):
                 with pytest.raises(ValueError, match="items cannot change"):
                     await edit()
             assert counter.cart.lines == before and counter.last_paid is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from pos_app.cart import tax_choice
 from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QWidget
@@ -28,6 +29,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.help import HelpDialog
     from pos_app.ui.manager import ManagerDialog
     from pos_app.ui.manager_approval import ManagerApproval
+    from pos_app.ui.open_price import OpenPriceDialog
     from pos_app.ui.payment_dialog import PaymentDialog
     from pos_app.ui.preauths import PreauthsDialog
     from pos_app.ui.receipt_view import ReceiptPreview
@@ -48,6 +50,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         return dialog
 
     report = render_report(ReportData("Keys", "Store", "s1", "lane-1", datetime.now(UTC), ()))
+    taxes = tax_choice(app.counter.rates, [((), 1), (tuple(app.counter.rates), 1)])  # the longest class's name
     return {
         "surcharge notice": lambda: AcknowledgmentDialog(["Card payments carry a 3 % surcharge."], "$12.34", window),
         "void approval": lambda: ManagerApproval(
@@ -62,6 +65,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         "manager decision": lambda: ManagerDialog(app.counter, UNKNOWN, window),
         "payment": payment,
         "open pre-auths": lambda: PreauthsDialog(app.counter, money, window),
+        "misc item (F6)": lambda: OpenPriceDialog(app.counter, taxes, window),
         "end of shift": lambda: ShiftEndDialog(app.counter, window),
         "back office": back_office,
         "keys (F1)": lambda: HelpDialog(window),
@@ -121,7 +125,13 @@ def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, open_app, u
 def refused(qtbot, name: str, dialog: QDialog) -> None:
     """Make the dialog say its refusal, as a manager's slip would (a wrong PIN, an amount too big)."""
     from pos_app.ui.manager_approval import ManagerApproval
+    from pos_app.ui.open_price import OpenPriceDialog
 
+    if isinstance(dialog, OpenPriceDialog):
+        dialog.price.setText("-3")
+        qtbot.keyClick(dialog.price, Qt.Key.Key_Return)
+        qtbot.waitUntil(dialog.problem.isVisible)
+        return
     if not isinstance(dialog, ManagerApproval):
         return
     if dialog.max_amount is not None:
