@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import pytest
+
 from pos_app.cart import tax_choice
 from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult
@@ -188,3 +190,19 @@ def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
         dialog.done(0)
         qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_sale_screen_in_each_theme_fits_1024_by_768(qtbot, open_app, ui_config, theme):
+    """The themes' large keys and fonts included (the other checks here run unthemed): the
+    window's smallest size fits the screen, less a taskbar."""
+    from pos_app.ui.theme import apply_theme
+
+    apply_theme(QApplication.instance(), theme)
+    try:
+        app = open_app(ui_config, "S")
+        sign_in(qtbot, app.window)
+        needed = app.window.minimumSizeHint()
+        assert needed.width() <= SCREEN[0] and needed.height() <= SCREEN[1] - 60, needed
+    finally:
+        apply_theme(QApplication.instance(), "")

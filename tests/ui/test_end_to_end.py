@@ -122,7 +122,6 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
             xdotool(env, "windowactivate", "--sync", part_window)
             xdotool(env, "key", "Return")  # back to the sale: the balance is still due
             xdotool(env, "windowactivate", "--sync", main)
-            subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-before-cash.png")], env=env, timeout=30)
             xdotool(env, "key", "F8")
             xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
             xdotool(env, "type", "--delay", "40", "100")
