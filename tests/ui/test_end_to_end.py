@@ -3,7 +3,8 @@ the keyboard with xdotool: a wrong PIN and Enter, then the right PIN (typed stra
 the field keeps the keyboard) and Enter, two barcode scans, F12, Enter at the surcharge
 notice; the receipt prints through CUPS and its text is checked with pdftotext, and the
 drawer stays shut. Then a split: F7, 5, Enter, Enter at the notice; F8, 100, Enter: the
-receipt lists the card, the cash and the change, and the drawer got its pulse once."""
+receipt lists the card, the cash and the change, and the drawer got its pulse once. Last,
+a cash sale with change: F8, 50, Enter: PAID, no card, the drawer's second pulse."""
 
 from __future__ import annotations
 
@@ -144,6 +145,34 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
             xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
             xdotool(env, "key", "Return")  # New sale
             wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new sale after the cash")
+
+            # a cash sale with change: one scan, F8, 50, Enter; the receipt says PAID, no card
+            xdotool(env, "windowactivate", "--sync", main)
+            xdotool(env, "type", "--delay", "20", codes[0])
+            xdotool(env, "key", "Return")
+            wait_until(lambda: cart_lines(data) == 1, timeout=20, what="the cash sale's line")
+            xdotool(env, "key", "F8")
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
+            xdotool(env, "type", "--delay", "40", "50")
+            xdotool(env, "key", "Return")
+
+            def cash_only() -> str | None:
+                for folder in cups_pdf.folders:
+                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
+                        if path.stat().st_mtime >= started - 1:
+                            text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                                                  text=True).stdout
+                            if "Harbor Street Market" in text and "PAID" in text and "$50.00" in text:
+                                return text
+                return None
+
+            text = wait_until(cash_only, timeout=60, interval=0.2, what="the cash receipt printed by CUPS")
+            assert "Change" in text and "Card" not in text and "APPROVED" not in text, text
+            assert drawer.read_bytes() == bytes.fromhex("1b700019fa") * 2
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
+            xdotool(env, "key", "Return")
+            wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new sale after the cash sale")
+            assert len(sandbox.stats()["payments"]) == 2  # the card sale and the card part: cash charged no card
             xdotool(env, "windowactivate", "--sync", main)
             xdotool(env, "key", "alt+F4")
             assert app.wait(timeout=30) == 0
