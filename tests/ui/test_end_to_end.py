@@ -12,6 +12,7 @@ import json
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -29,6 +30,22 @@ def xdotool(env: dict[str, str], *args: str) -> str:
 def window_named(env: dict[str, str], name: str) -> str:
     return wait_until(lambda: xdotool(env, "search", "--onlyvisible", "--name", name).split("\n")[0],
                       timeout=30, what=f"a window named {name!r}")
+
+
+def printed_receipt(cups_pdf: Any, since: float, *words: str) -> str:
+    """The text (pdftotext -layout) of the first PDF cups-pdf wrote since ``since`` that holds
+    every one of ``words``, once there is one."""
+    def found() -> str | None:
+        for folder in cups_pdf.folders:
+            for path in folder.glob("*.pdf") if folder.is_dir() else ():
+                if path.stat().st_mtime >= since - 1:
+                    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                                          text=True).stdout
+                    if all(word in text for word in words):
+                        return text
+        return None
+
+    return wait_until(found, timeout=60, interval=0.2, what=f"a receipt printed by CUPS with {words}")
 
 
 def cart_lines(data_dir: Path) -> int:
@@ -83,18 +100,7 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
             xdotool(env, "windowactivate", "--sync", notice)
             xdotool(env, "key", "Return")
 
-            def printed() -> Path | None:
-                for folder in cups_pdf.folders:
-                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
-                        if path.stat().st_mtime >= started - 1:
-                            text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True,
-                                                  text=True).stdout
-                            if "Harbor Street Market" in text and "Eve Park" in text:
-                                return path
-                return None
-
-            receipt = wait_until(printed, timeout=60, interval=0.2, what="the receipt printed by CUPS")
-            text = subprocess.run(["pdftotext", "-layout", str(receipt), "-"], capture_output=True, text=True).stdout
+            text = printed_receipt(cups_pdf, started, "Harbor Street Market", "Eve Park", "TOTAL")
             assert "TOTAL" in text and "CUSTOMER COPY" in text and "APPROVED" in text and "TRAINING" not in text
             subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-approved.png")], env=env, timeout=30)
             payment_window = window_named(env, "Card payment")
@@ -128,17 +134,7 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
             xdotool(env, "type", "--delay", "40", "100")
             xdotool(env, "key", "Return")
 
-            def cash_receipt() -> str | None:
-                for folder in cups_pdf.folders:
-                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
-                        if path.stat().st_mtime >= started - 1:
-                            text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                                                  text=True).stdout
-                            if "Harbor Street Market" in text and "Change" in text:
-                                return text
-                return None
-
-            text = wait_until(cash_receipt, timeout=60, interval=0.2, what="the split receipt printed by CUPS")
+            text = printed_receipt(cups_pdf, started, "Harbor Street Market", "Change")
             assert "Card" in text and "$5.00" in text and "Cash" in text and "$100.00" in text, text
             assert drawer.read_bytes() == bytes.fromhex("1b700019fa")  # the drawer opened once, for the cash
             subprocess.run(["import", "-window", "root", str(SCREENS / "e2e-change-due.png")], env=env, timeout=30)
@@ -156,17 +152,7 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
             xdotool(env, "type", "--delay", "40", "50")
             xdotool(env, "key", "Return")
 
-            def cash_only() -> str | None:
-                for folder in cups_pdf.folders:
-                    for path in folder.glob("*.pdf") if folder.is_dir() else ():
-                        if path.stat().st_mtime >= started - 1:
-                            text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                                                  text=True).stdout
-                            if "Harbor Street Market" in text and "PAID" in text and "$50.00" in text:
-                                return text
-                return None
-
-            text = wait_until(cash_only, timeout=60, interval=0.2, what="the cash receipt printed by CUPS")
+            text = printed_receipt(cups_pdf, started, "Harbor Street Market", "PAID", "$50.00")
             assert "Change" in text and "Card" not in text and "APPROVED" not in text, text
             assert drawer.read_bytes() == bytes.fromhex("1b700019fa") * 2
             xdotool(env, "windowactivate", "--sync", window_named(env, "Cash received"))
