@@ -184,12 +184,6 @@ class Till:
         except JournalError as error:
             log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
 
-    def partly_paid_sentence(self, total: int) -> str:
-        """What the cashier is told about an order its lines cover only in part."""
-        money = self.money
-        return (f"{money(self.payments.paid)} of {money(total)} is paid; {money(self.payments.due(total))} is still "
-                "due: F12 takes it by card, F7 a part by card, F8 cash.")
-
     async def restore_order(self) -> None:
         """Read what the journal says the restored cart's order was paid (the app may have
         stopped between a payment and the new sale); a paid one becomes a new sale whose

@@ -291,9 +291,9 @@ class MainWindow(QMainWindow):
         await shown(dialog)
         taken = dialog.taken
         if taken is not None and taken.paid is None:
-            total = self.counter.totals().total
-            self.status.setText(f"Cash {self.sale.money(taken.entry.amount)} taken. "
-                                f"{self.counter.partly_paid_sentence(total)} {taken.drawer}")
+            due = self.counter.payments.due(self.counter.totals().total)
+            self.status.setText(f"Cash {self.sale.money(taken.entry.amount)} taken; {self.sale.money(due)} still due "
+                                f"(F12 card, F7 part by card, F8 cash). {taken.drawer}")
         elif taken is None:
             self.status.setText("Cash cancelled: nothing was recorded.")
         self.sale.refresh()

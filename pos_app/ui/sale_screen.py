@@ -107,7 +107,8 @@ class SaleScreen(QWidget):
         for button in (self.cash_button, self.part_button):
             button.setObjectName("tenderButton")
         self.preauth_button = QPushButton("Pre-auth  (F11)")
-        self.preauths_button = QPushButton("Open pre-auths  (Ctrl+T)")
+        self.preauths_button = QPushButton("Pre-auths  (Ctrl+T)")
+        self.preauths_button.setToolTip("The open pre-auths: capture the final amount")
         self.minus = QPushButton("−")
         self.plus = QPushButton("+")
         self.quantity_button = QPushButton("Qty (F2)")
@@ -122,7 +123,7 @@ class SaleScreen(QWidget):
         for button in (self.pay_button, self.cash_button, self.part_button, self.preauth_button, self.preauths_button,
                        self.misc_button):
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        for button, name in ((self.pay_button, "card"), (self.preauths_button, "tab"), (self.remove_button, "remove")):
+        for button, name in ((self.pay_button, "card"), (self.remove_button, "remove")):
             button.setIcon(icon(name))
             button.setIconSize(QSize(28, 28))
         self._layout()
@@ -155,9 +156,12 @@ class SaleScreen(QWidget):
         keys.setLayout(self.quick)
         left.addWidget(QLabel("Quick keys"))
         left.addWidget(keys, 2)
-        # the tabs and deposits under the keys: the cart keeps its rows, and the screen fits 1024 px
-        left.addWidget(self.preauth_button)
-        left.addWidget(self.preauths_button)
+        # the tabs and deposits under the keys, side by side: the cart keeps its rows, and the
+        # window fits a 1024×768 screen in width and in height
+        preauth_row = QHBoxLayout()
+        preauth_row.addWidget(self.preauth_button)
+        preauth_row.addWidget(self.preauths_button)
+        left.addLayout(preauth_row)
         totals = QGridLayout()
         for row, (name, label) in enumerate((("Subtotal", self.subtotal), ("Tax", self.tax), ("Total", self.total))):
             caption = QLabel(name)

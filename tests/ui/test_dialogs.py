@@ -193,16 +193,24 @@ def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_the_sale_screen_in_each_theme_fits_1024_by_768(qtbot, open_app, ui_config, theme):
-    """The themes' large keys and fonts included (the other checks here run unthemed): the
-    window's smallest size fits the screen, less a taskbar."""
+def test_the_sale_screen_in_each_theme_fits_1024_by_768(qtbot, run, open_app, ui_config, theme):
+    """The themes' large keys and fonts included (the other checks here run unthemed), a
+    partly paid sale's payment panel shown and a long sentence on the status line: the
+    window's smallest size still fits the screen, less a title bar and a taskbar."""
     from pos_app.ui.theme import apply_theme
 
     apply_theme(QApplication.instance(), theme)
     try:
         app = open_app(ui_config, "S")
         sign_in(qtbot, app.window)
-        needed = app.window.minimumSizeHint()
+        item = next(i for i in run(app.counter.search("a", 40)) if i.price_cents > 200)
+        run(app.counter.add(item))
+        run(app.counter.pay_cash(100))
+        app.window.sale.refresh()
+        app.window.status.setText("A sentence long enough to wrap on the status line, as a cancel's or a drawer's "
+                                  "can be: it says what was done, by whom, and what the drawer did. " * 3)
+        assert app.window.sale.payments.isVisibleTo(app.window)
+        needed = app.window.layout().totalMinimumSize()
         assert needed.width() <= SCREEN[0] and needed.height() <= SCREEN[1] - 60, needed
     finally:
         apply_theme(QApplication.instance(), "")
