@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -123,7 +123,7 @@ class Counter(Till):
         self._executor = executor
         self._pin_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pin-check")
         self._saving = asyncio.Lock()
-        self._later: set[asyncio.Task[None]] = set()  # saves started by a settlement, and the retry
+        self._later: set[asyncio.Task[Any]] = set()  # saves started by a settlement, drawers opening
         self._retrying: asyncio.Task[None] | None = None
         self._unsubscribe = events.subscribe(self._outcome)
         self._editing = asyncio.Lock()  # one cart edit at a time (an audit write may come first)
@@ -423,9 +423,14 @@ class Counter(Till):
 
     def _save_soon(self) -> None:
         """Save the cart from a synchronous event handler (a settlement): a task, awaited by ``aclose``."""
-        task = asyncio.get_running_loop().create_task(self._save())
+        self._in_background(self._save())
+
+    def _in_background(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """``work`` as a task of the counter's, awaited by ``aclose``."""
+        task = asyncio.get_running_loop().create_task(work)
         self._later.add(task)
         task.add_done_callback(self._later.discard)
+        return task
 
     # staff ------------------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ apart so that each file says one thing.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,11 +63,13 @@ class OpenPreauth:
 @dataclass(frozen=True)
 class CashTaken:
     """Cash taken for the order: the ledger's line, the order when this paid it (None: the
-    rest is still due), and what the drawer did (a sentence for the cashier)."""
+    rest is still due), and the drawer opening: a task whose result is what it did, a
+    sentence for the cashier (the change is shown meanwhile: a drawer that hangs never
+    holds the screen)."""
 
     entry: CashEntry
     paid: PaidCart | None
-    drawer: str
+    drawer: asyncio.Task[str]
 
 
 class Till:
@@ -94,6 +97,9 @@ class Till:
         raise NotImplementedError
 
     async def disk(self, work: Callable[..., T], *args: Any) -> T:
+        raise NotImplementedError
+
+    def _in_background(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
         raise NotImplementedError
 
     async def acknowledgment(self) -> list[str]:
@@ -126,7 +132,7 @@ class Till:
 
     async def pay_cash(self, received: int) -> CashTaken:
         """Cash handed over for the cart's order: journaled (what is due is kept, the rest is
-        change), then the drawer opens; the order is paid when it covers the balance, else
+        change), then the drawer opens (``CashTaken.drawer``); the order is paid when it covers the balance, else
         the balance remains. ``ValueError`` for an amount that is no cash or an order that
         cannot take it now (a card payment unknown, nothing due); the journal's own errors
         when it cannot record it (nothing was taken then)."""
@@ -140,7 +146,7 @@ class Till:
         entry = await self.station.take_cash(self.cart.order_key, received,
                                              cashier=self.cashier.name if self.cashier else None)
         paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
-        return CashTaken(entry, paid, await self.open_drawer(f"cash for order {entry.order_key}"))
+        return CashTaken(entry, paid, self._in_background(self.open_drawer(f"cash for order {entry.order_key}")))
 
     async def move_drawer_cash(self, kind: CashKind, amount: int, *, manager: StaffMember,
                                reason: str) -> tuple[CashEntry, str]:

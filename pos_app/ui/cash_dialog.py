@@ -185,13 +185,14 @@ class CashDialog(QDialog):
         money = self.counter.money
         change = self.taken.entry.change or 0
         self.change.setText(f"Change due {money(change)}" if change else "No change due")
-        self.drawer.setText(self.taken.drawer)
+        self.drawer.setText("Opening the cash drawer…")
         self.pages.setCurrentWidget(self.change_page)
         self.new_sale.setFocus()
         self.customer_display = CustomerDisplay.on_second_screen(
             [f"Cash {money(self.taken.entry.tendered or 0)}"], money(change), self.parentWidget(),
             caption="Change due", prompt="Thank you!")
         self.finished.connect(self._close_display)
+        self.drawer.setText(await self.taken.drawer)
 
     def _close_display(self) -> None:
         if self.customer_display is not None:

@@ -293,7 +293,7 @@ class MainWindow(QMainWindow):
         if taken is not None and taken.paid is None:
             due = self.counter.payments.due(self.counter.totals().total)
             self.status.setText(f"Cash {self.sale.money(taken.entry.amount)} taken; {self.sale.money(due)} still due "
-                                f"(F12 card, F7 part by card, F8 cash). {taken.drawer}")
+                                f"(F12 card, F7 part by card, F8 cash). {await taken.drawer}")
         elif taken is None:
             self.status.setText("Cash cancelled: nothing was recorded.")
         self.sale.refresh()

@@ -55,7 +55,7 @@ async def test_a_split_three_ways_declined_card_card_part_and_cash(sandbox, conf
 
             taken = await counter.pay_cash(total - 600 + 253)
             assert (taken.entry.amount, taken.entry.change) == (total - 600, 253)
-            assert taken.drawer.startswith(NO_DRAWER) and taken.paid is not None and paid_events == [taken.paid]
+            assert (await taken.drawer).startswith(NO_DRAWER) and taken.paid is not None and paid_events == [taken.paid]
             paid = taken.paid
             assert paid.order_key == order_key and paid.paid == total and paid.change == 253
             assert [(line.tender, line.counted) for line in paid.payments] == [(Tender.CARD, 600),

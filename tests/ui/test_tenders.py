@@ -129,3 +129,37 @@ def test_ctrl_d_takes_cash_out_with_a_managers_pin(qtbot, run, open_app, b_confi
     qtbot.waitUntil(lambda: window.status.text().startswith("Cash out $20.00 recorded"), timeout=10_000)
     _, moves = run(app.station.journal.shift_cash())
     assert [(m.kind, m.amount, m.reason) for m in moves] == [(CashKind.CASH_OUT, 2000, "to the safe")]
+
+
+def test_the_change_shows_while_a_slow_drawer_is_still_opening(qtbot, run, open_app, b_config, sandbox):
+    """A drawer that takes its time (a hung device or print queue: faked, no real part hangs
+    on cue) never holds the change page: it says the drawer is opening, then what it did."""
+    import threading
+
+    from pos_app.drawer import CashDrawer, DrawerKind, DrawerResult, DrawerState
+    from pos_app.ui.cash_dialog import CashDialog
+
+    app = open_app(b_config, "B")
+    window = app.window
+    sign_in(qtbot, window)
+    scan(qtbot, window, two_codes(run, app)[0])
+    release = threading.Event()
+
+    class SlowDrawer(CashDrawer):
+        def open(self, reason: str) -> DrawerResult:
+            release.wait(20)
+            return DrawerResult(DrawerState.OPENED, "The cash drawer was signalled to open.")
+
+    app.counter.drawer = SlowDrawer(DrawerKind.NONE)
+    qtbot.keyClick(window, Qt.Key.Key_F8)
+    cash = modal(qtbot, CashDialog)
+    qtbot.keyClick(cash.page.amount, Qt.Key.Key_Return)  # the exact balance
+    try:
+        qtbot.waitUntil(lambda: cash.pages.currentWidget() is cash.change_page, timeout=10_000)
+        assert cash.drawer.text() == "Opening the cash drawer…" and not cash.taken.drawer.done()
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: cash.drawer.text() == "The cash drawer was signalled to open.", timeout=10_000)
+    close_preview(qtbot)
+    qtbot.keyClick(cash.new_sale, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not cash.isVisible())
