@@ -13,12 +13,13 @@ from pos_app.journal.models import fold_many
 
 
 def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
-    """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out the
-    charges voided since."""
+    """Cents each sale or pre-auth of the order charged (attempt id → cents), a late approval
+    included, leaving out the charges voided since."""
     rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
     events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
     found: dict[str, int] = {}
-    for attempt in fold_many(rows, events, keep_events=False):
+    attempts = {attempt.id: attempt for attempt in fold_many(rows, events, keep_events=False)}
+    for attempt in attempts.values():
         charged = attempt.charged
         if charged is None:
             continue
@@ -26,6 +27,15 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
         if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
             continue
         found[attempt.id] = charged
+    # a late approval after a decision (a conflict) charged the customer whatever the journal
+    # decided: it counts, for the amount asked, unless that charge was voided since
+    for attempt_id, ref in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
+        late = attempts.get(attempt_id)
+        if attempt_id in found or late is None or late.amount is None:
+            continue
+        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+            continue
+        found[attempt_id] = late.amount
     return found
 
 
