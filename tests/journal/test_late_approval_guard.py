@@ -1,6 +1,5 @@
-"""a late approval after a manager's "not paid" (a conflict: the card WAS
-charged) blocks another charge of an order charged by the CLI (no recorded total), but no
-longer blocks one of an order the app recorded a total for: the balance ignores late answers."""
+"""A late approval after a manager's "not paid" (a conflict: the card WAS charged) blocks
+another charge, card or cash, of the order, whether or not a total was recorded for it."""
 
 from __future__ import annotations
 
