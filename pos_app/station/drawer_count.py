@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pos_app.staff import StaffError
 from pos_app.station.cash_shift import CashShift, CountState
 from pos_app.station.counter import Counter
-from pos_app.station.z_document import signed
 from pos_app.station.z_report import ZClose, audit_rows, close_shift
 
 Money = Callable[[int], str]
@@ -28,7 +27,7 @@ def expected_rows(shift: CashShift, money: Money) -> tuple[list[tuple[str, str]]
     """The parts of the expected cash (label, amount), and the total row: ``("Expected
     cash", "$115.53")``. Each label starts with how it adds up (``+``, ``−``)."""
     figures = shift.figures
-    source = f"left by {shift.last_z.label}" if shift.last_z is not None else "the opening_float setting"
+    source = f"left by {shift.last_z.label}" if shift.last_z is not None else "store setting"
     sales = f"{figures.cash_sales} cash sale{'' if figures.cash_sales == 1 else 's'}"
     rows = [
         (f"Opening float ({source})", money(figures.opening_float)),
@@ -68,13 +67,19 @@ class CountCheck:
         """Over or short by more than the limit: the close needs a manager's PIN and a reason."""
         return self.over_short is not None and abs(self.over_short) > self.limit
 
+    def difference(self, money: Money) -> str:
+        """``over $1.50``, ``short $0.47``, ``balanced`` (nothing counted: empty)."""
+        if self.over_short is None:
+            return ""
+        return "balanced" if self.over_short == 0 else f"{self.state} {money(abs(self.over_short))}"
+
     def sentence(self, money: Money) -> str:
         difference = self.over_short
         if difference is None:
             return "Type the cash counted: the difference shows here."
         if difference == 0:
             return "Balanced: the count matches the expected cash."
-        said = f"{str(self.state).capitalize()} {signed(money, difference)}"
+        said = self.difference(money).capitalize()
         if self.beyond_limit:
             return (f"{said}: more than the {money(self.limit)} allowed. Count again, or close with a manager's PIN "
                     "and the reason.")
@@ -83,6 +88,23 @@ class CountCheck:
 
 def check_count(shift: CashShift, counted: int | None, limit: int) -> CountCheck:
     return CountCheck(shift.figures.expected_cash, counted, limit)
+
+
+def saved_sentence(done: ZClose) -> str:
+    """Where a close's PDFs went, in one sentence: ``Saved in /…/reports: Z-0001.pdf (the
+    Z) and shift-ts-1001-….pdf (the card batch).``, and what could not be saved."""
+    end = done.end
+    saved = [(path, what) for path, what in ((done.path, "the Z"), (end.path, "the card batch")) if path is not None]
+    said = []
+    if saved:
+        folders = {path.parent for path, _ in saved}
+        named = " and ".join(f"{path.name if len(folders) == 1 else path} ({what})" for path, what in saved)
+        said.append(f"Saved in {saved[0][0].parent}: {named}." if len(folders) == 1 else f"Saved: {named}.")
+    if done.z is not None and done.path is None and done.problem:
+        said.append(f"{done.problem[:1].upper()}{done.problem[1:]}.")
+    if end.path is None:
+        said.append(f"The end-of-shift report was not saved: {end.save_error}.")
+    return " ".join(said)
 
 
 async def close_z(counter: Counter, *, terminal_id: str, counted: int, left_in_drawer: int, by: str,

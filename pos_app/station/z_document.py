@@ -74,13 +74,15 @@ def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mappi
     label = f"Z-{shift.z_next:04d}"
     subtitle = (
         f"{store.get('name') or store.get('id') or '-'}  (store {store.get('id') or '-'}, station {station_id})",
-        f"The shift so far, at {_time(now)}: nothing was closed or counted; {label} will close this shift.",
+        f"The shift so far, at {_time(now)}: nothing was closed or counted.",
+        f"{label} will close this shift.",
     )
     batch = {"card": card, "batch": {}} if card else {}
     headline = f"BATCH OPEN (terminal {card.get('terminal') or '-'}): nothing closed" if card else ""
     sections = [
         Section("Expected cash", (f"Expected cash in the drawer now: {money(figures.expected_cash)} "
-                                  f"({figures.cash_sales} cash sales, {figures.no_sales} no sales).",), boxed=True),
+                                  f"({_count(figures.cash_sales, 'cash sale')}, "
+                                  f"{_count(figures.no_sales, 'no sale')}).",), boxed=True),
         Section("Cash in the drawer", ("Expected cash = opening float + cash taken - change given + cash in "
                                        "- cash out - cash refunds.",),
                 table=_cash_table(figures, shift.last_z.label if shift.last_z else None, figures.expected_cash,
@@ -91,6 +93,10 @@ def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mappi
     return TableDocument(title=f"X report (before {label})", subtitle=subtitle, generated_at=now, sections=sections,
                          training=bool(store.get("training")),
                          page="Letter" if currency.upper() in LETTER_CURRENCIES else "A4")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _time(moment: datetime) -> str:

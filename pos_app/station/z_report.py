@@ -202,7 +202,8 @@ def z_sentence(done: ZClose, money: Callable[[int], str]) -> str:
     figures = (f"expected {money(count.expected)}, counted {money(count.counted)}, over/short "
                f"{signed(money, count.over_short)} ({count.state})")
     if done.z is None:
-        return f"No Z was written (the count: {figures}). {done.problem or ''}".strip()
+        why = done.problem or "No Z was written."
+        return f"{why[:1].upper()}{why[1:]} (The count: {figures}.)"
     return f"{done.z.label} closed: {figures}; {money(count.left_in_drawer)} left in the drawer."
 
 

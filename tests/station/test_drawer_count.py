@@ -73,10 +73,10 @@ def test_the_count_typed_so_far_is_judged_against_the_limit():
     assert balanced.sentence(USD).startswith("Balanced")
     within = check_count(shift, 9500, 500)
     assert (within.over_short, within.beyond_limit) == (-500, False)
-    assert within.sentence(USD) == "Short -$5.00, within the $5.00 allowed."
+    assert within.sentence(USD) == "Short $5.00, within the $5.00 allowed."
     beyond = check_count(shift, 10501, 500)
     assert (beyond.state, beyond.beyond_limit) == (CountState.OVER, True)
-    assert beyond.sentence(USD).startswith("Over +$5.01: more than the $5.00 allowed")
+    assert beyond.sentence(USD).startswith("Over $5.01: more than the $5.00 allowed")
     assert "manager's PIN and the reason" in beyond.sentence(USD)
 
 
@@ -106,7 +106,7 @@ async def test_the_expected_cash_is_listed_with_its_parts_and_the_z_is_audited(s
         finally:
             await counter.aclose()
 
-    assert rows == [("Opening float (the opening_float setting)", "$100.00"), ("+ Cash taken (1 cash sale)", "$20.00"),
+    assert rows == [("Opening float (store setting)", "$100.00"), ("+ Cash taken (1 cash sale)", "$20.00"),
                     ("− Change given", "$4.47"), ("+ Cash in", "$5.00"), ("− Cash out", "$3.00"),
                     ("− Cash refunds", "$5.53")]
     assert total == ("= Expected cash", "$112.00")
