@@ -197,13 +197,13 @@ async def z_pdf(z: ZReport) -> bytes:
 def z_sentence(done: ZClose, money: Callable[[int], str]) -> str:
     """What a close did with the count, in one sentence: ``Z-0001 closed: expected $112.00,
     counted $111.50, over/short -$0.50 (short); $100.00 left in the drawer.``, or why no Z
-    was written."""
+    was written (the batch's result in it)."""
     count = done.count
     figures = (f"expected {money(count.expected)}, counted {money(count.counted)}, over/short "
                f"{signed(money, count.over_short)} ({count.state})")
-    if done.z is None:
+    if done.z is None:  # the count is still on the screen, to close again
         why = done.problem or "No Z was written."
-        return f"{why[:1].upper()}{why[1:]} (The count: {figures}.)"
+        return f"{why[:1].upper()}{why[1:]}"
     return f"{done.z.label} closed: {figures}; {money(count.left_in_drawer)} left in the drawer."
 
 

@@ -151,7 +151,7 @@ class CashCountPanel(QWidget):
         entry.addWidget(self.counted, 1)
         entry.addWidget(self.by_pieces)
         left = QHBoxLayout()
-        left.addWidget(QLabel("Left in the drawer"))
+        left.addWidget(QLabel("Cash left in the drawer"))
         left.addWidget(self.left, 1)
         left.addWidget(QLabel("(the next shift's float)"))
         count = QVBoxLayout()
@@ -230,9 +230,13 @@ class CashCountPanel(QWidget):
         """Done (the Z written): the count stays in view, no longer typed into."""
         for widget in (self.counted, self.left, self.by_pieces, *self.grid.fields):
             widget.setEnabled(editable)
-        self.difference.setVisible(editable)  # the close's result says it then
         if not editable and self.by_pieces.isChecked():
             self.by_pieces.setChecked(False)
+
+    def quiet(self) -> None:
+        """The sentence under the count hidden until the count is edited again (a close's
+        result is shown below it: the room is needed on a 768-pixel screen)."""
+        self.difference.hide()
 
     def _pieces_shown(self, shown: bool) -> None:
         self.grid.setVisible(shown)
@@ -251,6 +255,7 @@ class CashCountPanel(QWidget):
     def _edited(self) -> None:
         found = self.check()
         self.difference.setText("" if found is None else found.sentence(self.money))
+        self.difference.setVisible(self.counted.isEnabled())
         counted = None if found is None else found.counted
         self.counted_shown.setText("-" if counted is None else self.money(counted))
         difference = None if found is None else found.over_short

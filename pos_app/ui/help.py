@@ -20,7 +20,7 @@ KEYS = (
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
-    ("F10", "End of shift, the Z (a manager): count the drawer, close the batch, Z-0001… and its report"),
+    ("F10", "End of shift (a manager): count the drawer, close the batch, write the Z report (Z-0001…)"),
     ("Alt+N", "In F10: count the drawer by notes and coins (Tab to the next); again: back to the total"),
     ("Alt+X", "In F10: the X report, the shift so far (cash and card), printable; nothing is closed"),
     ("Ctrl+P", "Reprint the last receipt"),

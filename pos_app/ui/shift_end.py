@@ -191,16 +191,17 @@ class ShiftEndDialog(QDialog):
             return
         self._busy(f"Checking the shift of {terminal} with the payment service…")
         try:
-            self.check = await self.station.shift_check(terminal)
-            self.shift = await self.station.cash_shift()
+            check = await self.station.shift_check(terminal)
+            shift = await self.station.cash_shift()
         except JournalError as error:
-            self.check = None
+            self.check = None  # an earlier check does not stand for this one
             self.summary.setText(f"This station's payment record could not be read ({error}). Call support.")
             return
         finally:
             self._idle()
-        self._show_check(self.check)
-        self._show_shift(self.shift)
+        self.check, self.shift = check, shift  # both read, or neither: the close needs the two
+        self._show_check(check)
+        self._show_shift(shift)
 
     async def _manager_checked(self, what: str) -> bool:
         """The manager's PIN, checked once per dialog (recorded in the audit trail as ``what``)."""
@@ -366,6 +367,7 @@ class ShiftEndDialog(QDialog):
         self._enter_presses(self.check_button)
         self.count.by_pieces.setChecked(False)  # the total counted stays; the result needs the room
         self.count.set_editable(done.z is None)
+        self.count.quiet()
         self._report_shown(True)
         self.batch_button.setVisible(done.z is not None)
         self.show_button.setText("Show Z report" if done.z is not None else "Show report")

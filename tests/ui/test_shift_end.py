@@ -17,7 +17,7 @@ from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.shift_end import ShiftEndDialog
 from pos_app.ui.theme import apply_theme
 from tests.receipts.conftest import pdf_text
-from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in
+from tests.ui.helpers import close_preview, fits, modal, pay, save, scan, sign_in
 
 
 def drawn(widget) -> bool:
@@ -90,6 +90,8 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
     assert dialog.end.path is not None and dialog.end.path.name in dialog.sentence.text()
     text = pdf_text(dialog.end.path)
     assert "BATCH CLOSED" in text and sale.attempt_id in text and "$12.34" in text and "$43.21" in text
+    qtbot.wait(50)
+    fits(dialog)
     save(dialog, "light-shift-end-closed")
     audit = run(app.counter.disk(app.counter.staff.audit))
     assert any(e.action == "close_batch" and e.actor == "Demo Manager" and "ts-1001" in e.detail for e in audit)
@@ -122,6 +124,8 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     assert dialog.headline.text() == "Batch NOT closed"
     assert "NOT closed" in dialog.sentence.text() and "BATCH CLOSE FAILED" in dialog.sentence.text()
     assert "No Z was written" in dialog.sentence.text() and run(app.station.journal.z_reports()) == []
+    qtbot.wait(50)  # the layout takes the sentence's lines
+    fits(dialog)
     save(dialog, "light-shift-end-failed")
 
     qtbot.mouseClick(dialog.print_button, Qt.MouseButton.LeftButton)

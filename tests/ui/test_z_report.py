@@ -14,7 +14,7 @@ from pos_app.ui.qt import QApplication, QLabel, QMessageBox, Qt
 from pos_app.ui.theme import apply_theme
 from tests.receipts.conftest import pdf_text
 from tests.terminal.conftest import pay_requests
-from tests.ui.helpers import close_preview, modal, save, scan, sign_in, two_codes
+from tests.ui.helpers import close_preview, fits, modal, save, scan, sign_in, two_codes
 
 FLOAT = 10_000
 LIMIT = 500
@@ -62,8 +62,10 @@ def open_z(qtbot, window, pin: str = "9999"):
 
 
 def shoot(qtbot, widget, name: str) -> None:
-    """``widget`` saved as a PNG once its layout has taken the sentences just set."""
+    """``widget`` saved as a PNG once its layout has taken the sentences just set; it fits a
+    1024x768 screen with the window's title bar."""
     qtbot.wait(50)
+    fits(widget)
     save(widget, name)
 
 
@@ -222,6 +224,9 @@ def test_counting_by_notes_and_coins_adds_up_as_typed(qtbot, run, open_app, z_co
     assert count.difference.text() == "Over $14.79: more than the $5.00 allowed. Count again, or close with a " \
                                       "manager's PIN and the reason."
     shoot(qtbot, dialog, "light-z-by-pieces")
+    apply_theme(QApplication.instance(), "dark")
+    shoot(qtbot, dialog, "dark-z-by-pieces")
+    apply_theme(QApplication.instance(), "light")
     qtbot.keyClick(count.grid.field_of(10000, note=True), Qt.Key.Key_Backspace)
     qtbot.keyClicks(count.grid.field_of(10000, note=True), "0")
     count.grid.field_of(5000, note=True).clear()
