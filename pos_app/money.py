@@ -178,6 +178,13 @@ class MoneyFormat:
         pattern = "0." + "0" * self.digits if self.digits else "0"
         return format_decimal(self._major(_minor_units(cents)), format=pattern, locale=self.locale)
 
+    def piece(self, cents: int) -> str:
+        """A note's or a coin's value as people name it: a whole amount without decimals
+        (``"$20"``, ``"20 €"``, ``"¥1,000"``), else as ``__call__`` writes it (``"$0.25"``)."""
+        if _minor_units(cents) % 10 ** self.digits:
+            return self(cents)
+        return _written(cents, self.currency, self.locale, whole=True)
+
     @cached_property
     def symbol(self) -> str:
         """The currency's symbol as the locale writes it: ``"€"``, ``"$"``, ``"US$"`` in ``en_CA``."""
@@ -284,15 +291,21 @@ def _minor_units(cents: int) -> int:
 
 
 @lru_cache(maxsize=16384)
-def _written(cents: int, currency: str, locale: str) -> str:
+def _written(cents: int, currency: str, locale: str, *, whole: bool = False) -> str:
     """The text of one amount (a list of payments writes the same few amounts again and
-    again: Babel takes some 40 µs for each).
+    again: Babel takes some 40 µs for each); ``whole``: without the decimals (the
+    locale's currency pattern without ``.00``, for an amount that has none).
 
     With CLDR's currency spacing, which Babel does not apply: a symbol that ends (or
     starts) with a letter is kept apart from the digits by a no-break space (``CHF 12.50``
     in ``en_US``, not ``CHF12.50``)."""
     major = Decimal(cents).scaleb(-get_currency_precision(currency))
-    text = format_currency(major, currency, locale=locale).translate(FONT_SAFE)
+    if whole:
+        pattern = Locale.parse(locale).currency_formats["standard"].pattern.replace(".00", "")
+        text = format_currency(major, currency, format=pattern, locale=locale, currency_digits=False)
+    else:
+        text = format_currency(major, currency, locale=locale)
+    text = text.translate(FONT_SAFE)
     symbol = get_currency_symbol(currency, locale).translate(FONT_SAFE)
     at = text.find(symbol)
     if at < 0:

@@ -29,12 +29,12 @@ from typing import Any
 
 from pos_app.config import MAX_CASH_CENTS
 from pos_app.journal import Outcome, ZReport
-from pos_app.staff import AuditAction, Staff, StaffError
+from pos_app.staff import Staff, StaffError
 from pos_app.staff.cli import os_operator
 from pos_app.station.cash_shift import DifferenceNeedsReason
 from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run
 from pos_app.station.station import Station
-from pos_app.station.z_report import NoSuchZ, ZClose, ZState, close_shift, reprint_z, x_report
+from pos_app.station.z_report import NoSuchZ, ZClose, ZState, audit_rows, close_shift, reprint_z, x_report
 
 
 def add_shift_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -132,17 +132,7 @@ async def _audit(station: Station, args: argparse.Namespace, done: ZClose, paylo
     """The close batch (when it was sent) and the Z (when it was written) in the audit trail,
     under who counted, naming the OS user who ran the command (``audit_error`` in the JSON
     when the staff file cannot take them: the Z and the close stand, journaled)."""
-    money, close = station.money, done.end.report.close
-    run_as = f"pos-app shift close as {os_operator()}"
-    rows: list[tuple[AuditAction, str, str]] = []
-    if close.result.attempt_id:
-        rows.append((AuditAction.CLOSE_BATCH, f"{run_as}: terminal {close.result.terminal_id}: {close.state} "
-                                              f"(attempt {close.result.attempt_id})", ""))
-    if done.z is not None:
-        count = done.count
-        rows.append((AuditAction.Z_REPORT, (
-            f"{run_as}: {done.z.label}: expected {money(count.expected)}, counted {money(count.counted)}, "
-            f"{count.state} {money(abs(count.over_short))}, left {money(count.left_in_drawer)}"), count.reason or ""))
+    rows = audit_rows(done, station.money, f"pos-app shift close as {os_operator()}")
 
     def write() -> None:
         with Staff.open(station.config.staff_path) as staff:

@@ -19,7 +19,7 @@ from typing import Any
 from pos_app.journal import ZReport
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
-from pos_app.station.cash_shift import CashCount, CashFigures
+from pos_app.station.cash_shift import CashCount, CashFigures, CashShift
 from pos_app.station.shift import CloseState
 from pos_app.station.shift_document import HEADLINES, LETTER_CURRENCIES
 
@@ -64,6 +64,41 @@ def z_document(z: ZReport, *, reprint: bool = False, now: datetime | None = None
     )
 
 
+def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mapping[str, Any], station_id: str,
+               now: datetime) -> TableDocument:
+    """The X report's pages: the shift so far (``CashShift``, and ``card``: the terminal's
+    ``z_report.card_figures``), the same tables as a Z's, and nothing closed."""
+    currency = str(store.get("currency") or "USD")
+    money = money_format(currency, store.get("locale") or None)
+    figures = shift.figures
+    label = f"Z-{shift.z_next:04d}"
+    subtitle = (
+        f"{store.get('name') or store.get('id') or '-'}  (store {store.get('id') or '-'}, station {station_id})",
+        f"The shift so far, at {_time(now)}: nothing was closed or counted.",
+        f"{label} will close this shift.",
+    )
+    batch = {"card": card, "batch": {}} if card else {}
+    headline = f"BATCH OPEN (terminal {card.get('terminal') or '-'}): nothing closed" if card else ""
+    sections = [
+        Section("Expected cash", (f"Expected cash in the drawer now: {money(figures.expected_cash)} "
+                                  f"({_count(figures.cash_sales, 'cash sale')}, "
+                                  f"{_count(figures.no_sales, 'no sale')}).",), boxed=True),
+        Section("Cash in the drawer", ("Expected cash = opening float + cash taken - change given + cash in "
+                                       "- cash out - cash refunds.",),
+                table=_cash_table(figures, shift.last_z.label if shift.last_z else None, figures.expected_cash,
+                                  money)),
+        Section("Card batch", *_card(batch, money, headline=headline)) if card else
+        Section("Card batch", ("No card terminal: no card figures.",)),
+    ]
+    return TableDocument(title=f"X report (before {label})", subtitle=subtitle, generated_at=now, sections=sections,
+                         training=bool(store.get("training")),
+                         page="Letter" if currency.upper() in LETTER_CURRENCIES else "A4")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _time(moment: datetime) -> str:
     local = moment.astimezone()
     return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
@@ -80,7 +115,10 @@ def _count_lines(count: CashCount, money: Money) -> tuple[str, ...]:
 
 def _cash(z: ZReport, money: Money) -> Table:
     cash = CashFigures.from_json(z.figures.get("cash") or {"opening_float": z.opening_float})
-    since = z.figures.get("float_from")
+    return _cash_table(cash, z.figures.get("float_from"), z.expected, money)
+
+
+def _cash_table(cash: CashFigures, since: str | None, expected: int, money: Money) -> Table:
     source = f"left by {since}" if since and since != "setting" else "the opening_float setting"
     rows = [
         [f"Opening float ({source})", "", money(cash.opening_float)],
@@ -92,15 +130,16 @@ def _cash(z: ZReport, money: Money) -> Table:
         ["No sale (drawer opened, no money moved)", str(cash.no_sales), "-"],
     ]
     columns = (Column("", 48), Column("Count", 6, True), Column("Amount", 14, True))
-    return Table(columns, rows, total=["Expected cash", "", money(z.expected)])
+    return Table(columns, rows, total=["Expected cash", "", money(expected)])
 
 
-def _card(figures: Mapping[str, Any], money: Money) -> tuple[tuple[str, ...], Table | None]:
+def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tuple[tuple[str, ...], Table | None]:
     batch: Mapping[str, Any] = figures.get("batch") or {}
-    try:
-        headline = HEADLINES[CloseState(batch.get("state", ""))]
-    except ValueError:
-        headline = "BATCH RESULT NOT RECORDED"
+    if not headline:
+        try:
+            headline = HEADLINES[CloseState(batch.get("state", ""))]
+        except ValueError:
+            headline = "BATCH RESULT NOT RECORDED"
     said = [headline, str(batch.get("sentence") or "")]
     if batch.get("attempt_id"):
         said.append(f"Close attempt {batch['attempt_id']}.")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -32,11 +33,12 @@ from typing import Any
 
 from pos_app.journal import InvalidTransition, ZReport
 from pos_app.receipts.tables import render_tables, save_pdf
+from pos_app.staff import AuditAction
 from pos_app.station.cash_shift import CashCount, CashShift, count_cash
 from pos_app.station.figures import Figures
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
 from pos_app.station.station import Station
-from pos_app.station.z_document import z_document, z_stem
+from pos_app.station.z_document import signed, x_document, z_document, z_stem
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,17 @@ async def x_report(station: Station, terminal_id: str | None) -> XReport:
     cash = await station.cash_shift()
     card = await station.shift_check(terminal_id) if terminal_id else None
     return XReport(cash, card)
+
+
+async def x_pdf(station: Station, x: XReport) -> bytes:
+    """The X report as a PDF to preview or print (never saved: an X writes nothing)."""
+    config = station.config
+    store = {"name": config.store_name, "id": config.store_id, "currency": config.currency,
+             "locale": station.money.locale, "training": station.training}
+    card = None if x.card is None else card_figures(x.card.figures, x.card)
+    now = datetime.now(UTC)
+    return await asyncio.to_thread(lambda: render_tables(x_document(
+        x.cash, card, store=store, station_id=config.station_id, now=now)))
 
 
 @dataclass(frozen=True)
@@ -174,6 +187,40 @@ async def save_z(station: Station, z: ZReport, *, reprint: bool = False) -> tupl
     except OSError as error:
         log.error("the PDF of %s could not be saved: %s", z.label, error)
         return None, f"the PDF of {z.label} could not be saved under {folder}: {error.strerror or error}"
+
+
+async def z_pdf(z: ZReport) -> bytes:
+    """The Z's PDF made from its row, as ``save_z`` saved it (to preview or print)."""
+    return await asyncio.to_thread(lambda: render_tables(z_document(z)))
+
+
+def z_sentence(done: ZClose, money: Callable[[int], str]) -> str:
+    """What a close did with the count, in one sentence: ``Z-0001 closed: expected $112.00,
+    counted $111.50, over/short -$0.50 (short); $100.00 left in the drawer.``, or why no Z
+    was written (the batch's result in it)."""
+    count = done.count
+    figures = (f"expected {money(count.expected)}, counted {money(count.counted)}, over/short "
+               f"{signed(money, count.over_short)} ({count.state})")
+    if done.z is None:  # the count is still on the screen, to close again
+        why = done.problem or "No Z was written."
+        return f"{why[:1].upper()}{why[1:]}"
+    return f"{done.z.label} closed: {figures}; {money(count.left_in_drawer)} left in the drawer."
+
+
+def audit_rows(done: ZClose, money: Callable[[int], str], said: str) -> list[tuple[AuditAction, str, str]]:
+    """The audit trail's rows of a close (action, detail, reason): the close batch when it
+    was sent, the Z when it was written; ``said`` opens each detail (who ran it, where)."""
+    close = done.end.report.close
+    rows: list[tuple[AuditAction, str, str]] = []
+    if close.result.attempt_id:
+        rows.append((AuditAction.CLOSE_BATCH, f"{said}: terminal {close.result.terminal_id}: {close.state} "
+                                              f"(attempt {close.result.attempt_id})", ""))
+    if done.z is not None:
+        count = done.count
+        rows.append((AuditAction.Z_REPORT, (
+            f"{said}: {done.z.label}: expected {money(count.expected)}, counted {money(count.counted)}, "
+            f"{count.state} {money(abs(count.over_short))}, left {money(count.left_in_drawer)}"), count.reason or ""))
+    return rows
 
 
 class NoSuchZ(LookupError):

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pos_app.journal import Operation, Outcome
 from pos_app.staff import LockedOut, LockLevel, NotAManager, StaffError, WrongPin
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
+
+if TYPE_CHECKING:
+    from pos_app.station.shift import ShiftCheck
 
 PHASES = {
     Phase.SENDING: "Sending to the terminal…",
@@ -110,3 +114,28 @@ def pin_refused(error: StaffError) -> str:
         return (f"Too many wrong PINs: manager approvals are locked until {until}. A manager lifts the lock "
                 "by signing in on this station (Ctrl+L signs the cashier out).")
     return f"PIN refused: {error}"
+
+
+def shift_check_summary(check: ShiftCheck, where: str) -> str:
+    """What the check with the service found, in sentences; ``where`` the differences are listed."""
+    since = "the last closed batch" if check.since_close else "the start of the day"
+    local = check.start.astimezone()
+    said = [f"Shift of {check.terminal_id} since {since} ({local:%Y-%m-%d %H:%M}): "
+            f"{_counted(len(check.lines), 'card attempt')} in this station's journal."]
+    if check.list_error:
+        said.append(f"Not reconciled: {check.list_error}. You can still close the batch.")
+    elif check.differences:
+        said.append(f"{_counted(len(check.differences), 'difference')} with the service ({where}). Look at each one; "
+                    "\"Close anyway (Z)\" closes the batch as the service has it.")
+    else:
+        said.append("The service's list agrees with the journal: no differences.")
+    if not check.list_complete and not check.list_error:
+        said.append("The service's list could not be read to the end: differences may be missing.")
+    if check.open_attempts:
+        said.append(f"{_counted(len(check.open_attempts), 'attempt')} on this terminal without a known result: "
+                    "the batch cannot be closed until each is checked again or decided by a manager.")
+    return " ".join(said)
+
+
+def _counted(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

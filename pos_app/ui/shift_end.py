@@ -1,9 +1,14 @@
-"""F10, end of shift: a manager's PIN (forgotten at every attempt; after a wrong one the
-field keeps the keyboard), then per terminal the shift checked against the payment service
-(its figures: gross, voids, refunds, net, surcharge, tax, held; the differences shown), the
-close batch (never without its own confirmation, whatever the check found), its result in
-a sentence, and the end-of-shift report: preview, print (the configured printer, else the
-print dialog), save.
+"""F10, end of shift, the Z: a manager's PIN (forgotten at every attempt; after a wrong one
+the field keeps the keyboard), then per terminal the shift checked against the payment
+service (its figures: gross, voids, refunds, net, surcharge, tax, held; the differences
+shown) and the drawer's expected cash with its parts; the manager counts the drawer
+(``cash_count``: a total, or by notes and coins) and sees over/short as it is typed. A
+difference beyond ``cash_difference_limit`` needs a manager's PIN and a reason
+(``ManagerApproval``) before the close. Then the close batch (never without its own
+confirmation, whatever the check found), and only once the batch closed, the Z: numbered,
+its PDF saved (``station.drawer_count.close_z``). The result in a sentence, and the Z (or,
+without one, the end-of-shift report) to preview, print (the configured printer, else the
+print dialog) or save. Alt+X: the X report, the shift so far with nothing closed.
 
 Everything slow (the PIN check, the service, the journal, the PDF) is awaited on the
 station's and counter's workers; this dialog only shows what they answer.
@@ -11,32 +16,37 @@ station's and counter's workers; this dialog only shows what they answer.
 
 from __future__ import annotations
 
-import asyncio
-
 from pos_app.api.errors import PaymentsError
 from pos_app.journal import JournalError
-from pos_app.receipts import PrintError, PrintJob, print_pdf
+from pos_app.receipts import PrintJob
 from pos_app.staff import AuditAction, StaffError
+from pos_app.station.cash_shift import CashShift
 from pos_app.station.counter import Counter
+from pos_app.station.drawer_count import CountCheck, close_z, saved_sentence
 from pos_app.station.figures import sentence as figures_sentence
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
+from pos_app.station.z_report import ZClose, ZState, x_report, z_pdf, z_sentence
+from pos_app.ui.cash_count import CashCountPanel
 from pos_app.ui.dialogs import enter_presses_focused_button, shown
+from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
     QHBoxLayout,
+    QKeySequence,
     QLabel,
     QLineEdit,
     QListWidget,
     QMessageBox,
     QPushButton,
+    QShortcut,
     Qt,
     QVBoxLayout,
     QWidget,
     asyncSlot,
 )
-from pos_app.ui.receipt_view import ReceiptPreview
-from pos_app.ui.sentences import pin_refused
+from pos_app.ui.sentences import pin_refused, shift_check_summary
+from pos_app.ui.x_report import XReportDialog, preview, print_or_preview
 
 HEADLINES = {
     CloseState.CLOSED: ("Batch closed", "approved"),
@@ -55,11 +65,20 @@ class ShiftEndDialog(QDialog):
         self.manager: str | None = None
         self.check: ShiftCheck | None = None
         self.end: ShiftEnd | None = None
+        self.shift: CashShift | None = None
+        self.z_close: ZClose | None = None
         self.printed: PrintJob | None = None
+        self.x_dialog: XReportDialog | None = None
+        self.approval: ManagerApproval | None = None
+        self._approved: tuple[int, str, str] | None = None
+        """A difference accepted: for this counted amount, by whom, why."""
         self._said = ""
-        self.setWindowTitle("End of shift")
+        self._result = ""
+        """What the close did, as the sentence shows it (a print's outcome is said below it)."""
+        config = self.station.config
+        self.setWindowTitle("End of shift (Z)")
         self.setObjectName("shiftEnd")
-        heading = QLabel("End of shift: close the batch")
+        heading = QLabel("End of shift: count the drawer, close the batch (Z)")
         heading.setObjectName("dialogHeading")
         self.terminal = QComboBox()
         self.terminal.setAccessibleName("Terminal")
@@ -72,7 +91,8 @@ class ShiftEndDialog(QDialog):
         self.pin.setAccessibleName("Manager PIN")
         self.check_button = QPushButton("Check with the service  (Enter)")
         self.check_button.setDefault(True)
-        self.summary = QLabel("Type a manager's PIN, then check the shift of the terminal with the payment service.")
+        self.summary = QLabel("Type a manager's PIN, then Enter: the shift is checked with the payment service, "
+                              "and the drawer's expected cash shown to count. Alt+X: the X report (nothing closed).")
         self.summary.setWordWrap(True)
         self.figures = QLabel("")
         self.figures.setObjectName("shiftFigures")
@@ -82,12 +102,16 @@ class ShiftEndDialog(QDialog):
         self.differences = QListWidget()
         self.differences.setAccessibleName("Differences with the service")
         self.differences.setWordWrap(True)
-        self.differences.setMaximumHeight(220)
+        self.differences.setMaximumHeight(110)
         self.differences.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.differences.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.differences.hide()
-        self.close_button = QPushButton("Close batch")
+        self.count = CashCountPanel(self.station.money, limit=config.cash_difference_limit,
+                                    opening_float=config.opening_float)
+        self.count.hide()
+        self.close_button = QPushButton("Close shift (Z)…")
         self.close_button.setEnabled(False)
+        self.x_button = QPushButton("X report  (Alt+X)")
         self.headline = QLabel("")
         self.headline.setObjectName("dialogHeading")
         self.sentence = QLabel("")
@@ -95,6 +119,8 @@ class ShiftEndDialog(QDialog):
         self.sentence.setAccessibleName("Close batch result")
         self.show_button = QPushButton("Show report")
         self.print_button = QPushButton("Print report")
+        self.batch_button = QPushButton("Batch report")
+        self.batch_button.setToolTip("The end-of-shift report of the card batch: every card payment")
         done = QPushButton("Done  (Esc)")
         top = QHBoxLayout()
         top.addWidget(QLabel("Terminal"))
@@ -102,7 +128,7 @@ class ShiftEndDialog(QDialog):
         top.addWidget(self.pin, 1)
         top.addWidget(self.check_button)
         buttons = QHBoxLayout()
-        for button in (self.close_button, self.show_button, self.print_button, done):
+        for button in (self.close_button, self.x_button, self.show_button, self.print_button, self.batch_button, done):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
@@ -110,17 +136,21 @@ class ShiftEndDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.figures)
         layout.addWidget(self.differences)
+        layout.addWidget(self.count)
         layout.addWidget(self.headline)
         layout.addWidget(self.sentence)
         layout.addStretch(1)
         layout.addLayout(buttons)
         self._report_shown(False)
-        self.resize(980, 640)
-        self.check_button.clicked.connect(self._check)  # Enter too: it is the default button
+        self.resize(1000, 700)
+        self.check_button.clicked.connect(self._check)  # Enter too: the default button until checked
         self.terminal.currentTextChanged.connect(self._terminal_changed)
-        self.close_button.clicked.connect(self._close_batch)
+        self.close_button.clicked.connect(self._close_shift)
+        self.x_button.clicked.connect(self._x_report)
+        QShortcut(QKeySequence("Alt+X"), self, activated=self.x_button.click)
         self.show_button.clicked.connect(self._show_report)
         self.print_button.clicked.connect(self._print_report)
+        self.batch_button.clicked.connect(self._show_batch_report)
         done.clicked.connect(self.accept)
         self.pin.setFocus()
         enter_presses_focused_button(self)
@@ -144,8 +174,10 @@ class ShiftEndDialog(QDialog):
         """Another terminal: its shift must be checked before it can be closed."""
         self.check = None
         self.close_button.setEnabled(False)
+        self._enter_presses(self.check_button)
         self.differences.hide()
         self.figures.hide()
+        self.count.hide()
         if self.manager:
             self.summary.setText("Check the shift of this terminal with the service first.")
 
@@ -155,50 +187,62 @@ class ShiftEndDialog(QDialog):
         if not terminal:
             self.summary.setText("Pick the terminal whose batch to close.")
             return
-        if self.manager is None:
-            pin = self.pin.text()
-            self.pin.clear()  # forgotten at every attempt, taken or not
-            self.check_button.setEnabled(False)  # one PIN check at a time: a double Enter is not two wrong PINs
-            try:
-                member = await self.counter.check_manager(pin, action=AuditAction.CLOSE_BATCH,
-                                                          detail=f"end of shift on terminal {terminal}")
-            except StaffError as error:  # not a manager's, wrong, locked out, file trouble
-                self.summary.setText(pin_refused(error))
-                self.pin.setFocus()
-                return
-            finally:
-                self.check_button.setEnabled(True)
-            self.manager = member.name
-            self.pin.setEnabled(False)
-            self.pin.setPlaceholderText(f"Manager: {member.name}")
+        if not await self._manager_checked(f"end of shift (F10) on terminal {terminal}"):
+            return
         self._busy(f"Checking the shift of {terminal} with the payment service…")
         try:
-            self.check = await self.station.shift_check(terminal)
+            check = await self.station.shift_check(terminal)
+            shift = await self.station.cash_shift()
         except JournalError as error:
+            self.check = None  # an earlier check does not stand for this one
             self.summary.setText(f"This station's payment record could not be read ({error}). Call support.")
             return
         finally:
             self._idle()
-        self._show_check(self.check)
+        self.check, self.shift = check, shift  # both read, or neither: the close needs the two
+        self._show_check(check)
+        self._show_shift(shift)
+
+    async def _manager_checked(self, what: str) -> bool:
+        """The manager's PIN, checked once per dialog (recorded in the audit trail as ``what``)."""
+        if self.manager is not None:
+            return True
+        pin = self.pin.text()
+        self.pin.clear()  # forgotten at every attempt, taken or not
+        for button in (self.check_button, self.x_button):  # one PIN check at a time: a double Enter is not two
+            button.setEnabled(False)
+        try:
+            member = await self.counter.check_manager(pin, action=AuditAction.OVERRIDE, detail=what)
+        except StaffError as error:  # not a manager's, wrong, locked out, file trouble
+            self.summary.setText(pin_refused(error))
+            self.pin.setFocus()
+            return False
+        finally:
+            for button in (self.check_button, self.x_button):
+                button.setEnabled(True)
+        self.manager = member.name
+        self.pin.setEnabled(False)
+        self.pin.setPlaceholderText(f"Manager: {member.name}")
+        return True
+
+    def _show_shift(self, shift: CashShift) -> None:
+        """The drawer's shift to count against: the count's field has the keyboard, Enter closes."""
+        self.count.show_shift(shift)
+        self.count.set_editable(True)
+        self.count.show()
+        self.count.focus()  # Enter asks first (ConfirmClose): a second Enter on the PIN closes nothing
+        self._enter_presses(self.close_button)
+
+    def _enter_presses(self, button: QPushButton) -> None:
+        """Enter in a field presses ``button`` (the check, then once checked the close)."""
+        self.check_button.setDefault(button is self.check_button)
+        self.close_button.setDefault(button is self.close_button)
+        self.check_button.setText("Check with the service  (Enter)" if button is self.check_button else "Check again")
+        self.close_button.setText(self.close_button.text().replace("  (Enter)", "") +
+                                  ("  (Enter)" if button is self.close_button else ""))
 
     def _show_check(self, check: ShiftCheck) -> None:
-        since = "the last closed batch" if check.since_close else "the start of the day"
-        local = check.start.astimezone()
-        said = [f"Shift of {check.terminal_id} since {since} ({local:%Y-%m-%d %H:%M}): "
-                f"{_count(len(check.lines), 'card attempt')} in this station's journal."]
-        if check.list_error:
-            said.append(f"Not reconciled: {check.list_error}. You can still close the batch.")
-        elif check.differences:
-            said.append(f"{_count(len(check.differences), 'difference')} with the service (below). Look at each one; "
-                        "\"Close batch anyway\" closes the batch as the service has it.")
-        else:
-            said.append("The service's list agrees with the journal: no differences.")
-        if not check.list_complete and not check.list_error:
-            said.append("The service's list could not be read to the end: differences may be missing.")
-        if check.open_attempts:
-            said.append(f"{_count(len(check.open_attempts), 'attempt')} on this terminal without a known result: "
-                        "the batch cannot be closed until each is checked again or decided by a manager.")
-        self.summary.setText(" ".join(said))
+        self.summary.setText(shift_check_summary(check, "below"))
         self.figures.setText(figures_sentence(check.figures, self.money))
         self.figures.show()
         self.end = None
@@ -207,87 +251,210 @@ class ShiftEndDialog(QDialog):
         for difference in check.differences:
             self.differences.addItem(difference.sentence(self.money))
         self.differences.setVisible(bool(check.differences))
-        self.close_button.setText("Close batch anyway…" if not check.clean else "Close batch…")
+        self.close_button.setText("Close anyway (Z)…" if not check.clean else "Close shift (Z)…")
         self.close_button.setEnabled(True)
-        self.close_button.setFocus()  # Enter asks first (ConfirmClose): a second Enter on the PIN closes nothing
+        self.close_button.show()
 
     @asyncSlot()
-    async def _close_batch(self) -> None:
-        if self.check is None or self.manager is None:
+    async def _close_shift(self) -> None:
+        """The count checked (a difference beyond the limit accepted by a manager), the close
+        confirmed, then the batch closed and, once it closed, the Z written."""
+        if self.check is None or self.manager is None or self.shift is None or not self.close_button.isEnabled():
+            return
+        counted_left = self._count_to_close()
+        if counted_left is None:
+            return
+        counted, left, found = counted_left
+        accepted = await self._difference_accepted(found) if found.beyond_limit else None
+        if found.beyond_limit and accepted is None:
+            self.count.refuse(f"{found.sentence(self.money)} Nothing was closed.")
             return
         terminal = self.check.terminal_id
-        if not await confirmed_close(self.check, self):
+        if not await confirmed_close(self.check, self, self._count_said(found, left)):
             self.close_button.setFocus()
             return
-        self._busy(f"Closing the batch of {terminal}…")
+        self._busy(f"Closing the batch of {terminal}, then the Z…")
         try:
-            self.end = end = await self.station.shift_end(terminal, by=self.manager)
+            done, audit_error = await close_z(
+                self.counter, terminal_id=terminal, counted=counted, left_in_drawer=left, by=self.manager,
+                reason=accepted[1] if accepted else None, approved_by=accepted[0] if accepted else None)
+        except ValueError as error:  # the count refused after all (a sentence): nothing was closed
+            self.count.refuse(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
         except JournalError as error:
             self.summary.setText(f"This station's payment record could not be read ({error}). Call support.")
             return
         finally:
             self._idle()
-        self.summary.setText(self._said)  # what the check found stays in view
-        close = end.report.close
-        title, colour = HEADLINES[close.state]
+        self._show_close(done, audit_error)
+
+    def _count_to_close(self) -> tuple[int, int, CountCheck] | None:
+        """The cash counted, the cash left and their check; None (the panel says why)."""
+        found = self.count.check()
+        if found is None:
+            self.count.refuse(self.count.problem.text() or "Count the drawer first.")
+            return None
+        if found.counted is None:
+            self.count.refuse("Type the cash counted (or count it by notes and coins: Alt+N), then close.")
+            return None
+        left = self.count.left_cents()
+        if left > found.counted:
+            self.count.refuse(f"{self.money(left)} cannot be left in the drawer: only {self.money(found.counted)} "
+                              "was counted.", self.count.left)
+            return None
+        return found.counted, left, found
+
+    async def _difference_accepted(self, found: CountCheck) -> tuple[str, str] | None:
+        """A manager's PIN and the reason for a count beyond the limit (asked again for
+        another count): who accepted it and why, or None."""
+        assert found.counted is not None and found.over_short is not None
+        if self._approved is not None and self._approved[0] == found.counted:
+            return self._approved[1:]
+        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else "the Z"
+        detail = (f"accepted a count {found.state} {self.money(abs(found.over_short))} (expected "
+                  f"{self.money(found.expected)}, counted {self.money(found.counted)}) for {z_label}")
+        approval = ManagerApproval(
+            "Accept the difference",
+            f"Counted {self.money(found.counted)} against {self.money(found.expected)} expected: "
+            f"{found.difference(self.money)}, more than the {self.money(found.limit)} allowed.\n\nA manager accepts "
+            f"the difference with a PIN and the reason (written on {z_label} and in the audit trail), or Cancel "
+            "(Esc) and count again.",
+            lambda pin: self.counter.check_manager(pin, action=AuditAction.OVERRIDE, detail=detail,
+                                                   reason=approval.reason.text().strip()),
+            money=self.station.money, parent=self)
+        self.approval = approval
+        await shown(approval)
+        self.activateWindow()
+        if approval.manager is None:
+            return None
+        self._approved = (found.counted, approval.manager.name, approval.reason_text)
+        return self._approved[1:]
+
+    def _count_said(self, found: CountCheck, left: int) -> str:
+        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else "The Z"
+        return (f"Once the batch closed, {z_label} is written: counted {self.money(found.counted or 0)} against "
+                f"{self.money(found.expected)} expected ({found.difference(self.money)}); "
+                f"{self.money(left)} stays in the drawer.")
+
+    def _show_close(self, done: ZClose, audit_error: str | None) -> None:
+        self.z_close, self.end = done, done.end
+        if self.check is not None:  # what the check found stays in view
+            self.summary.setText(shift_check_summary(self.check, "in the batch report"))
+        close = done.end.report.close
+        if done.z is not None:
+            title, colour = f"{done.z.label} closed", "approved"
+        elif done.state is ZState.CLOSED_MEANWHILE:
+            title, colour = "Batch closed, this count not kept", "unknown"
+        else:
+            title, colour = HEADLINES[close.state]
         self.headline.setText(title)
         self.headline.setProperty("outcome", colour)
         self.headline.style().unpolish(self.headline)
         self.headline.style().polish(self.headline)
-        saved = f"Report saved as {end.path}." if end.path else f"The report was not saved: {end.save_error}."
-        again = "" if close.state is CloseState.CLOSED else "\nTo try again: Check with the service, then close."
-        self.sentence.setText(f"{close.sentence}\n{saved}{again}")
+        said = [z_sentence(done, self.money)]
+        if done.z is not None:
+            said.append(close.sentence)
+        said.append(saved_sentence(done))
+        if audit_error:
+            said.append(f"{audit_error[:1].upper()}{audit_error[1:]}.")
+        self._result = "\n".join(said)
+        self.sentence.setText(self._result)
         self.check = None  # a second close needs a fresh check
+        self._approved = None
         self.close_button.setEnabled(False)
+        self.close_button.setVisible(done.z is None)  # closed: the reports' buttons need the room
+        self.differences.hide()  # the end-of-shift report lists them; the summary still counts them
+        self._enter_presses(self.check_button)
+        self.count.by_pieces.setChecked(False)  # the total counted stays; the result needs the room
+        self.count.set_editable(done.z is None)
+        self.count.quiet()
         self._report_shown(True)
+        self.batch_button.setVisible(done.z is not None)
+        self.show_button.setText("Show Z report" if done.z is not None else "Show report")
+        self.print_button.setText("Print Z report" if done.z is not None else "Print report")
         self.show_button.setFocus()
+
+    async def _report(self) -> tuple[bytes, str, str] | None:
+        """The report of the close: the Z's when one was written, else the end-of-shift report."""
+        if self.z_close is not None and self.z_close.z is not None:
+            return await z_pdf(self.z_close.z), "Z report", f"{self.z_close.z.label}.pdf"
+        if self.end is not None:
+            name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
+            return self.end.pdf, "End-of-shift report", name
+        return None
 
     @asyncSlot()
     async def _show_report(self) -> None:
+        found = await self._report()
+        if found is not None:
+            pdf, title, name = found
+            await preview(pdf, self, title=title, file_name=name)
+
+    @asyncSlot()
+    async def _show_batch_report(self) -> None:
         if self.end is not None:
             name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
-            preview = ReceiptPreview(self.end.pdf, self, title="End-of-shift report", file_name=name)
-            preview.resize(760, 900)
-            await shown(preview)
+            await preview(self.end.pdf, self, title="End-of-shift report", file_name=name)
 
     @asyncSlot()
     async def _print_report(self) -> None:
-        if self.end is None:
+        found = await self._report()
+        if found is None:
             return
-        printer = self.station.config.printer
-        if not printer:  # the preview has Print… (the system print dialog)
-            await self._show_report()
+        pdf, title, name = found
+        done = await print_or_preview(pdf, self.station.config.printer, self, title=title, file_name=name)
+        if done.sentence:
+            self.printed = done.job or self.printed
+            self.sentence.setText(f"{self._result}\n{done.sentence}")
+
+    @asyncSlot()
+    async def _x_report(self) -> None:
+        """Alt+X: the X report of the shift so far (a manager's PIN first); nothing closed."""
+        terminal = self.terminal.currentText().strip() or None
+        if not await self._manager_checked(f"X report (F10) on terminal {terminal or '-'}"):
             return
+        self._busy("Reading the shift so far (X report)…")
         try:
-            job = await asyncio.to_thread(print_pdf, self.end.pdf, printer)
-        except PrintError as error:
-            self.sentence.setText(f"{self.end.report.close.sentence}\nThe report did not print: {error}")
+            x = await x_report(self.station, terminal)
+        except JournalError as error:
+            self._said = f"This station's payment record could not be read ({error}). Call support."
             return
-        self.printed = job
-        self.sentence.setText(f"{self.end.report.close.sentence}\nReport sent to {printer} ({job.job_id}).")
+        finally:
+            self._idle()
+            self.summary.setText(self._said)
+        self.x_dialog = XReportDialog(self.station, x, self)
+        await shown(self.x_dialog)
+        self.activateWindow()
+        if self.count.isVisible() and self.close_button.isEnabled():
+            self.count.focus()
 
     def _report_shown(self, ready: bool) -> None:
         self.show_button.setEnabled(ready)
         self.print_button.setEnabled(ready)
+        self.batch_button.setVisible(False)
         self.headline.setVisible(ready)
         self.sentence.setVisible(ready)
 
     def _busy(self, text: str) -> None:
         self._said = self.summary.text()
         self.summary.setText(text)
-        for widget in (self.check_button, self.close_button, self.terminal):
+        for widget in (self.check_button, self.close_button, self.x_button, self.terminal):
             widget.setEnabled(False)
 
     def _idle(self) -> None:
-        self.check_button.setEnabled(True)
-        self.terminal.setEnabled(True)
+        for widget in (self.check_button, self.x_button, self.terminal):
+            widget.setEnabled(True)
+        self.close_button.setEnabled(self.check is not None)
 
 
-async def confirmed_close(check: ShiftCheck, parent: QWidget) -> bool:
+async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -> bool:
     """Ask before the batch of ``check``'s terminal is closed (Enter closes, Esc goes back):
-    the check with the service never closes a batch by itself."""
+    the check with the service never closes a batch by itself. ``count``: what the Z then
+    records."""
     said = [f"Close the batch of {check.terminal_id} now? The service settles its approved card payments: "
             "they can then be refunded, no longer voided. This cannot be undone."]
+    if count:
+        said.append(count)
     if check.differences:
         said.append(f"{_count(len(check.differences), 'difference')} with the service: the batch is closed as "
                     "the service has it.")

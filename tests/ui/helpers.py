@@ -143,3 +143,12 @@ def save(widget: Any, name: str) -> Path:
     colors = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
     assert len(colors) > 4, f"{name} renders blank"
     return path
+
+
+def fits(widget: Any, screen: tuple[int, int] = (1024, 768)) -> None:
+    """``widget`` (a window) and the least its layout needs fit ``screen`` with a title bar
+    (38 pixels)."""
+    width, height = screen[0], screen[1] - 38
+    needs = widget.minimumSizeHint()
+    assert widget.width() <= width and widget.height() <= height, (widget.width(), widget.height())
+    assert needs.width() <= width and needs.height() <= height, (needs.width(), needs.height())

@@ -1,8 +1,9 @@
 """F10, end of shift, offscreen against the sandbox: the manager's PIN (recorded in the
 audit trail), the shift's figures (a voided sale taken off the net), a sale the journal
-does not know shown as a difference before the close, the close batch on type S, a failed
-close on type B (a 2xx that is not success) shown as failed, the report previewed and
-printed on the configured printer."""
+does not know shown as a difference before the close, the drawer counted (an empty one
+here: tests/ui/test_z_report.py counts cash), the close batch on type S and its Z, a failed
+close on type B (a 2xx that is not success) shown as failed with no Z, the report previewed
+and printed on the configured printer."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.shift_end import ShiftEndDialog
 from pos_app.ui.theme import apply_theme
 from tests.receipts.conftest import pdf_text
-from tests.ui.helpers import close_preview, modal, pay, save, scan, sign_in
+from tests.ui.helpers import close_preview, fits, modal, pay, save, scan, sign_in
 
 
 def drawn(widget) -> bool:
@@ -31,6 +32,13 @@ def open_shift_end(qtbot, window, pin: str = "9999") -> ShiftEndDialog:
     qtbot.keyClicks(dialog.pin, pin)
     qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
     return dialog
+
+
+def count_empty_drawer(qtbot, dialog) -> None:
+    """The drawer's count, once the check is shown: no cash sales and no float here, $0.00."""
+    qtbot.waitUntil(lambda: dialog.count.isVisible() and dialog.count.counted.hasFocus(), timeout=10_000)
+    qtbot.keyClicks(dialog.count.counted, "0")
+    assert dialog.count.difference.text().startswith("Balanced")
 
 
 def confirm_close(qtbot, dialog, key=Qt.Key.Key_Return) -> None:
@@ -71,22 +79,26 @@ def test_f10_shows_the_difference_then_closes_type_s_and_previews_the_report(qtb
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
     assert dialog.differences.count() == 1
     assert "$43.21" in dialog.differences.item(0).text() and "does not have" in dialog.differences.item(0).text()
-    assert dialog.close_button.text() == "Close batch anyway…" and dialog.close_button.isEnabled()
+    assert dialog.close_button.text() == "Close anyway (Z)…  (Enter)" and dialog.close_button.isEnabled()
+    count_empty_drawer(qtbot, dialog)
     save(dialog, "light-shift-end-differences")
 
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     confirm_close(qtbot, dialog)
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
-    assert dialog.headline.text() == "Batch closed" and "The batch is closed" in dialog.sentence.text()
-    assert dialog.end.path is not None and str(dialog.end.path) in dialog.sentence.text()
+    assert dialog.headline.text() == "Z-0001 closed" and "The batch is closed" in dialog.sentence.text()
+    assert dialog.end.path is not None and dialog.end.path.name in dialog.sentence.text()
     text = pdf_text(dialog.end.path)
     assert "BATCH CLOSED" in text and sale.attempt_id in text and "$12.34" in text and "$43.21" in text
+    qtbot.wait(50)
+    fits(dialog)
     save(dialog, "light-shift-end-closed")
     audit = run(app.counter.disk(app.counter.staff.audit))
     assert any(e.action == "close_batch" and e.actor == "Demo Manager" and "ts-1001" in e.detail for e in audit)
 
-    qtbot.mouseClick(dialog.show_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.batch_button, Qt.MouseButton.LeftButton)  # the end-of-shift report (Show: the Z)
     preview = modal(qtbot, ReceiptPreview)
+    assert preview.windowTitle() == "End-of-shift report"
     qtbot.waitUntil(lambda: preview.document.pageCount() > 0)
     qtbot.waitUntil(lambda: drawn(preview), timeout=5000)  # QPdfView renders the page after it shows
     save(preview, "light-shift-report")
@@ -104,17 +116,21 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     dialog = open_shift_end(qtbot, window)
     qtbot.waitUntil(lambda: dialog.check is not None, timeout=10_000)
     assert dialog.check.clean and not dialog.differences.isVisible()
-    assert dialog.close_button.text() == "Close batch…"
-    qtbot.keyClick(dialog.close_button, Qt.Key.Key_Return)
+    assert dialog.close_button.text() == "Close shift (Z)…  (Enter)"
+    count_empty_drawer(qtbot, dialog)
+    qtbot.keyClick(dialog.count.counted, Qt.Key.Key_Return)
     confirm_close(qtbot, dialog)
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
     assert dialog.headline.text() == "Batch NOT closed"
     assert "NOT closed" in dialog.sentence.text() and "BATCH CLOSE FAILED" in dialog.sentence.text()
+    assert "No Z was written" in dialog.sentence.text() and run(app.station.journal.z_reports()) == []
+    qtbot.wait(50)  # the layout takes the sentence's lines
+    fits(dialog)
     save(dialog, "light-shift-end-failed")
 
     qtbot.mouseClick(dialog.print_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.printed is not None, timeout=20_000)
-    assert f"Report sent to {cups_pdf.printer}" in dialog.sentence.text()
+    assert f"End-of-shift report sent to {cups_pdf.printer}" in dialog.sentence.text()
     printed = pdf_text(cups_pdf.wait_for(dialog.printed))
     assert "BATCH NOT CLOSED" in printed
 
@@ -128,8 +144,12 @@ def test_the_check_never_closes_the_batch_without_its_own_confirmation(qtbot, ru
     sign_in(qtbot, window)
     assert run(app.station.sale(1234, order_key="cart-shift")).outcome is Outcome.APPROVED
     dialog = open_shift_end(qtbot, window)  # the PIN, Enter: checked with the service
-    qtbot.waitUntil(lambda: dialog.check is not None and dialog.close_button.hasFocus(), timeout=10_000)
+    qtbot.waitUntil(lambda: dialog.check is not None and dialog.count.counted.hasFocus(), timeout=10_000)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)  # a second Enter, as a hurried manager does
+    qtbot.waitUntil(lambda: "Type the cash counted" in dialog.count.problem.text())  # no count: nothing asked
+    assert QApplication.activeModalWidget() is dialog and dialog.count.counted.hasFocus()
+    qtbot.keyClicks(dialog.count.counted, "0")
+    qtbot.keyClick(dialog.count.counted, Qt.Key.Key_Return)
     box = modal(qtbot, QMessageBox)
     assert "Close the batch of ts-1001 now?" in box.text() and "cannot be undone" in box.text()
     save(box, "light-shift-end-confirm")
@@ -141,7 +161,7 @@ def test_the_check_never_closes_the_batch_without_its_own_confirmation(qtbot, ru
     qtbot.keyClick(dialog.close_button, Qt.Key.Key_Return)
     confirm_close(qtbot, dialog)  # Enter at the question: closed
     qtbot.waitUntil(lambda: dialog.end is not None, timeout=10_000)
-    assert dialog.headline.text() == "Batch closed" and pay_requests(sandbox, "S", "terminal.close_batch") == 1
+    assert dialog.headline.text() == "Z-0001 closed" and pay_requests(sandbox, "S", "terminal.close_batch") == 1
 
 
 def test_f10_shows_the_shifts_figures_with_a_voided_sale_taken_off(qtbot, run, open_app, ui_config):

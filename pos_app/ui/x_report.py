@@ -1,0 +1,136 @@
+"""Alt+X in the F10 dialog: the X report, the shift so far with nothing closed, counted or
+written: the expected cash with its parts and the terminal's card figures, printable
+(the configured printer, else the preview with Print…).
+
+The figures come from ``station.z_report.x_report`` and its PDF from ``x_pdf``; this
+dialog only shows them. ``print_or_preview`` is the F10 dialog's way to print its reports
+too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from pos_app.receipts import PrintError, PrintJob, print_pdf
+from pos_app.station.figures import sentence as figures_sentence
+from pos_app.station.station import Station
+from pos_app.station.z_report import XReport, x_pdf
+from pos_app.ui.cash_count import fill_parts
+from pos_app.ui.dialogs import enter_presses_focused_button, shown
+from pos_app.ui.qt import (
+    QDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QKeySequence,
+    QLabel,
+    QPushButton,
+    QShortcut,
+    QVBoxLayout,
+    QWidget,
+    asyncSlot,
+)
+from pos_app.ui.receipt_view import ReceiptPreview
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What became of a report sent to print: the job (None: previewed, or refused) and a sentence."""
+
+    job: PrintJob | None
+    sentence: str
+
+
+async def print_or_preview(pdf: bytes, printer: str | None, parent: QWidget, *, title: str,
+                           file_name: str) -> Printed:
+    """``pdf`` printed on ``printer``; with none set, previewed (its Print… asks the system)."""
+    if not printer:
+        await preview(pdf, parent, title=title, file_name=file_name)
+        return Printed(None, "")
+    try:
+        job = await asyncio.to_thread(print_pdf, pdf, printer)
+    except PrintError as error:
+        return Printed(None, f"The {title.lower()} did not print: {error}")
+    return Printed(job, f"{title} sent to {printer} ({job.job_id}).")
+
+
+async def preview(pdf: bytes, parent: QWidget, *, title: str, file_name: str) -> None:
+    shown_pdf = ReceiptPreview(pdf, parent, title=title, file_name=file_name)
+    shown_pdf.resize(760, 900)
+    await shown(shown_pdf)
+
+
+class XReportDialog(QDialog):
+    """The X figures (see the module); Enter prints, Esc closes."""
+
+    def __init__(self, station: Station, x: XReport, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.station = station
+        self.x = x
+        self.printed: PrintJob | None = None
+        money = station.money
+        label = f"Z-{x.cash.z_next:04d}"
+        self.setWindowTitle("X report")
+        self.setObjectName("xReport")
+        heading = QLabel("X report: the shift so far")
+        heading.setObjectName("dialogHeading")
+        figures = x.cash.figures
+        note = QLabel(f"Nothing was closed, counted or written: {label} will close this shift (F10).")
+        note.setWordWrap(True)
+        parts = QGridLayout()
+        parts.setVerticalSpacing(2)
+        fill_parts(parts, x.cash, money)
+        parts.setColumnStretch(2, 1)  # the amounts beside their labels, not across the window
+        no_sales = QLabel(f"No sales (the drawer opened, no money moved): {figures.no_sales}")
+        if x.card is not None:
+            card_heading = f"Card, terminal {x.card.terminal_id} (batch open)"
+            card_text = figures_sentence(x.card.figures, money)
+        else:
+            card_heading, card_text = "Card", "No card terminal: no card figures."
+        self.card = QLabel(card_text)
+        self.card.setObjectName("shiftFigures")
+        self.card.setAccessibleName("Card figures")
+        self.card.setWordWrap(True)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.print_button = QPushButton("Print X report  (Enter)")
+        self.print_button.setDefault(True)
+        close = QPushButton("Close  (Esc)")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.print_button)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addWidget(note)
+        layout.addWidget(_heading("Cash in the drawer"))
+        layout.addLayout(parts)
+        layout.addWidget(no_sales)
+        layout.addWidget(_heading(card_heading))
+        layout.addWidget(self.card)
+        layout.addWidget(self.message)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+        self.resize(760, 540)
+        self.print_button.clicked.connect(self._print)
+        close.clicked.connect(self.accept)
+        QShortcut(QKeySequence("Ctrl+P"), self, activated=self.print_button.click)
+        enter_presses_focused_button(self)
+        self.print_button.setFocus()
+
+    @asyncSlot()
+    async def _print(self) -> None:
+        self.print_button.setEnabled(False)
+        try:
+            pdf = await x_pdf(self.station, self.x)
+            done = await print_or_preview(pdf, self.station.config.printer, self, title="X report",
+                                          file_name=f"X-before-Z-{self.x.cash.z_next:04d}.pdf")
+        finally:
+            self.print_button.setEnabled(True)
+        self.printed = done.job
+        self.message.setText(done.sentence)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("countHeading")
+    return label
