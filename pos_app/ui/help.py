@@ -21,7 +21,7 @@ KEYS = (
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
     ("F10", "End of shift: a manager closes the batch; the end-of-shift report"),
-    ("Ctrl+P", "Reprint the last receipt"),
+    ("Ctrl+P", "Reprint the last receipt, slip or report"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),
     ("F1", "This list"),

@@ -1,9 +1,9 @@
 """The cashier's window: sign-in, then the sale screen; the keys that pay and print.
 
 F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
-F11 takes a pre-auth, Ctrl+P reprints the last receipt, F1 lists the keys, Esc goes back
-(clears the search), Ctrl+L signs out. In training mode a permanent banner says that no
-real money moves.
+F11 takes a pre-auth, Ctrl+P reprints the last document (receipt, slip or report: whatever
+``ReceiptDesk`` output last), F1 lists the keys, Esc goes back (clears the search), Ctrl+L
+signs out. In training mode a permanent banner says that no real money moves.
 
 The window opens first, in three steps, so that a cashier never waits on the payment
 stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
         from pos_app.ui.shift_end import ShiftEndDialog
 
         if self.payment is None and self._payments_ready():
-            ShiftEndDialog(self.counter, self).open()
+            ShiftEndDialog(self.counter, self, receipts=self.receipts).open()
 
     def _say_left_out(self, result: SyncResult) -> None:
         if result.left_out:  # items or taxes with values that cannot be used: a manager has them fixed

@@ -3,7 +3,8 @@ field keeps the keyboard), then per terminal the shift checked against the payme
 (its figures: gross, voids, refunds, net, surcharge, tax, held; the differences shown), the
 close batch (never without its own confirmation, whatever the check found), its result in
 a sentence, and the end-of-shift report: preview, print (the configured printer, else the
-print dialog), save.
+print dialog), save. Printed through the counter's ``ReceiptDesk``, the report is its last
+document: Ctrl+P prints it again.
 
 Everything slow (the PIN check, the service, the journal, the PDF) is awaited on the
 station's and counter's workers; this dialog only shows what they answer.
@@ -11,11 +12,9 @@ station's and counter's workers; this dialog only shows what they answer.
 
 from __future__ import annotations
 
-import asyncio
-
 from pos_app.api.errors import PaymentsError
 from pos_app.journal import JournalError
-from pos_app.receipts import PrintError, PrintJob, print_pdf
+from pos_app.receipts import PrintJob
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.station.figures import sentence as figures_sentence
@@ -35,6 +34,7 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
+from pos_app.ui.receipt_desk import Document, ReceiptDesk
 from pos_app.ui.receipt_view import ReceiptPreview
 from pos_app.ui.sentences import pin_refused
 
@@ -48,9 +48,10 @@ HEADLINES = {
 
 
 class ShiftEndDialog(QDialog):
-    def __init__(self, counter: Counter, parent: QWidget | None = None) -> None:
+    def __init__(self, counter: Counter, parent: QWidget | None = None, *, receipts: ReceiptDesk) -> None:
         super().__init__(parent)
         self.counter = counter
+        self.receipts = receipts
         self.station = counter.station
         self.manager: str | None = None
         self.check: ShiftCheck | None = None
@@ -245,26 +246,23 @@ class ShiftEndDialog(QDialog):
     @asyncSlot()
     async def _show_report(self) -> None:
         if self.end is not None:
-            name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
-            preview = ReceiptPreview(self.end.pdf, self, title="End-of-shift report", file_name=name)
+            preview = ReceiptPreview(self.end.pdf, self, title="End-of-shift report", file_name=self._file_name())
             preview.resize(760, 900)
             await shown(preview)
 
     @asyncSlot()
     async def _print_report(self) -> None:
+        """The report on the station's printer, else previewed (its Print… is the system print
+        dialog), through the counter's ``ReceiptDesk``: Ctrl+P prints it again."""
         if self.end is None:
             return
-        printer = self.station.config.printer
-        if not printer:  # the preview has Print… (the system print dialog)
-            await self._show_report()
-            return
-        try:
-            job = await asyncio.to_thread(print_pdf, self.end.pdf, printer)
-        except PrintError as error:
-            self.sentence.setText(f"{self.end.report.close.sentence}\nThe report did not print: {error}")
-            return
-        self.printed = job
-        self.sentence.setText(f"{self.end.report.close.sentence}\nReport sent to {printer} ({job.job_id}).")
+        said = await self.receipts.output(Document(self.end.pdf, "end-of-shift report",
+                                                   f"of {self.end.report.check.terminal_id}", self._file_name()))
+        self.printed = self.receipts.printed
+        self.sentence.setText(f"{self.end.report.close.sentence}\n{said}")
+
+    def _file_name(self) -> str:
+        return self.end.path.name if self.end is not None and self.end.path is not None else "end-of-shift-report.pdf"
 
     def _report_shown(self, ready: bool) -> None:
         self.show_button.setEnabled(ready)

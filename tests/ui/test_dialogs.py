@@ -62,7 +62,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         "manager decision": lambda: ManagerDialog(app.counter, UNKNOWN, window),
         "payment": payment,
         "open pre-auths": lambda: PreauthsDialog(app.counter, money, window),
-        "end of shift": lambda: ShiftEndDialog(app.counter, window),
+        "end of shift": lambda: ShiftEndDialog(app.counter, window, receipts=window.receipts),
         "back office": back_office,
         "keys (F1)": lambda: HelpDialog(window),
         "receipt preview": lambda: ReceiptPreview(report, window),
