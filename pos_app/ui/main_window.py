@@ -212,7 +212,7 @@ class MainWindow(QMainWindow):
         from pos_app.ui.preauths import PreauthsDialog
 
         if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
-            PreauthsDialog(self.counter, self.counter.money, self).open()
+            PreauthsDialog(self.counter, self.counter.money, self, receipts=self.receipts).open()
 
     def _back_office(self) -> None:
         """F9: today's payments (void, refund, receipts), what needs attention, the audit trail."""

@@ -61,7 +61,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
                                              "why.", verify, money=money, ask_reason=False, parent=window),
         "manager decision": lambda: ManagerDialog(app.counter, UNKNOWN, window),
         "payment": payment,
-        "open pre-auths": lambda: PreauthsDialog(app.counter, money, window),
+        "open pre-auths": lambda: PreauthsDialog(app.counter, money, window, receipts=window.receipts),
         "end of shift": lambda: ShiftEndDialog(app.counter, window, receipts=window.receipts),
         "back office": back_office,
         "keys (F1)": lambda: HelpDialog(window),
