@@ -11,6 +11,7 @@ A receipt is one page 80 mm wide (a receipt roll), as tall as its content.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -61,6 +62,10 @@ def columns(width_mm: float, size_pt: float = RECEIPT_FONT_PT) -> int:
     return int(width_mm / (size_pt * MONO_ADVANCE_EM * PT_MM))
 
 
+ROLL_COLUMNS = columns(ROLL_WIDTH_MM - 2 * ROLL_MARGIN_MM)
+"""Characters on a line of the roll."""
+
+
 def _left_right(left: str, right: str, width: int) -> list[str]:
     """``left`` and ``right`` on one line when they fit, else ``left`` wrapped and ``right``
     on its own line, right-aligned."""
@@ -98,18 +103,10 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
         rows.append(_Row(line, bold, size, align, boxed, gap_before))
 
     def pair(left: str, right: str, *, bold: bool = False) -> None:
-        for line in _left_right(left, right, width):
-            text(line, bold=bold)
+        rows.extend(pairs(left, right, width, bold=bold))
 
-    if data.training:
-        text(TRAINING_BANNER, bold=True, size=RECEIPT_FONT_PT + 2, align="C", boxed=True)
-    for line in _wrap(data.store_name or "-", width):
-        text(line, bold=True, size=RECEIPT_FONT_PT + 2, align="C", gap_before=1.5 if data.training else 0)
-    for line in _wrap(f"Store {data.store_id}  Station {data.station}", width):
-        text(line, align="C")
-    pair(_when(data.when), f"Cashier {data.cashier}")
-    pair(data.transaction_type.upper(), "CUSTOMER COPY" if data.copy is Copy.CUSTOMER else "MERCHANT COPY",
-         bold=True)
+    rows.extend(roll_header(data.store_name, data.store_id, data.station, data.when, [f"Cashier {data.cashier}"],
+                            data.transaction_type, data.copy, width, training=data.training))
     rows.append(rule)
     for item in data.lines:
         if item.qty == 1:
@@ -137,12 +134,38 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
     if data.owed_cents:
         pair("Charged beyond the total, owed back", data.money(data.owed_cents), bold=True)
     word = "APPROVED" if any(t.kind is TenderKind.CARD for t in data.tenders) else "PAID"
-    text(word if not data.training else f"{word} (TRAINING)", bold=True, align="C", gap_before=1.5)
-    if data.training:
-        text(TRAINING_BANNER, bold=True, size=RECEIPT_FONT_PT + 2, align="C", boxed=True, gap_before=1.5)
-    for note in data.footer:
-        for line in _wrap(note, width):
-            text(line, align="C", gap_before=1.0)
+    rows.extend(roll_footer(word, data.footer, width, training=data.training))
+    return rows
+
+
+def pairs(left: str, right: str, width: int, *, bold: bool = False) -> list[_Row]:
+    """``left`` and ``right`` on a roll line (or wrapped), as rows."""
+    return [_Row(line, bold) for line in _left_right(left, right, width)]
+
+
+def roll_header(store_name: str, store_id: str, station: str, when: datetime, people: Sequence[str], kind: str,
+                copy: Copy, width: int, *, training: bool) -> list[_Row]:
+    """The top of a receipt or a slip: TRAINING, the store, its station, the local time beside
+    the first of ``people`` (the others right-aligned below), the kind in capitals and the copy."""
+    rows: list[_Row] = []
+    if training:
+        rows.append(_Row(TRAINING_BANNER, True, RECEIPT_FONT_PT + 2, "C", boxed=True))
+    rows.extend(_Row(line, True, RECEIPT_FONT_PT + 2, "C", gap_before=1.5 if training else 0)
+                for line in _wrap(store_name or "-", width))
+    rows.extend(_Row(line, align="C") for line in _wrap(f"Store {store_id}  Station {station}", width))
+    first, *others = people or ("",)
+    rows.extend(pairs(_when(when), first, width))
+    rows.extend(_Row(line) for person in others for line in _left_right("", person, width))
+    rows.extend(pairs(kind.upper(), "CUSTOMER COPY" if copy is Copy.CUSTOMER else "MERCHANT COPY", width, bold=True))
+    return rows
+
+
+def roll_footer(word: str, notes: Sequence[str], width: int, *, training: bool) -> list[_Row]:
+    """The bottom of a receipt or a slip: ``word`` (APPROVED, PAID), TRAINING again, the notes."""
+    rows = [_Row(word if not training else f"{word} (TRAINING)", True, align="C", gap_before=1.5)]
+    if training:
+        rows.append(_Row(TRAINING_BANNER, True, RECEIPT_FONT_PT + 2, "C", boxed=True, gap_before=1.5))
+    rows.extend(_Row(line, align="C", gap_before=1.0) for note in notes for line in _wrap(note, width))
     return rows
 
 
@@ -186,14 +209,18 @@ def row_height(row: _Row) -> float:
 
 def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
     """The receipt as PDF bytes: one 80 mm wide page as tall as the receipt."""
+    title = f"Receipt {data.store_name or data.store_id} {_when(data.when)}" + (" (training)" if data.training else "")
+    return render_roll(receipt_rows(data, ROLL_COLUMNS), title, data.when, font_dir=font_dir)
+
+
+def render_roll(rows: Sequence[_Row], title: str, when: datetime, *, font_dir: Path | None = None) -> bytes:
+    """``rows`` (of at most ``ROLL_COLUMNS`` characters) on one 80 mm wide page as tall as they are."""
     inner = ROLL_WIDTH_MM - 2 * ROLL_MARGIN_MM
-    rows = receipt_rows(data, columns(inner))
     height = 2 * ROLL_MARGIN_MM + 6.0 + sum(row_height(r) + r.gap_before for r in rows)
     doc = _Pdf((ROLL_WIDTH_MM, max(height, 40.0)), font_dir)
     pdf = doc.pdf
-    pdf.set_title(f"Receipt {data.store_name or data.store_id} {_when(data.when)}"
-                  + (" (training)" if data.training else ""))
-    pdf.set_creation_date(data.when)
+    pdf.set_title(title)
+    pdf.set_creation_date(when)
     pdf.set_margins(ROLL_MARGIN_MM, ROLL_MARGIN_MM, ROLL_MARGIN_MM)
     pdf.set_auto_page_break(False)
     pdf.add_page()

@@ -25,7 +25,7 @@ KEYS = (
     ("F10", "End of shift (a manager): count the drawer, close the batch, write the Z report (Z-0001…)"),
     ("Alt+N", "In F10: count the drawer by notes and coins (Tab to the next); again: back to the total"),
     ("Alt+X", "In F10: the X report, the shift so far (cash and card), printable; nothing is closed"),
-    ("Ctrl+P", "Reprint the last receipt"),
+    ("Ctrl+P", "Reprint the last receipt, slip or report"),
     ("Esc", "Back: clear the search, cancel a dialog"),
     ("Ctrl+L", "Sign out"),
     ("F1", "This list"),

@@ -2,8 +2,9 @@
 
 F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
 F11 takes a pre-auth, F6 rings up a misc item (one the catalog lacks, at a typed price),
-Ctrl+P reprints the last receipt, F1 lists the keys, Esc goes back (clears the search),
-Ctrl+L signs out. In training mode a permanent banner says that no real money moves.
+Ctrl+P reprints the last document (receipt, slip or report: whatever ``ReceiptDesk`` output
+last), F1 lists the keys, Esc goes back (clears the search), Ctrl+L signs out. In training
+mode a permanent banner says that no real money moves.
 
 The window opens first, in three steps, so that a cashier never waits on the payment
 stack's imports: the sign-in screen takes the PIN at once; ``attach_counter`` brings the
@@ -218,7 +219,7 @@ class MainWindow(QMainWindow):
         from pos_app.ui.preauths import PreauthsDialog
 
         if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
-            PreauthsDialog(self.counter, self.counter.money, self).open()
+            PreauthsDialog(self.counter, self.counter.money, self, receipts=self.receipts).open()
 
     def _back_office(self) -> None:
         """F9: today's payments (void, refund, receipts), what needs attention, the audit trail."""
@@ -241,7 +242,7 @@ class MainWindow(QMainWindow):
         from pos_app.ui.shift_end import ShiftEndDialog
 
         if self.payment is None and self._payments_ready():
-            ShiftEndDialog(self.counter, self).open()
+            ShiftEndDialog(self.counter, self, receipts=self.receipts).open()
 
     def _say_left_out(self, result: SyncResult) -> None:
         if result.left_out:  # items or taxes with values that cannot be used: a manager has them fixed

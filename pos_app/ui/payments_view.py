@@ -1,6 +1,8 @@
 """The payments tab of the back office (F9): today's payments, filters, and for the
 selected one void, refund, refund all and either receipt. The list and every action come
-from ``BackOffice`` (Qt-free); this module only shows them and asks the manager."""
+from ``BackOffice`` (Qt-free); this module only shows them and asks the manager. An
+approved void or refund's slip goes out through the counter's ``ReceiptDesk`` (printed, or
+previewed when no printer is set), its sentence under the list."""
 
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ from typing import Any
 
 from pos_app.journal import Outcome
 from pos_app.money import AmountError, MoneyFormat
+from pos_app.staff import StaffMember
 from pos_app.station.back_office import BackOffice, History
 from pos_app.station.payments import PaymentFilter, PaymentRow, PaymentStatus, filtered
+from pos_app.station.slip import ActedOn
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
@@ -257,8 +261,9 @@ class PaymentsPanel(QWidget):
                                    self.office.verify_manager, money=self.money, parent=self)
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
             return
-        await self._done(await self._guarded(lambda: self.office.void(row, manager=approval.manager,  # type: ignore[arg-type]
-                                                                       reason=approval.reason_text)))
+        manager = approval.manager
+        result = await self._guarded(lambda: self.office.void(row, manager=manager, reason=approval.reason_text))
+        await self._done(result, row, manager)
 
     @asyncSlot()
     async def _refund(self, everything: bool) -> None:
@@ -279,10 +284,11 @@ class PaymentsPanel(QWidget):
             return
         amount = row.refundable if everything else approval.amount_cents
         assert amount is not None
-        result = await self._guarded(lambda: self.office.refund(row, amount, manager=approval.manager,  # type: ignore[arg-type]
+        manager = approval.manager
+        result = await self._guarded(lambda: self.office.refund(row, amount, manager=manager,
                                                                reason=approval.reason_text))
         extra = self._surcharge_note(row) if everything and result and result.outcome is Outcome.APPROVED else ""
-        await self._done(result, extra)
+        await self._done(result, row, manager, extra)
 
     def _surcharge_note(self, row: PaymentRow) -> str:
         kept = row.surcharge - row.surcharge_returned
@@ -301,12 +307,17 @@ class PaymentsPanel(QWidget):
             return None
         return result
 
-    async def _done(self, result: OperationResult | None, extra: str = "") -> None:
+    async def _done(self, result: OperationResult | None, row: PaymentRow, manager: StaffMember,
+                    extra: str = "") -> None:
+        """The result said; an approved void or refund's slip printed (or previewed), and said too."""
         if result is None:
             return
         said = f"{headline(result)}: {explain(result, self.money)} {extra}".strip()
         if result.outcome is Outcome.APPROVED:
             self.changed.emit()
+            if result.refusal is None:
+                self.message.setText(said)  # while the slip prints, or its preview is open
+                said = f"{said} {await self.receipts.deliver_slip(result, ActedOn.of_row(row), manager=manager.name)}"
         self.refresh(said)
 
     @asyncSlot()

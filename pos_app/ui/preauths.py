@@ -1,15 +1,18 @@
 """Open pre-auths (a tab, a deposit): a table of when each was taken, the amount held, who
 took it, the card and the terminal; pick one, capture the final amount (at most the amount
-reserved). Ctrl+T from the sale screen."""
+reserved). Ctrl+T from the sale screen. An approved capture's slip goes out through the
+counter's ``ReceiptDesk`` (printed, or previewed when no printer is set), said under the list."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pos_app.journal import Outcome
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.station.counter import Counter
+from pos_app.station.slip import ActedOn
 from pos_app.station.till import OpenPreauth
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import enter_presses_focused_button
@@ -30,6 +33,9 @@ from pos_app.ui.qt import (
 )
 from pos_app.ui.sentences import explain, headline
 from pos_app.ui.table_model import RowsModel
+
+if TYPE_CHECKING:
+    from pos_app.ui.receipt_desk import ReceiptDesk
 
 
 class PreauthsModel(RowsModel[OpenPreauth]):
@@ -53,10 +59,12 @@ def when(moment: datetime) -> str:
 
 
 class PreauthsDialog(QDialog):
-    def __init__(self, counter: Counter, money: MoneyFormat, parent: QWidget | None = None) -> None:
+    def __init__(self, counter: Counter, money: MoneyFormat, parent: QWidget | None = None, *,
+                 receipts: ReceiptDesk) -> None:
         super().__init__(parent)
         self.counter = counter
         self.money = money
+        self.receipts = receipts
         self.setWindowTitle("Open pre-auths")
         self.model = PreauthsModel(money, self)
         self.table = QTableView()
@@ -135,4 +143,6 @@ class PreauthsDialog(QDialog):
         said = f"{headline(result)}: {explain(result, self.money)}"
         self.message.setText(said)
         if result.outcome is Outcome.APPROVED:
+            if result.refusal is None:
+                said = f"{said} {await self.receipts.deliver_slip(result, ActedOn.of_preauth(preauth))}"
             self.load(said)

@@ -1,36 +1,70 @@
-"""The receipts of one counter: made, printed (no dialog) on the configured printer, or
-previewed; the service's own receipt ("card slip") one click away.
+"""The documents of one counter: the sale receipt, the slip of a capture, void or refund,
+a report handed to it (the end-of-shift report); each printed (no dialog) on the configured
+printer, or previewed. The desk keeps the last document it output, whatever it was: Ctrl+P
+prints that one again. The service's own receipt ("card slip") is one click away; it is
+only shown, not kept as the last document (the back office shows it again).
 
-Rendering and printing run off the Qt thread; a receipt that fails gives a sentence, and
-the sale stays recorded. The preview (``pos_app.ui.receipt_view``: QtPdf and the print
-dialog, some 25 ms of Qt set-up) is imported at the first preview, not when the payment
-side attaches at start-up, where it held up a cashier's Enter on the sign-in screen.
+Rendering and printing run off the Qt thread; a document that fails gives a sentence, and
+the sale or the operation stays recorded. The preview (``pos_app.ui.receipt_view``: QtPdf
+and the print dialog, some 25 ms of Qt set-up) is imported at the first preview, not when
+the payment side attaches at start-up, where it held up a cashier's Enter on the sign-in
+screen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pos_app.receipts import PrintError, print_pdf, render_receipt
+from pos_app.receipts import PrintError, PrintJob, print_pdf, render_receipt, render_slip
 from pos_app.station.receipt import receipt_of
+from pos_app.station.slip import ActedOn, slip_of
 
 if TYPE_CHECKING:
     from pos_app.station.counter import Counter
     from pos_app.station.order import PaidCart
+    from pos_app.terminal.outcomes import OperationResult
     from pos_app.ui.qt import QWidget
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Document:
+    """A PDF the desk outputs, and what the status line and the preview call it."""
+
+    pdf: bytes
+    name: str
+    """"receipt", "void slip", "end-of-shift report"."""
+    detail: str = ""
+    """Which one: "of $25.63, Visa **** 4242"."""
+    file_name: str = "receipt.pdf"
+
+    @property
+    def what(self) -> str:
+        return f"{self.name} {self.detail}".strip()
+
+    @property
+    def title(self) -> str:
+        return self.name[:1].upper() + self.name[1:]
+
+
 class ReceiptDesk:
-    """Produces, prints and previews the receipts of one counter."""
+    """Produces, prints and previews the documents of one counter; keeps the last one."""
 
     def __init__(self, counter: Counter, parent: QWidget) -> None:
         self.counter = counter
         self.parent = parent
-        self.last_pdf: bytes | None = None
+        self.last: Document | None = None
+        """The last document output (printed, tried or previewed): what Ctrl+P prints again."""
+        self.printed: PrintJob | None = None
+        """The print job of the last output; None when it was previewed or did not print."""
+
+    @property
+    def last_pdf(self) -> bytes | None:
+        return self.last.pdf if self.last is not None else None
 
     async def deliver(self, paid: PaidCart) -> str:
         """The customer receipt of ``paid``: printed, or previewed. Returns a status sentence."""
@@ -41,26 +75,48 @@ class ReceiptDesk:
         except (ValueError, OSError) as error:
             log.exception("receipt of order %s not rendered", paid.payments[0].key if paid.payments else "-")
             return f"The receipt could not be made ({error}); the sale is recorded."
-        self.last_pdf = pdf
-        return await self.output(pdf)
+        return await self.output(Document(pdf, "receipt", f"of {data.money(data.total_cents)}"))
 
-    async def output(self, pdf: bytes) -> str:
+    async def deliver_slip(self, result: OperationResult, acted_on: ActedOn, *, manager: str = "") -> str:
+        """The slip of an approved capture, void or refund: printed, or previewed. Returns a
+        status sentence (the operation is done whatever becomes of its slip)."""
+        station, kind = self.counter.station, str(result.operation)
+        cashier = self.counter.cashier.name if self.counter.cashier is not None else "-"
+        try:
+            data = await slip_of(result, acted_on, station.config, station.client, cashier=cashier, manager=manager,
+                                 training=station.training)
+            pdf = await asyncio.to_thread(render_slip, data)
+        except (ValueError, OSError) as error:
+            log.exception("slip of %s %s not rendered", kind, result.attempt_id)
+            return f"The {kind} slip could not be made ({error}); the {kind} is done."
+        return await self.output(Document(pdf, f"{data.kind} slip", f"of {data.money(data.total_cents)}, {data.card}",
+                                          f"{data.kind}-slip.pdf"))
+
+    async def output(self, document: Document, *, again: bool = False) -> str:
+        """``document`` printed on the station's printer, or previewed when none is set; kept
+        as the last document. Returns a status sentence."""
+        self.last, self.printed = document, None
         printer = self.counter.station.config.printer
         if printer:
             try:
-                job = await asyncio.to_thread(print_pdf, pdf, printer)
+                job = await asyncio.to_thread(print_pdf, document.pdf, printer, title=f"pos-app {document.name}")
             except PrintError as error:
-                return f"The receipt did not print: {error}"
-            return f"Receipt sent to {printer} ({job.job_id})."
-        await self.preview(pdf)
-        return "Receipt shown."
+                return f"The {document.what} did not print: {error}"
+            self.printed = job
+            done = f"sent to {printer} ({job.job_id})"
+        else:
+            await self.preview(document.pdf, title=document.title, file_name=document.file_name)
+            done = "shown"
+        if again:
+            return f"Reprinted: {document.what}, {done}."
+        return " ".join(part for part in (document.title, document.detail, done) if part) + "."
 
     async def reprint(self) -> str:
-        """The last receipt again (made now for a sale found paid at start, never printed yet)."""
-        if self.last_pdf is None:
+        """The last document again (a sale found paid at start, never printed yet: its receipt)."""
+        if self.last is None:
             paid = self.counter.last_paid
-            return "No receipt to reprint yet." if paid is None else await self.deliver(paid)
-        return await self.output(self.last_pdf)
+            return "Nothing to reprint yet." if paid is None else await self.deliver(paid)
+        return await self.output(self.last, again=True)
 
     async def card_slip(self, payment_id: str, *, for_merchant: bool = False) -> str:
         """The service's receipt PDF (customer or merchant copy), checked to be a PDF, previewed."""
@@ -74,15 +130,19 @@ class ReceiptDesk:
         await self.preview(pdf)
         return f"The {copy} is shown."
 
-    async def preview(self, pdf: bytes) -> None:
-        """Show ``pdf``; when it closes, the window that had the keys (the payment dialog, the
-        back office) has them again, so Enter and Esc keep working without the mouse."""
+    async def preview(self, pdf: bytes, *, title: str = "Receipt", file_name: str = "receipt.pdf") -> None:
+        """Show ``pdf`` (a page wider than a roll, a report, in a larger window); when it closes,
+        the window that had the keys (the payment dialog, the back office) has them again, so
+        Enter and Esc keep working without the mouse."""
         from pos_app.ui.dialogs import shown
         from pos_app.ui.qt import QApplication
         from pos_app.ui.receipt_view import ReceiptPreview  # QtPdf and printing: set up at the first preview
 
         before = QApplication.activeWindow()
-        await shown(ReceiptPreview(pdf, self.parent))
+        preview = ReceiptPreview(pdf, self.parent, title=title, file_name=file_name)
+        if preview.document.pageCount() and preview.document.pagePointSize(0).width() > 300:  # wider than 80 mm
+            preview.resize(760, 900)
+        await shown(preview)
         if before is not None and before.isVisible():
             before.raise_()
             before.activateWindow()

@@ -8,7 +8,8 @@ difference beyond ``cash_difference_limit`` needs a manager's PIN and a reason
 confirmation, whatever the check found), and only once the batch closed, the Z: numbered,
 its PDF saved (``station.drawer_count.close_z``). The result in a sentence, and the Z (or,
 without one, the end-of-shift report) to preview, print (the configured printer, else the
-print dialog) or save. Alt+X: the X report, the shift so far with nothing closed.
+preview) or save. Printed through the counter's ``ReceiptDesk``, a report is its last
+document: Ctrl+P prints it again. Alt+X: the X report, the shift so far with nothing closed.
 
 Everything slow (the PIN check, the service, the journal, the PDF) is awaited on the
 station's and counter's workers; this dialog only shows what they answer.
@@ -45,8 +46,9 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
+from pos_app.ui.receipt_desk import Document, ReceiptDesk
 from pos_app.ui.sentences import pin_refused, shift_check_summary
-from pos_app.ui.x_report import XReportDialog, preview, print_or_preview
+from pos_app.ui.x_report import XReportDialog
 
 HEADLINES = {
     CloseState.CLOSED: ("Batch closed", "approved"),
@@ -58,9 +60,10 @@ HEADLINES = {
 
 
 class ShiftEndDialog(QDialog):
-    def __init__(self, counter: Counter, parent: QWidget | None = None) -> None:
+    def __init__(self, counter: Counter, parent: QWidget | None = None, *, receipts: ReceiptDesk) -> None:
         super().__init__(parent)
         self.counter = counter
+        self.receipts = receipts
         self.station = counter.station
         self.manager: str | None = None
         self.check: ShiftCheck | None = None
@@ -388,24 +391,25 @@ class ShiftEndDialog(QDialog):
         found = await self._report()
         if found is not None:
             pdf, title, name = found
-            await preview(pdf, self, title=title, file_name=name)
+            await self.receipts.preview(pdf, title=title, file_name=name)
 
     @asyncSlot()
     async def _show_batch_report(self) -> None:
         if self.end is not None:
             name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
-            await preview(self.end.pdf, self, title="End-of-shift report", file_name=name)
+            await self.receipts.preview(self.end.pdf, title="End-of-shift report", file_name=name)
 
     @asyncSlot()
     async def _print_report(self) -> None:
+        """The Z (or the end-of-shift report) on the station's printer, else previewed, through
+        the counter's ``ReceiptDesk``: Ctrl+P prints it again."""
         found = await self._report()
         if found is None:
             return
         pdf, title, name = found
-        done = await print_or_preview(pdf, self.station.config.printer, self, title=title, file_name=name)
-        if done.sentence:
-            self.printed = done.job or self.printed
-            self.sentence.setText(f"{self._result}\n{done.sentence}")
+        said = await self.receipts.output(Document(pdf, title[:1].lower() + title[1:], "", name))
+        self.printed = self.receipts.printed or self.printed
+        self.sentence.setText(f"{self._result}\n{said}")
 
     @asyncSlot()
     async def _x_report(self) -> None:
@@ -422,7 +426,7 @@ class ShiftEndDialog(QDialog):
         finally:
             self._idle()
             self.summary.setText(self._said)
-        self.x_dialog = XReportDialog(self.station, x, self)
+        self.x_dialog = XReportDialog(self.station, x, self, receipts=self.receipts)
         await shown(self.x_dialog)
         self.activateWindow()
         if self.count.isVisible() and self.close_button.isEnabled():

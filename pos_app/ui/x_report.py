@@ -3,21 +3,18 @@ written: the expected cash with its parts and the terminal's card figures, print
 (the configured printer, else the preview with Print…).
 
 The figures come from ``station.z_report.x_report`` and its PDF from ``x_pdf``; this
-dialog only shows them. ``print_or_preview`` is the F10 dialog's way to print its reports
-too.
+dialog only shows them. Printed through the counter's ``ReceiptDesk``, the X report is its
+last document: Ctrl+P on the sale screen prints it again.
 """
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass
-
-from pos_app.receipts import PrintError, PrintJob, print_pdf
+from pos_app.receipts import PrintJob
 from pos_app.station.figures import sentence as figures_sentence
 from pos_app.station.station import Station
 from pos_app.station.z_report import XReport, x_pdf
 from pos_app.ui.cash_count import fill_parts
-from pos_app.ui.dialogs import enter_presses_focused_button, shown
+from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
     QGridLayout,
@@ -30,42 +27,17 @@ from pos_app.ui.qt import (
     QWidget,
     asyncSlot,
 )
-from pos_app.ui.receipt_view import ReceiptPreview
-
-
-@dataclass(frozen=True)
-class Printed:
-    """What became of a report sent to print: the job (None: previewed, or refused) and a sentence."""
-
-    job: PrintJob | None
-    sentence: str
-
-
-async def print_or_preview(pdf: bytes, printer: str | None, parent: QWidget, *, title: str,
-                           file_name: str) -> Printed:
-    """``pdf`` printed on ``printer``; with none set, previewed (its Print… asks the system)."""
-    if not printer:
-        await preview(pdf, parent, title=title, file_name=file_name)
-        return Printed(None, "")
-    try:
-        job = await asyncio.to_thread(print_pdf, pdf, printer)
-    except PrintError as error:
-        return Printed(None, f"The {title.lower()} did not print: {error}")
-    return Printed(job, f"{title} sent to {printer} ({job.job_id}).")
-
-
-async def preview(pdf: bytes, parent: QWidget, *, title: str, file_name: str) -> None:
-    shown_pdf = ReceiptPreview(pdf, parent, title=title, file_name=file_name)
-    shown_pdf.resize(760, 900)
-    await shown(shown_pdf)
+from pos_app.ui.receipt_desk import Document, ReceiptDesk
 
 
 class XReportDialog(QDialog):
     """The X figures (see the module); Enter prints, Esc closes."""
 
-    def __init__(self, station: Station, x: XReport, parent: QWidget | None = None) -> None:
+    def __init__(self, station: Station, x: XReport, parent: QWidget | None = None, *,
+                 receipts: ReceiptDesk) -> None:
         super().__init__(parent)
         self.station = station
+        self.receipts = receipts
         self.x = x
         self.printed: PrintJob | None = None
         money = station.money
@@ -122,12 +94,12 @@ class XReportDialog(QDialog):
         self.print_button.setEnabled(False)
         try:
             pdf = await x_pdf(self.station, self.x)
-            done = await print_or_preview(pdf, self.station.config.printer, self, title="X report",
-                                          file_name=f"X-before-Z-{self.x.cash.z_next:04d}.pdf")
+            said = await self.receipts.output(Document(pdf, "X report", "",
+                                                       f"X-before-Z-{self.x.cash.z_next:04d}.pdf"))
         finally:
             self.print_button.setEnabled(True)
-        self.printed = done.job
-        self.message.setText(done.sentence)
+        self.printed = self.receipts.printed
+        self.message.setText(said)
 
 
 def _heading(text: str) -> QLabel:

@@ -38,6 +38,15 @@ def _leave(loop) -> None:
     asyncio.set_event_loop(None)
 
 
+@pytest.fixture(autouse=True)
+def unthemed(qapp):
+    """Every UI test starts and ends without a theme: a test that applies one (the screenshots,
+    the themed fit checks) leaves its larger keys and fonts to no later test."""
+    yield
+    qapp.setStyleSheet("")
+    qapp.setProperty("posTheme", None)
+
+
 @pytest.fixture
 def qloop(session_qloop):
     """The session's loop marked running for this (sync) test, and released after it so

@@ -49,6 +49,16 @@ def approve(qtbot, pin: str, reason: str | None, amount: str | None = None):
     return dialog
 
 
+def slip_previewed(qtbot, kind: str):
+    """No printer is set: the slip of the approved void or refund is previewed; Esc closes it."""
+    from pos_app.ui.receipt_view import ReceiptPreview
+
+    preview = modal(qtbot, ReceiptPreview)
+    assert preview.windowTitle() == f"{kind} slip" and preview.document.pageCount() == 1
+    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+    return preview
+
+
 def audit(run, app):
     return run(app.counter.disk(app.counter.staff.audit, 5))
 
@@ -69,6 +79,7 @@ def test_void_needs_a_manager_pin_and_a_reason_and_is_audited(qtbot, run, open_a
     qtbot.keyClicks(cashier_pin.pin, DEMO_MANAGER_PIN)
     qtbot.keyClick(cashier_pin.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Voided"), timeout=10_000)
+    slip_previewed(qtbot, "Void")
     qtbot.waitUntil(lambda: office.payments.selected() is not None
                     and office.payments.selected().status is PaymentStatus.VOIDED, timeout=10_000)
     [entry, *_] = audit(run, app)
@@ -94,6 +105,7 @@ def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, 
     qtbot.keyClicks(too_much.pin, DEMO_MANAGER_PIN)
     qtbot.keyClick(too_much.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    slip_previewed(qtbot, "Refund")
     qtbot.waitUntil(lambda: office.payments.selected().refunded == 1500, timeout=10_000)
     assert office.payments.selected().status is PaymentStatus.PARTLY_REFUNDED
 
@@ -102,6 +114,7 @@ def test_refund_part_then_the_rest_then_no_more(qtbot, run, open_app, b_config, 
     rest = approve(qtbot, DEMO_MANAGER_PIN, "the rest back")
     assert rest.amount.isReadOnly()
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    slip_previewed(qtbot, "Refund")
     qtbot.waitUntil(lambda: office.payments.selected().status is PaymentStatus.REFUNDED, timeout=10_000)
     assert not office.payments.refund_button.isEnabled() and not office.payments.refund_all_button.isEnabled()
     refunds = [e for e in audit(run, app) if e.action == "refund"]
@@ -186,6 +199,7 @@ def test_a_conflict_is_shown_and_its_charge_given_back(qtbot, run, open_app, ui_
     qtbot.mouseClick(office.payments.void_button, Qt.MouseButton.LeftButton)
     approve(qtbot, DEMO_MANAGER_PIN, "paid in cash instead")
     qtbot.waitUntil(lambda: office.payments.message.text().startswith("Approved: Voided"), timeout=10_000)
+    slip_previewed(qtbot, "Void")
     assert [e.action for e in audit(run, app)][0] == "void"
 
 
@@ -239,6 +253,7 @@ def test_a_german_euro_store_refunds_what_is_typed_its_way(qtbot, run, open_app,
     qtbot.keyClicks(dialog.pin, DEMO_MANAGER_PIN)
     qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: payments.message.text().startswith("Approved: Refunded"), timeout=10_000)
+    slip_previewed(qtbot, "Refund")
     assert run(app.station.client.get_payment(sale.payment_id)).refunded_amount == 1250
     qtbot.waitUntil(lambda: payments.selected().refunded == 1250, timeout=10_000)
     [entry, *_] = audit(run, app)

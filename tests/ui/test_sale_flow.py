@@ -177,7 +177,10 @@ def test_an_open_pre_auth_is_captured_from_the_list(qtbot, run, open_app, ui_con
     except Exception as error:
         raise AssertionError(f"the capture did not end: {tabs.message.text()!r}") from error
     assert tabs.message.text().startswith("Approved"), tabs.message.text()
-    qtbot.waitUntil(lambda: tabs.model.rowCount() == 0)
+    slip = modal(qtbot, ReceiptPreview)  # no printer set: the capture's slip is previewed
+    assert slip.windowTitle() == "Capture slip"
+    qtbot.keyClick(slip, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: tabs.model.rowCount() == 0 and "Capture slip of" in tabs.message.text())
     assert pay_requests(sandbox, "S", "terminal.capture") == 1
     qtbot.keyClick(tabs, Qt.Key.Key_Escape)
 

@@ -133,6 +133,7 @@ def test_a_failed_close_on_type_b_is_shown_failed_and_the_report_prints(qtbot, r
     assert f"End-of-shift report sent to {cups_pdf.printer}" in dialog.sentence.text()
     printed = pdf_text(cups_pdf.wait_for(dialog.printed))
     assert "BATCH NOT CLOSED" in printed
+    assert window.receipts.last.pdf == dialog.end.pdf  # the counter's last document: Ctrl+P prints it again
 
 
 def test_the_check_never_closes_the_batch_without_its_own_confirmation(qtbot, run, open_app, ui_config, sandbox):
