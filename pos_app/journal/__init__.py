@@ -27,8 +27,9 @@ from pos_app.journal.errors import (
     TerminalBusy,
 )
 from pos_app.journal.models import Attempt, Event, Operation, Outcome
-from pos_app.journal.orders import OrderTotals
+from pos_app.journal.orders import OrderLine, OrderTotals
 from pos_app.journal.reports import Match, Reconciliation, Summary, SummaryLine
+from pos_app.journal.returns import ReturnRecord, ReturnStage
 from pos_app.journal.schema import CURRENT_VERSION
 from pos_app.journal.store import Journal
 
@@ -53,10 +54,13 @@ __all__ = [
     "Operation",
     "OrderAlreadyPaid",
     "OrderHasUnknownAttempt",
+    "OrderLine",
     "OrderTotals",
     "Outcome",
     "Reconciliation",
     "RefHasPendingFollowUp",
+    "ReturnRecord",
+    "ReturnStage",
     "Summary",
     "SummaryLine",
     "TerminalBusy",

@@ -74,10 +74,13 @@ class CashLedger:
             return entries(conn, f"SELECT {CASH_COLUMNS} FROM cash WHERE seq = ?", (seq,))[0]
 
     def record_cash(self, kind: CashKind, amount: int, *, reason: str, order_key: str | None = None,
-                    station_id: str | None = None, cashier: str | None = None) -> CashEntry:
+                    station_id: str | None = None, cashier: str | None = None,
+                    for_card: bool = False) -> CashEntry:
         """A movement of the drawer's cash other than an order's cash line (cash in or out,
         no sale, cash given back for an order), durably, before the drawer opens. Cash given
-        back for an order is at most the cash it kept (``ValueError`` otherwise)."""
+        back for an order is at most the cash it kept (``ValueError`` otherwise); with
+        ``for_card`` (a manager's refund in cash of what a card paid) at most its cash kept
+        and its card charges (not voided) together."""
         kind = CashKind(kind)
         if kind is CashKind.SALE:
             raise ValueError("an order's cash is recorded by record_cash_sale")
@@ -90,8 +93,11 @@ class CashLedger:
         with self._write(f"recording a {kind}") as conn:
             if order_key is not None:
                 kept = conn.execute(ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0]
+                if for_card:
+                    kept += sum(balance.order_charged(conn, order_key).values())
                 if amount > kept:
-                    raise ValueError(f"order {order_key} kept {kept} cents in cash: {amount} cannot be given back")
+                    raise ValueError(f"order {order_key} kept {kept} cents{' in all' if for_card else ' in cash'}: "
+                                     f"{amount} cannot be given back")
             seq = insert(conn, entry_id, kind, amount, self._now(), order_key=order_key, station_id=station_id,
                               cashier=cashier, reason=reason.strip())
             return entries(conn, f"SELECT {CASH_COLUMNS} FROM cash WHERE seq = ?", (seq,))[0]

@@ -6,6 +6,9 @@ A row is written (``Journal.record_order``) each time a cart is sent to be paid,
 payment's attempt is begun, and never changed: a cart paid again after a decline, with a
 line added, gets a second row. The totals an attempt paid are those of the latest row of
 its order recorded at or before the attempt was begun (``OrderTotals.of``).
+
+Since schema version 9 a row also keeps the cart's lines (``OrderLine``: what the order
+sold, for a return of some of them); ``order_lines`` reads the latest row that has them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 from pos_app.journal.codec import dump_json, load_json, parse_time
 
 COLUMNS = "order_key, recorded_at, subtotal, tax, total, taxes"
+LINES_SQL = "SELECT lines FROM orders WHERE order_key = ? AND lines IS NOT NULL ORDER BY seq DESC LIMIT 1"
 ROWS_SQL = (f"SELECT {COLUMNS} FROM orders WHERE order_key IN (SELECT value FROM json_each(?)) "
             "ORDER BY order_key, seq")
 
@@ -48,6 +52,56 @@ class OrderTotals:
         return found
 
 
+@dataclass(frozen=True)
+class OrderLine:
+    """One line of an order as it was sent to be paid, in cents: ``tax_cents`` is the
+    line's whole tax (the cart's ``Totals.per_line``), for all ``quantity``."""
+
+    line_id: int
+    name: str
+    sku: str | None
+    unit_cents: int
+    quantity: int
+    tax_cents: int = 0
+
+    def __post_init__(self) -> None:
+        for what, value in (("line_id", self.line_id), ("unit_cents", self.unit_cents),
+                            ("quantity", self.quantity), ("tax_cents", self.tax_cents)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"an order line's {what} must be a whole number, got {value!r}")
+        if self.line_id < 1 or self.quantity < 1 or self.tax_cents < 0:
+            raise ValueError(f"an order line needs an id and a quantity from 1 and no negative tax: {self!r}")
+        if not isinstance(self.name, str) or (self.sku is not None and not isinstance(self.sku, str)):
+            raise ValueError(f"an order line's name and sku are text: {self!r}")
+
+    @property
+    def base_cents(self) -> int:
+        return self.unit_cents * self.quantity
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line_id": self.line_id, "name": self.name, "sku": self.sku, "unit_cents": self.unit_cents,
+                "quantity": self.quantity, "tax_cents": self.tax_cents}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> OrderLine:
+        return cls(data["line_id"], data["name"], data.get("sku"), data["unit_cents"], data["quantity"],
+                   data.get("tax_cents", 0))
+
+
+def check_lines(lines: object) -> list[OrderLine] | None:
+    """``ValueError`` for lines that are not ``OrderLine``s with distinct ids; None stays None."""
+    if lines is None:
+        return None
+    if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+        raise ValueError(f"an order's lines are a list of OrderLine, got {type(lines).__name__}")
+    found = list(lines)
+    if not all(isinstance(line, OrderLine) for line in found):
+        raise ValueError("an order's lines are a list of OrderLine")
+    if len({line.line_id for line in found}) != len(found):
+        raise ValueError("an order's lines each have their own line id")
+    return found
+
+
 def check_totals(order_key: object, subtotal: object, tax: object, taxes: object) -> dict[str, int]:
     """``ValueError`` saying what is wrong with totals that make no sense; the taxes as a dict."""
     if not isinstance(order_key, str) or not order_key.strip():
@@ -68,11 +122,22 @@ def check_totals(order_key: object, subtotal: object, tax: object, taxes: object
     return checked
 
 
-def insert(conn: sqlite3.Connection, order_key: str, at: str, subtotal: int, tax: int, taxes: dict[str, int]) -> None:
+def insert(conn: sqlite3.Connection, order_key: str, at: str, subtotal: int, tax: int, taxes: dict[str, int],
+           lines: list[OrderLine] | None = None) -> None:
+    kept = None if lines is None else dump_json({"lines": [line.to_json() for line in lines]}, what="order lines")
     conn.execute(
-        "INSERT INTO orders (order_key, recorded_at, subtotal, tax, total, taxes) VALUES (?, ?, ?, ?, ?, ?)",
-        (order_key, at, subtotal, tax, subtotal + tax, dump_json(taxes, what="order taxes")),
+        "INSERT INTO orders (order_key, recorded_at, subtotal, tax, total, taxes, lines) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (order_key, at, subtotal, tax, subtotal + tax, dump_json(taxes, what="order taxes"), kept),
     )
+
+
+def read_lines(conn: sqlite3.Connection, order_key: str) -> list[OrderLine] | None:
+    """The lines of the order's latest row that kept them; None when none did (an order
+    recorded before schema version 9, or by the command line)."""
+    row = conn.execute(LINES_SQL, (order_key,)).fetchone()
+    if row is None:
+        return None
+    return [OrderLine.from_json(data) for data in load_json(row[0]).get("lines", [])]
 
 
 def read(conn: sqlite3.Connection, order_keys: Iterable[str]) -> dict[str, tuple[OrderTotals, ...]]:

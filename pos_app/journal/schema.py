@@ -29,6 +29,11 @@ Version 8: ``cash``, the cash ledger (each movement of the drawer's cash: an ord
 line with what was tendered and the change, cash given back, cash in and out, no sale), and
 ``z_reports``, the numbered shift closes (expected, counted, left in the drawer); both
 append-only (see ``cash``).
+Version 9: ``orders.lines``, the lines of the cart sent to be paid (line id, name, sku, unit
+cents, quantity, the line's tax cents; NULL for rows written before, and for the totals a
+return records before charging the kept part again), and ``order_returns``, each return of
+an order's lines (``begun`` before any money moves, then ``done`` or ``stopped``), append-only;
+see ``orders``.
 """
 
 from __future__ import annotations
@@ -193,7 +198,29 @@ V8: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'Z reports are never rewritten'); END""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8)
+V9: tuple[str, ...] = (
+    "ALTER TABLE orders ADD COLUMN lines TEXT",
+    """CREATE TABLE order_returns (
+        seq INTEGER PRIMARY KEY,
+        return_id TEXT NOT NULL,
+        order_key TEXT NOT NULL CHECK (order_key <> ''),
+        kind TEXT NOT NULL CHECK (kind IN ('begun', 'done', 'stopped')),
+        recorded_at TEXT NOT NULL,
+        lines TEXT NOT NULL DEFAULT '{}',
+        amount INTEGER NOT NULL CHECK (typeof(amount) = 'integer' AND amount >= 0),
+        by TEXT,
+        reason TEXT,
+        detail TEXT,
+        UNIQUE (return_id, kind)
+    )""",
+    "CREATE INDEX order_returns_by_order ON order_returns (order_key, seq)",
+    """CREATE TRIGGER order_returns_append_only_u BEFORE UPDATE ON order_returns
+        BEGIN SELECT raise(ABORT, 'journal returns are append-only'); END""",
+    """CREATE TRIGGER order_returns_append_only_d BEFORE DELETE ON order_returns
+        BEGIN SELECT raise(ABORT, 'journal returns are append-only'); END""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8, V9)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -67,6 +67,7 @@ from pos_app.journal.models import (
     fold_many,
     make_event,
 )
+from pos_app.journal.returns import ReturnBook
 from pos_app.journal.schema import connect
 
 Redact = Callable[[Any], Any]
@@ -81,7 +82,7 @@ def new_attempt_id() -> str:
     return "a-" + secrets.token_urlsafe(15)
 
 
-class Journal(CashLedger):
+class Journal(CashLedger, ReturnBook):
     """One open journal file. Use from one thread; other processes may open the same file."""
 
     def __init__(
@@ -268,13 +269,21 @@ class Journal(CashLedger):
             outcome=None, result={}, resolved_by=None, owner=self.owner, cashier=cashier,
         )
 
-    def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int]) -> None:
+    def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int],
+                     lines: Iterable[orders.OrderLine] | None = None) -> None:
         """Record what the cart of ``order_key`` comes to as it is sent to be paid (cents;
-        ``taxes``: by tax name), durably, before the payment's attempt is begun. ``ValueError``
-        for totals that make no sense (a negative tax, a float, a blank key)."""
+        ``taxes``: by tax name; ``lines``: what it sells), durably, before the payment's
+        attempt is begun. ``ValueError`` for totals that make no sense (a negative tax, a
+        float, a blank key) or lines that are not ``OrderLine``s."""
         checked = orders.check_totals(order_key, subtotal, tax, taxes)
+        kept = orders.check_lines(lines)
         with self._write(f"recording the totals of order {order_key}") as conn:
-            orders.insert(conn, order_key, self._now(), subtotal, tax, checked)
+            orders.insert(conn, order_key, self._now(), subtotal, tax, checked, kept)
+
+    def order_lines(self, order_key: str) -> list[orders.OrderLine] | None:
+        """The lines the order was last sent to be paid with (None: none were recorded)."""
+        with self._read(f"reading the lines of order {order_key}") as conn:
+            return orders.read_lines(conn, order_key)
 
     def mark_sent(self, attempt_id: str) -> None:
         """Append ``sent`` right before the request leaves; a second send is refused, and so

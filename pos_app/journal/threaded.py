@@ -20,8 +20,9 @@ from typing import Any, TypeVar
 
 from pos_app.journal.cash import CashEntry, CashKind, ZReport
 from pos_app.journal.models import Attempt, Operation, Outcome
-from pos_app.journal.orders import OrderTotals
+from pos_app.journal.orders import OrderLine, OrderTotals
 from pos_app.journal.reports import Reconciliation, Summary
+from pos_app.journal.returns import ReturnRecord
 from pos_app.journal.store import Journal
 
 T = TypeVar("T")
@@ -78,8 +79,23 @@ class AsyncJournal:
                                 gateway=gateway, amount=amount, order_key=order_key, ref=ref, request=request,
                                 cashier=cashier)
 
-    async def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int]) -> None:
-        await self._call(self.journal.record_order, order_key, subtotal=subtotal, tax=tax, taxes=taxes)
+    async def record_order(self, order_key: str, *, subtotal: int, tax: int, taxes: Mapping[str, int],
+                           lines: Iterable[OrderLine] | None = None) -> None:
+        await self._call(self.journal.record_order, order_key, subtotal=subtotal, tax=tax, taxes=taxes,
+                         lines=None if lines is None else list(lines))
+
+    async def order_lines(self, order_key: str) -> list[OrderLine] | None:
+        return await self._call(self.journal.order_lines, order_key)
+
+    async def begin_return(self, order_key: str, lines: Mapping[int, int], amount: int, *, by: str,
+                           reason: str) -> ReturnRecord:
+        return await self._call(self.journal.begin_return, order_key, dict(lines), amount, by=by, reason=reason)
+
+    async def end_return(self, begun: ReturnRecord, *, given_back: int, problem: str = "") -> ReturnRecord:
+        return await self._call(self.journal.end_return, begun, given_back=given_back, problem=problem)
+
+    async def order_returns(self, order_key: str) -> list[ReturnRecord]:
+        return await self._call(self.journal.order_returns, order_key)
 
     async def order_totals(self, order_keys: Iterable[str]) -> dict[str, tuple[OrderTotals, ...]]:
         return await self._call(self.journal.order_totals, list(order_keys))
@@ -136,9 +152,10 @@ class AsyncJournal:
                                 cashier=cashier)
 
     async def record_cash(self, kind: CashKind, amount: int, *, reason: str, order_key: str | None = None,
-                          station_id: str | None = None, cashier: str | None = None) -> CashEntry:
+                          station_id: str | None = None, cashier: str | None = None,
+                          for_card: bool = False) -> CashEntry:
         return await self._call(self.journal.record_cash, kind, amount, reason=reason, order_key=order_key,
-                                station_id=station_id, cashier=cashier)
+                                station_id=station_id, cashier=cashier, for_card=for_card)
 
     async def order_cash(self, order_key: str) -> list[CashEntry]:
         return await self._call(self.journal.order_cash, order_key)

@@ -24,6 +24,7 @@ from pos_app.staff.audit import check_reason
 from pos_app.station.counter import Counter
 from pos_app.station.payments import Drafts, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
+from pos_app.station.returns import OrderForReturn, ReturnDone, ReturnPlan, read_order, run_return
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult
 
@@ -130,6 +131,23 @@ class BackOffice:
                           f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)
         return result
+
+    # returns ----------------------------------------------------------------------------
+
+    async def order_for_return(self, row: PaymentRow) -> OrderForReturn:
+        """The order of a payment row as a return sees it (``pos_app.station.returns``);
+        ``ValueError`` for a payment this station made for no order (another lane's, the
+        command line's) or an order whose lines were not kept."""
+        if row.attempt_id is None:
+            raise ValueError("this payment was not made at this station: its items are not known here")
+        attempt = await self.station.journal.get(row.attempt_id)
+        if not attempt.order_key:
+            raise ValueError("this payment was made for no sale (the command line): void or refund it instead")
+        return await read_order(self.station, attempt.order_key)
+
+    async def return_items(self, plan: ReturnPlan, *, manager: StaffMember, reason: str) -> ReturnDone:
+        """Run a return's plan (a manager's, with a reason; journaled and audited)."""
+        return await run_return(self.counter, plan, manager=manager, reason=reason)
 
     # what needs a person ----------------------------------------------------------------
 

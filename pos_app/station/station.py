@@ -252,11 +252,12 @@ class Station:
         return entry
 
     async def move_cash(self, kind: CashKind, amount: int, *, reason: str, by: str,
-                        order_key: str | None = None) -> CashEntry:
+                        order_key: str | None = None, for_card: bool = False) -> CashEntry:
         """Cash in, cash out, no sale, or cash given back for an order, journaled before the
-        drawer opens (``Journal.record_cash``)."""
+        drawer opens (``Journal.record_cash``; ``for_card``: a manager's refund in cash of
+        what a card paid)."""
         entry = await self.journal.record_cash(kind, amount, reason=reason, order_key=order_key,
-                                               station_id=self.config.station_id, cashier=by)
+                                               station_id=self.config.station_id, cashier=by, for_card=for_card)
         self.events.publish(CashMoved(entry))
         return entry
 

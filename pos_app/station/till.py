@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pos_app.cart import Cart, Totals
 from pos_app.catalog import TaxRate
 from pos_app.drawer import CashDrawer
-from pos_app.journal import CashEntry, CashKind, JournalError, Operation, Outcome
+from pos_app.journal import CashEntry, CashKind, JournalError, Operation, OrderLine, Outcome
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, Staff, StaffMember
 from pos_app.staff.audit import check_reason
@@ -142,7 +142,7 @@ class Till:
             raise ValueError("the cash received must be above zero")
         journal = self.station.journal
         await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
-                                   taxes=totals.breakdown)
+                                   taxes=totals.breakdown, lines=self._order_lines(totals))
         entry = await self.station.take_cash(self.cart.order_key, received,
                                              cashier=self.cashier.name if self.cashier else None)
         paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
@@ -186,9 +186,14 @@ class Till:
         unusable the payment's own attempt is refused next with a sentence."""
         try:
             await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
-                                                    taxes=totals.breakdown)
+                                                    taxes=totals.breakdown, lines=self._order_lines(totals))
         except JournalError as error:
             log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
+
+    def _order_lines(self, totals: Totals) -> list[OrderLine]:
+        """The cart's lines as the journal keeps them with the order (what a return picks from)."""
+        return [OrderLine(line.line_id, line.name, line.sku, line.unit_cents, line.quantity,
+                          totals.per_line.get(line.line_id, 0)) for line in self.cart.lines]
 
     async def restore_order(self) -> None:
         """Read what the journal says the restored cart's order was paid (the app may have

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from pos_app.journal import Outcome
+from pos_app.api.errors import PaymentsError
+from pos_app.journal import JournalError, Outcome
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.staff import StaffMember
 from pos_app.station.back_office import BackOffice, History
@@ -36,6 +37,7 @@ from pos_app.ui.qt import (
     Signal,
     asyncSlot,
 )
+from pos_app.ui.return_dialog import ReturnDialog
 from pos_app.ui.sentences import explain, headline
 from pos_app.ui.table_model import RowsModel
 
@@ -111,6 +113,7 @@ class PaymentsPanel(QWidget):
         self.void_button = QPushButton("&Void…")
         self.refund_button = QPushButton("&Refund…")
         self.refund_all_button = QPushButton("Refund &all…")
+        self.return_button = QPushButton("Return &items…")
         self.slip_button = QPushButton("&Customer receipt")
         self.merchant_button = QPushButton("&Merchant copy")
         search = QHBoxLayout()
@@ -125,8 +128,8 @@ class PaymentsPanel(QWidget):
         filters.addWidget(self.max_total)
         filters.addStretch(1)
         actions = QHBoxLayout()
-        for button in (self.void_button, self.refund_button, self.refund_all_button, self.slip_button,
-                       self.merchant_button):
+        for button in (self.void_button, self.refund_button, self.refund_all_button, self.return_button,
+                       self.slip_button, self.merchant_button):
             actions.addWidget(button)
         actions.addStretch(1)
         layout = QVBoxLayout(self)
@@ -147,6 +150,7 @@ class PaymentsPanel(QWidget):
         self.void_button.clicked.connect(self._void)
         self.refund_button.clicked.connect(lambda: self._refund(everything=False))
         self.refund_all_button.clicked.connect(lambda: self._refund(everything=True))
+        self.return_button.clicked.connect(self._return_items)
         self.slip_button.clicked.connect(lambda: self._slip(for_merchant=False))
         self.merchant_button.clicked.connect(lambda: self._slip(for_merchant=True))
         self._selected()
@@ -178,7 +182,7 @@ class PaymentsPanel(QWidget):
         count = len(self.history.rows)
         self.message.setText(" ".join(part for part in (said, note) if part) or
                              f"{count} payment{'' if count == 1 else 's'} today. Type to search; Tab to the list; "
-                             "Alt+V void, Alt+R refund, Alt+A refund all.")
+                             "Alt+V void, Alt+R refund, Alt+A refund all, Alt+I return items.")
         if not said:
             self.text.setFocus()
 
@@ -232,6 +236,8 @@ class PaymentsPanel(QWidget):
         self.void_button.setEnabled(row is not None and row.voidable)
         self.refund_button.setEnabled(row is not None and row.refundable > 0)
         self.refund_all_button.setEnabled(row is not None and row.refundable > 0)
+        self.return_button.setEnabled(row is not None and row.attempt_id is not None
+                                      and row.status in (PaymentStatus.APPROVED, PaymentStatus.PARTLY_REFUNDED))
         self.slip_button.setEnabled(row is not None and row.payment_id is not None)
         self.merchant_button.setEnabled(row is not None and row.payment_id is not None)
         self.detail.setText(self._describe(row) if row is not None else "Pick a payment to void, refund or reprint.")
@@ -289,6 +295,41 @@ class PaymentsPanel(QWidget):
                                                                reason=approval.reason_text))
         extra = self._surcharge_note(row) if everything and result and result.outcome is Outcome.APPROVED else ""
         await self._done(result, row, manager, extra)
+
+    @asyncSlot()
+    async def _return_items(self) -> None:
+        """The sale's order: pick lines (``ReturnDialog``), a manager approves, the plan runs."""
+        row = self.selected()
+        if row is None:
+            return
+        self.message.setText("Reading the sale's items…")
+        try:
+            order = await self.office.order_for_return(row)
+        except (ValueError, PaymentsError, JournalError) as error:
+            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
+        picking = ReturnDialog(order, self.money, parent=self)
+        if await shown(picking) != QDialog.DialogCode.Accepted or picking.plan is None:
+            self.message.setText("Nothing was returned.")
+            return
+        plan = picking.plan
+        summary = (f"Return {self.money(plan.amount)}: " + "; ".join(plan.sentences(self.money)) + "."
+                   + (" Tell the customer: the card is charged again for what they keep." if
+                      plan.customer_presents_card else ""))
+        approval = ManagerApproval("Return", summary, self.office.verify_manager, money=self.money, parent=self)
+        if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
+            self.message.setText("Nothing was returned.")
+            return
+        self.message.setText("Giving the money back…")
+        try:
+            done = await self.office.return_items(plan, manager=approval.manager, reason=approval.reason_text)
+        except (ValueError, JournalError) as error:
+            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
+            return
+        said = done.sentence(self.money) + (f" {done.drawer}" if done.drawer else "")
+        if done.given_back:
+            self.changed.emit()
+        self.refresh(said)
 
     def _surcharge_note(self, row: PaymentRow) -> str:
         kept = row.surcharge - row.surcharge_returned

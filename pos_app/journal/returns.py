@@ -1,0 +1,120 @@
+"""Returns of an order's lines, in the journal's file (``ReturnBook``, a part of ``Journal``).
+
+A return is written ``begun`` (its lines: line id → quantity, the amount to give back, the
+manager and the reason) and committed before any of its money moves, then ``done`` or
+``stopped`` (with what was given back and why it stopped). Append-only. The lines of every
+begun return count as returned, whether it ended or not: a return stopped half-way (a void
+declined, a refund unknown) is finished by a manager from the back office, never by
+returning the same items twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from pos_app.journal.cash import check_cents
+from pos_app.journal.codec import dump_json, load_json, parse_time
+
+
+class ReturnStage(StrEnum):
+    BEGUN = "begun"
+    DONE = "done"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class ReturnRecord:
+    """One row of a return: its stage, the lines it takes back (line id → quantity) and,
+    ``begun``, the amount it gives back; ``done``/``stopped``, what was given back."""
+
+    seq: int
+    return_id: str
+    order_key: str
+    stage: ReturnStage
+    at: datetime
+    lines: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+    amount: int = 0
+    by: str | None = None
+    reason: str | None = None
+    detail: str | None = None
+
+
+COLUMNS = "seq, return_id, order_key, kind, recorded_at, lines, amount, by, reason, detail"
+ORDER_SQL = f"SELECT {COLUMNS} FROM order_returns WHERE order_key = ? ORDER BY seq"
+
+
+def new_return_id() -> str:
+    """``r-`` and 16 URL-safe characters: a return's id."""
+    return "r-" + secrets.token_urlsafe(12)
+
+
+def _record(row: Any) -> ReturnRecord:
+    seq, return_id, order_key, kind, at, lines, amount, by, reason, detail = row
+    picked = {int(key): int(value) for key, value in load_json(lines).items()}
+    return ReturnRecord(seq, return_id, order_key, ReturnStage(kind), parse_time(at), MappingProxyType(picked),
+                        amount, by, reason, detail)
+
+
+def check_picked(lines: Mapping[int, int]) -> dict[str, int]:
+    """The picked lines as stored (``ValueError`` unless line ids map to quantities from 1)."""
+    if not isinstance(lines, Mapping) or not lines:
+        raise ValueError("a return takes back at least one line")
+    for line_id, quantity in lines.items():
+        for value in (line_id, quantity):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"a return maps line ids to quantities from 1, got {line_id!r}: {quantity!r}")
+    return {str(line_id): quantity for line_id, quantity in sorted(lines.items())}
+
+
+class ReturnBook:
+    """The returns' part of ``Journal`` (its transactions, its clock)."""
+
+    def _write(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _read(self, action: str) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _now(self) -> str:
+        raise NotImplementedError
+
+    def begin_return(self, order_key: str, lines: Mapping[int, int], amount: int, *, by: str,
+                     reason: str) -> ReturnRecord:
+        """A return of ``lines`` (line id → quantity) of the order giving back ``amount``
+        cents, durably, before any money moves; its ``return_id`` names it later."""
+        stored = check_picked(lines)
+        check_cents(amount, "a return's amount", positive=True)
+        if not order_key.strip() or not by.strip() or not reason.strip():
+            raise ValueError("a return names its order, the manager and a reason")
+        return self._insert(new_return_id(), order_key, ReturnStage.BEGUN, stored, amount, by, reason, None)
+
+    def end_return(self, begun: ReturnRecord, *, given_back: int, problem: str = "") -> ReturnRecord:
+        """How the return ended: ``done``, or ``stopped`` with ``problem``; ``given_back`` cents."""
+        check_cents(given_back, "the cents given back")
+        stage = ReturnStage.STOPPED if problem else ReturnStage.DONE
+        return self._insert(begun.return_id, begun.order_key, stage, {}, given_back, begun.by, begun.reason,
+                            problem or None)
+
+    def _insert(self, return_id: str, order_key: str, stage: ReturnStage, lines: dict[str, int], amount: int,
+                by: str | None, reason: str | None, detail: str | None) -> ReturnRecord:
+        with self._write(f"recording a return of order {order_key}") as conn:
+            cursor = conn.execute(
+                f"INSERT INTO order_returns ({COLUMNS.removeprefix('seq, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (return_id, order_key, stage.value, self._now(), dump_json(lines, what="returned lines"), amount,
+                 by, reason, detail),
+            )
+            return _record(conn.execute(f"SELECT {COLUMNS} FROM order_returns WHERE seq = ?",
+                                        (cursor.lastrowid,)).fetchone())
+
+    def order_returns(self, order_key: str) -> list[ReturnRecord]:
+        """Every row of the order's returns, oldest first."""
+        with self._read(f"reading the returns of order {order_key}") as conn:
+            return [_record(row) for row in conn.execute(ORDER_SQL, (order_key,))]

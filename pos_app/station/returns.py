@@ -1,0 +1,388 @@
+"""Returns: a manager gives back the money of some of an order's lines, to the tenders they
+came from (issue 17). Qt-free; the back office's dialog shows the plan and runs it.
+
+``read_order`` reads what the order sold (the lines the journal kept when it was sent to be
+paid), what earlier returns took back, its card charges (with each payment's ``settled``
+flag and what was refunded of it, read from the service's payment record) and the cash it
+kept. ``OrderForReturn.plan`` turns picked lines and quantities into an amount (each line's
+price and its share of the line's tax) and steps across the tenders:
+
+- card first, the newest charge first: a **settled** charge is refunded for its part; an
+  **unsettled** one cannot be refunded in part (the service refunds only settled payments):
+  the whole charge returned is a plain **void**, a part of it is "**void it and charge the
+  kept part again**" (the customer presents the card again);
+- then **cash**, given back from the drawer (a ``RETURN`` in the cash ledger), at most what
+  the order kept in cash;
+- or, as an explicit option, everything in cash from the drawer even for what a card paid
+  (``to_cash``: at most what the order took; audited as ``return_to_cash``).
+
+``run_return`` writes the return to the journal (``begun``) before any money moves, runs each
+step through the ``Station`` (refund, void, sale, move_cash: journaled, never resent) and
+stops at the first step that is not approved (declined, failed or unknown), saying what was
+done; then ends the return in the journal and writes the audit trail (manager, reason,
+what was done). Whether a charge is settled is the service's payment record's ``settled``
+flag, read when the plan is made; a void proven not done (declined or failed) is followed
+by a refund of the part only when the payment record now says settled (it settled
+meanwhile), otherwise the return stops there.
+
+The lines of every begun return count as returned, even one that stopped: what it did not
+give back is finished from the back office (F9), never by returning the items twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from pos_app.api.errors import PaymentsError
+from pos_app.journal import CashKind, JournalError, OrderLine, Outcome, ReturnStage
+from pos_app.money import MoneyFormat
+from pos_app.staff import AuditAction, StaffMember
+from pos_app.staff.audit import check_reason
+from pos_app.station.order import OrderPayments, Tender
+from pos_app.terminal.outcomes import OperationResult
+
+if TYPE_CHECKING:
+    from pos_app.station.counter import Counter
+    from pos_app.station.station import Station
+
+
+class StepKind(StrEnum):
+    REFUND = "refund"
+    """A settled card charge: its part refunded."""
+    VOID = "void"
+    """An unsettled card charge returned whole."""
+    VOID_AND_CHARGE = "void and charge again"
+    """An unsettled card charge returned in part: voided, the kept part charged again."""
+    CASH = "cash"
+    """Cash from the drawer."""
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One card charge of the order that still counts (not voided), in base cents."""
+
+    result: OperationResult
+    counted: int
+    """What it charged."""
+    refunded: int = 0
+    """What the service says was refunded of it so far."""
+    settled: bool | None = None
+    """The service's payment record's flag; None when it did not say (or could not be read)."""
+
+    @property
+    def left(self) -> int:
+        return max(self.counted - self.refunded, 0)
+
+    @property
+    def label(self) -> str:
+        brand = self.result.card_brand or "card"
+        return f"{brand} •••• {self.result.card_last4}" if self.result.card_last4 else brand
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: StepKind
+    amount: int
+    """Cents this step gives back."""
+    charge: Charge | None = None
+    for_card: bool = False
+    """Cash given back for what a card paid (the manager's refund to cash)."""
+
+    @property
+    def kept(self) -> int:
+        """Cents charged again after the void (``VOID_AND_CHARGE``), else 0."""
+        return self.charge.counted - self.amount if self.kind is StepKind.VOID_AND_CHARGE and self.charge else 0
+
+    def sentence(self, money: MoneyFormat) -> str:
+        charge = self.charge
+        if self.kind is StepKind.CASH:
+            extra = " (for what the card paid: the card is not refunded)" if self.for_card else ""
+            return f"Give back {money(self.amount)} cash from the drawer{extra}"
+        assert charge is not None
+        if self.kind is StepKind.REFUND:
+            return f"Refund {money(self.amount)} to {charge.label}"
+        if self.kind is StepKind.VOID:
+            return f"Void the {money(charge.counted)} card payment ({charge.label})"
+        return (f"Void the {money(charge.counted)} card payment ({charge.label}) and charge {money(self.kept)} "
+                "again on the card: the customer presents the card")
+
+
+@dataclass(frozen=True)
+class ReturnLine:
+    line: OrderLine
+    returned: int = 0
+    """Quantity earlier returns took back."""
+
+    @property
+    def left(self) -> int:
+        return self.line.quantity - self.returned
+
+    @property
+    def returnable(self) -> bool:
+        return self.left > 0 and self.line.unit_cents > 0
+
+
+def tax_share(line: OrderLine, quantity: int) -> int:
+    """The tax of ``quantity`` of the line's units, half up; the shares of the whole quantity
+    add up to the line's tax exactly when taken cumulatively (``share(a + b) − share(a)``)."""
+    return (2 * line.tax_cents * quantity + line.quantity) // (2 * line.quantity)
+
+
+@dataclass(frozen=True)
+class ReturnPlan:
+    order_key: str
+    picked: Mapping[int, int]
+    """Line id → quantity returned."""
+    subtotal: int
+    tax: int
+    steps: tuple[Step, ...]
+    to_cash: bool = False
+    after_subtotal: int = 0
+    """What the order comes to after this return (its lines kept), before tax."""
+    after_tax: int = 0
+
+    @property
+    def amount(self) -> int:
+        return self.subtotal + self.tax
+
+    @property
+    def customer_presents_card(self) -> bool:
+        return any(step.kind is StepKind.VOID_AND_CHARGE for step in self.steps)
+
+    def sentences(self, money: MoneyFormat) -> list[str]:
+        return [step.sentence(money) for step in self.steps]
+
+
+@dataclass(frozen=True)
+class OrderForReturn:
+    """An order as a return sees it (see the module docstring)."""
+
+    order_key: str
+    lines: tuple[ReturnLine, ...]
+    charges: tuple[Charge, ...]
+    """Card charges still counting, oldest first."""
+    cash_kept: int
+    notes: tuple[str, ...] = ()
+    """What could not be read (a payment's settled flag): the plan assumes not settled."""
+
+    @property
+    def has_card(self) -> bool:
+        return bool(self.charges)
+
+    def amount_of(self, picked: Mapping[int, int]) -> tuple[int, int]:
+        """Cents (before tax, tax) of ``picked`` (line id → quantity); ``ValueError`` for a
+        line that is not the order's, a discount line, or more than is left of a line."""
+        by_id = {entry.line.line_id: entry for entry in self.lines}
+        subtotal = tax = 0
+        for line_id, quantity in picked.items():
+            entry = by_id.get(line_id)
+            if entry is None:
+                raise ValueError(f"line {line_id} is not a line of order {self.order_key}")
+            if entry.line.unit_cents <= 0:
+                raise ValueError(f"{entry.line.name}: a discount line is not returned by itself")
+            if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= entry.left:
+                raise ValueError(f"{entry.line.name}: between 1 and {entry.left} can be returned")
+            subtotal += entry.line.unit_cents * quantity
+            tax += tax_share(entry.line, entry.returned + quantity) - tax_share(entry.line, entry.returned)
+        return subtotal, tax
+
+    def plan(self, picked: Mapping[int, int], *, to_cash: bool = False) -> ReturnPlan:
+        """How ``picked`` goes back (see the module docstring); ``ValueError`` when nothing is
+        picked or the order's tenders cannot cover it."""
+        picked = {line_id: quantity for line_id, quantity in picked.items() if quantity}
+        if not picked:
+            raise ValueError("pick at least one line to return")
+        subtotal, tax = self.amount_of(picked)
+        amount = subtotal + tax
+        steps: list[Step] = []
+        if to_cash:
+            if amount > self.cash_kept + sum(c.left for c in self.charges):
+                raise ValueError("the order's payments do not cover this return")
+            steps.append(Step(StepKind.CASH, amount, for_card=self.has_card))
+        else:
+            rest = amount
+            for charge in reversed(self.charges):  # the newest charge first
+                part = min(rest, charge.left)
+                if part <= 0:
+                    continue
+                if charge.settled:
+                    steps.append(Step(StepKind.REFUND, part, charge))
+                elif part == charge.counted:
+                    steps.append(Step(StepKind.VOID, part, charge))
+                else:
+                    steps.append(Step(StepKind.VOID_AND_CHARGE, part, charge))
+                rest -= part
+            if rest > 0 and self.cash_kept > 0:
+                part = min(rest, self.cash_kept)
+                steps.append(Step(StepKind.CASH, part))
+                rest -= part
+            if rest > 0:
+                raise ValueError(f"the order's payments cover {amount - rest} cents of this return's {amount}: "
+                                 "give the rest back in cash (a manager's refund to cash)")
+        after = {e.line.line_id: e.returned + picked.get(e.line.line_id, 0) for e in self.lines}
+        after_subtotal = sum(e.line.unit_cents * (e.line.quantity - after[e.line.line_id]) for e in self.lines)
+        after_tax = sum(e.line.tax_cents - tax_share(e.line, after[e.line.line_id]) for e in self.lines)
+        return ReturnPlan(self.order_key, MappingProxyType(picked), subtotal, tax, tuple(steps), to_cash,
+                          after_subtotal, after_tax)
+
+
+async def read_order(station: Station, order_key: str) -> OrderForReturn:
+    """The order as a return sees it; ``ValueError`` when its lines were not kept or a card
+    payment of it has no known result."""
+    journal = station.journal
+    lines = await journal.order_lines(order_key)
+    if not lines:
+        raise ValueError("this order's lines were not kept (paid before returns existed, or from the command "
+                         "line): give its money back from the payments list (void or refund)")
+    returned: dict[int, int] = {}
+    for record in await journal.order_returns(order_key):
+        if record.stage is ReturnStage.BEGUN:
+            for line_id, quantity in record.lines.items():
+                returned[line_id] = returned.get(line_id, 0) + quantity
+    payments = OrderPayments(order_key)
+    payments.restore(await journal.order_charges(order_key), await journal.order_attempts(order_key),
+                     await journal.order_cash(order_key))
+    if payments.unknown:
+        raise ValueError("a card payment of this order has no known result: check it again or have a manager "
+                         "decide it (Needs attention) before a return")
+    charges: list[Charge] = []
+    notes: list[str] = []
+    for line in payments.lines:
+        if line.tender is not Tender.CARD or line.counted <= 0 or line.card is None:
+            continue
+        settled, refunded = None, 0
+        if line.card.payment_id:
+            try:
+                payment = await station.client.get_payment(line.card.payment_id)
+                settled, refunded = payment.settled, payment.refunded_amount or 0
+            except PaymentsError as error:
+                notes.append(f"the card payment {line.card.payment_id} could not be read ({error}): "
+                             "taken as not settled")
+        charges.append(Charge(line.card, line.counted, refunded, settled))
+    return OrderForReturn(order_key, tuple(ReturnLine(line, returned.get(line.line_id, 0)) for line in lines),
+                          tuple(charges), max(payments.cash_paid, 0), tuple(notes))
+
+
+@dataclass
+class ReturnDone:
+    """What a return did: ``done`` (each step's sentence, past tense), the cents given back
+    (net of a charge made again), and why it stopped (empty: all of it was done)."""
+
+    plan: ReturnPlan
+    done: list[str] = field(default_factory=list)
+    results: list[OperationResult] = field(default_factory=list)
+    given_back: int = 0
+    problem: str = ""
+    drawer: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return not self.problem
+
+    def sentence(self, money: MoneyFormat) -> str:
+        did = "; ".join(self.done) or "nothing was given back"
+        if self.complete:
+            return f"Returned {money(self.given_back)}: {did}."
+        return f"The return stopped: {self.problem}. Done: {did}."
+
+
+async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember, reason: str) -> ReturnDone:
+    """Run ``plan`` (see the module docstring): a manager's, with a reason; audited."""
+    reason = check_reason(reason)
+    if counter.cart.order_key == plan.order_key:
+        raise ValueError("this order is the sale on the screen: finish it, or cancel it (Ctrl+Del)")
+    station = counter.station
+    begun = await station.journal.begin_return(plan.order_key, plan.picked, plan.amount, by=manager.name,
+                                               reason=reason)
+    run = ReturnDone(plan)
+    for step in plan.steps:
+        try:
+            run.problem = await _run_step(counter, plan, step, run, manager, reason)
+        except (ValueError, RuntimeError, JournalError) as error:
+            run.problem = f"{step.sentence(counter.money).lower()}: {error}"
+        if run.problem:
+            break
+    await station.journal.end_return(begun, given_back=max(run.given_back, 0), problem=run.problem)
+    action = AuditAction.RETURN_TO_CASH if plan.to_cash else AuditAction.RETURN
+    lines = ", ".join(f"line {line_id} × {quantity}" for line_id, quantity in plan.picked.items())
+    detail = f"return {begun.return_id} of order {plan.order_key} ({lines}): {run.sentence(counter.money)}"
+    await counter.disk(counter.staff.record, manager.name, action, detail, reason)
+    return run
+
+
+async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnDone, manager: StaffMember,
+                    reason: str) -> str:
+    """One step; what stopped it ("" when it was done)."""
+    money, station = counter.money, counter.station
+    if step.kind is StepKind.CASH:
+        await station.move_cash(CashKind.RETURN, step.amount, reason=reason, by=manager.name,
+                                order_key=plan.order_key, for_card=step.for_card)
+        run.given_back += step.amount
+        run.done.append(f"gave back {money(step.amount)} cash from the drawer")
+        run.drawer = await counter.open_drawer(f"cash given back for a return of order {plan.order_key}")
+        return ""
+    charge = step.charge
+    assert charge is not None
+    card = charge.result
+    if not card.transaction_id:
+        return f"the card payment of {money(charge.counted)} has no transaction id to void or refund"
+    if step.kind is StepKind.REFUND:
+        return await _refund(station, step, step.amount, run, money)
+    void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
+    run.results.append(void)
+    if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await _settled_now(station, card):
+        return await _refund(station, step, step.amount, run, money)  # settled meanwhile: refund the part
+    if void.outcome is not Outcome.APPROVED:
+        return f"the void of the {money(charge.counted)} card payment is {void.outcome}: {_why(void)}"
+    run.given_back += charge.counted
+    run.done.append(f"voided the {money(charge.counted)} card payment ({charge.label})")
+    if step.kind is StepKind.VOID:
+        return ""
+    await station.journal.record_order(plan.order_key, subtotal=plan.after_subtotal, tax=plan.after_tax, taxes={})
+    again = await station.sale(step.kept, order_key=plan.order_key, terminal_id=card.terminal_id)
+    run.results.append(again)
+    charged = again.charged or 0
+    run.given_back -= charged
+    if charged:
+        run.done.append(f"charged {money(charged)} again on {again.card_brand or 'the card'}"
+                        + (f" •••• {again.card_last4}" if again.card_last4 else ""))
+    if again.outcome is Outcome.APPROVED and again.refusal is None:
+        return ""
+    if charged:
+        return (f"the new charge was approved for {money(charged)} only: {money(step.kept - charged)} of what the "
+                "customer keeps is not paid")
+    return (f"charging {money(step.kept)} again is {again.outcome}: {_why(again)}; the customer has the whole "
+            f"{money(charge.counted)} back")
+
+
+async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, money: MoneyFormat) -> str:
+    charge = step.charge
+    assert charge is not None
+    card = charge.result
+    assert card.transaction_id is not None
+    refund = await station.refund(card.terminal_id, card.transaction_id, amount, payment_id=card.payment_id)
+    run.results.append(refund)
+    if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
+        return f"the refund of {money(amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"
+    run.given_back += amount
+    run.done.append(f"refunded {money(amount)} to {charge.label}")
+    return ""
+
+
+async def _settled_now(station: Station, card: OperationResult) -> bool:
+    """Whether the service now says the charge is settled (a void proven not done may be
+    refused for that); False when it says not, or cannot be asked: nothing more is sent."""
+    if not card.payment_id:
+        return False
+    try:
+        return (await station.client.get_payment(card.payment_id)).settled is True
+    except PaymentsError:
+        return False
+
+
+def _why(result: OperationResult) -> str:
+    return result.message or "see the back office (F9)"
