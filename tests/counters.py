@@ -1,6 +1,6 @@
 """A counter for a station already open, as the app wires them (the counter on the
 station's settings and event stream, then the station attached and the restored cart's
-order read); a cart the sandbox declines."""
+order read); a cart over an amount; a cart the sandbox declines."""
 
 from __future__ import annotations
 
@@ -31,3 +31,10 @@ async def under_a_dollar(counter: Counter) -> tuple[CatalogItem, CatalogItem]:
             if 0 < cart.totals(counter.rates).total < 100:
                 return item, deal
     raise AssertionError("the catalog has no item and discount that come to less than $1.00")
+
+
+async def cart_over(counter: Counter, minimum: int) -> int:
+    """One catalog item of at least ``minimum`` cents in the counter's cart; its total."""
+    await counter.sync_catalog()
+    await counter.add(next(i for i in await counter.search("a", 60) if i.price_cents >= minimum))
+    return counter.totals().total

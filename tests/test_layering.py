@@ -113,3 +113,18 @@ def test_no_import_circle_among_the_apps_modules():
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as error:
         pytest.fail(f"import circle: {' -> '.join(error.args[1])}")
+
+
+def test_no_test_module_imports_another():
+    """Shared test helpers live once (a conftest, a helper module): a test module imported by
+    another runs its tests' imports twice and ties two files' fixtures together."""
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests."):
+                if node.module.rsplit(".", 1)[-1].startswith("test_"):
+                    offenders.append(f"{path.relative_to(root)} imports {node.module}")
+    assert offenders == [], offenders

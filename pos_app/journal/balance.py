@@ -1,7 +1,9 @@
-"""An order's balance in the journal: its latest recorded total, less its card charges (not
-voided since) and its cash. Read inside the write transaction of the order guard
-(``Journal.begin_attempt``) and of a cash line (``Journal.record_cash_sale``), so that a card
-and cash never both pay the same cents, whichever process writes."""
+"""An order's balance in the journal: its latest recorded total (a return records what is
+left), less its card charges (not voided since; less what refunds gave back of them) and
+its cash.
+Read inside the write transaction of the order guard (``Journal.begin_attempt``) and of a
+cash line (``Journal.record_cash_sale``), so that a card and cash never both pay the same
+cents, whichever process writes."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pos_app.journal.models import fold_many
 
 
 def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
-    """Cents each sale or pre-auth of the order charged (attempt id → cents), a late approval
-    included, leaving out the charges voided since."""
+    """Cents each sale or pre-auth of the order charged and still keeps (attempt id → cents),
+    a late approval included: the charges voided since are left out, an approved refund takes
+    what it gave back off its charge (a charge refunded in full keeps 0)."""
     rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
     events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
     found: dict[str, int] = {}
@@ -26,7 +29,7 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
         ref = attempt.result.get("transaction_id")
         if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
             continue
-        found[attempt.id] = charged
+        found[attempt.id] = _less_refunds(conn, ref, charged)
     # a late approval after a decision (a conflict) charged the customer whatever the journal
     # decided: it counts, for the amount asked, unless that charge was voided since
     for attempt_id, ref in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
@@ -35,8 +38,17 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
             continue
         if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
             continue
-        found[attempt_id] = late.amount
+        found[attempt_id] = _less_refunds(conn, ref, late.amount)
     return found
+
+
+def _less_refunds(conn: sqlite3.Connection, ref: str | None, charged: int) -> int:
+    """What a charge keeps once its approved refunds are taken off (an unknown refund gave
+    nothing back as far as the order knows: the order is never charged twice for it)."""
+    if not ref:
+        return charged
+    refunded = int(conn.execute(queries.REFUNDED_OF_SQL, (ref,)).fetchone()[0])
+    return max(charged - refunded, 0)
 
 
 def order_due(conn: sqlite3.Connection, order_key: str) -> tuple[int, str | None] | None:

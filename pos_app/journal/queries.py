@@ -61,6 +61,12 @@ VOID_OF_SQL = (
     "SELECT v.id FROM attempts v CROSS JOIN events e ON e.attempt_id = v.id WHERE v.ref = ? "
     "AND v.operation = 'void' AND e.kind = 'outcome' AND e.outcome = 'approved' LIMIT 1"
 )
+# cents approved refunds gave back of a charge (its transaction id): what it no longer pays
+REFUNDED_OF_SQL = (
+    "SELECT coalesce(sum(r.amount), 0) FROM attempts r WHERE r.ref = ? AND r.operation = 'refund' "
+    "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = r.id AND e.kind = 'outcome' "
+    "AND e.outcome = 'approved')"
+)
 ORDER_ROWS_SQL = (
     f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
     "ORDER BY a.rowid"

@@ -516,8 +516,9 @@ class Journal(CashLedger, ReturnBook):
         return fold_many(rows, events, keep_events=keep_events)
 
     def order_charges(self, order_key: str) -> dict[str, int]:
-        """Cents each sale or pre-auth of the order charged (attempt id → cents), leaving out
-        the charges voided since: what the order has been paid so far by card."""
+        """Cents each sale or pre-auth of the order charged and keeps (attempt id → cents):
+        the charges voided since left out, approved refunds taken off (a charge refunded in
+        full keeps 0). What the order has been paid so far by card."""
         with self._read("reading an order's charges") as conn:
             return balance.order_charged(conn, order_key)
 

@@ -1,11 +1,15 @@
 """Cancelling an order that has taken money: a manager gives every payment line back.
 
 Each card charge is voided on the terminal that took it; when the void is proven not done
-(declined or refused: the payment is settled already) the charge is refunded instead; a
-void or refund whose answer is not known stops the cancel there (nothing more is sent, the
-cashier is told to check it). The cash the order kept is given back from the drawer (a
-``RETURN`` in the cash ledger, journaled before the drawer opens). All of it is recorded
-in the audit trail under the manager's name, with the reason.
+and the service shows the payment settled, what the charge still keeps is refunded instead
+(a void not done for another reason, or a payment that cannot be read, stops the cancel:
+nothing is refunded on a guess). A void or refund whose answer is not known stops the
+cancel there (nothing more is sent, the cashier is told to check it). A charge refunded
+already (by an earlier cancel that stopped, or from the back office) keeps nothing and is
+skipped: a cancel tried again never gives the same money back twice. The cash the order
+kept is given back from the drawer (a ``RETURN`` in the cash ledger, journaled before the
+drawer opens). All of it is recorded in the audit trail under the manager's name, with the
+reason.
 
 Once everything came back, the cart's lines start a new order (a new order key, nothing
 paid): the items may change again and the customer pays anew, or the cashier abandons it.
@@ -17,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pos_app.api.errors import PaymentsError
 from pos_app.journal import CashKind, Outcome
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.station.order import LineState, Tender
@@ -58,14 +63,21 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
     station = counter.station
     for line in payments.lines:
         card = line.card
-        if line.tender is not Tender.CARD or line.state not in (LineState.APPROVED, LineState.PARTLY_APPROVED):
+        if (line.tender is not Tender.CARD or line.counted <= 0
+                or line.state not in (LineState.APPROVED, LineState.PARTLY_APPROVED)):
             continue
         assert card is not None
         if not card.transaction_id:
             cancelled.problem = f"the card payment of {money(line.counted)} has no transaction id to void or refund"
             break
         back = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
-        if back.outcome is not Outcome.APPROVED and _nothing_moved(back):  # settled already: refund it
+        if back.outcome in (Outcome.DECLINED, Outcome.FAILED):  # not voided: refund it only once proven settled
+            settled = await _settled(counter, card)
+            if settled is not True:
+                cancelled.problem = (f"the void of the card payment of {money(line.counted)} is {back.outcome}: "
+                                     f"{back.message or 'see the back office (F9)'}"
+                                     + ("" if settled is False else f"; {settled}"))
+                break
             back = await station.refund(card.terminal_id, card.transaction_id, line.counted,
                                         payment_id=card.payment_id)
         if back.outcome is not Outcome.APPROVED:
@@ -87,6 +99,15 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
     return cancelled
 
 
-def _nothing_moved(result: OperationResult) -> bool:
-    """A void proven not done (declined, failed or refused): a refund may follow."""
-    return result.outcome in (Outcome.DECLINED, Outcome.FAILED)
+async def _settled(counter: Counter, card: OperationResult) -> bool | str:
+    """Whether the service shows ``card``'s payment settled (then only a refund gives it
+    back); a sentence when it cannot tell."""
+    if not card.payment_id:
+        return "the payment has no id to look it up: refund it from the back office (F9)"
+    try:
+        payment = await counter.station.client.get_payment(card.payment_id)
+    except PaymentsError as error:
+        return f"whether it is settled could not be read ({error})"
+    if payment.settled is None:
+        return "the service does not say whether it is settled: refund it from the back office (F9) once it is"
+    return bool(payment.settled)

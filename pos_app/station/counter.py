@@ -338,8 +338,13 @@ class Counter(Till):
         return changed
 
     def _check_unlocked(self) -> None:
-        """``ValueError`` while a payment line of the order moved money (or may have): what
-        the customer pays for must not change under a payment."""
+        """``ValueError`` while a payment line of the order moved money (or may have), and
+        while the cart found at start is not read against the journal yet (it may have been
+        paid before the app stopped): what the customer pays for must not change under a
+        payment."""
+        if self.cart.order_key == self._restored_order_key:
+            raise ValueError("the sale found at start is still being checked with the payment record: "
+                             "change it in a moment")
         if self.payments.holds:
             raise ValueError("this sale has payments: its items cannot change now. Take the rest "
                              f"({self.money(self.payments.due(self.totals().total))}) by card or cash, or have a "

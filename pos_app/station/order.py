@@ -5,9 +5,10 @@ made for the cart's order key, in every state they reached) and cash lines (the 
 cash ledger). The balance is the cart's total less what the lines count for: an approved
 card line counts for what the service approved (a partial approval for its part), a cash
 line for what the drawer kept (tendered less change), cash given back takes it off again;
-a declined, failed or voided line counts for nothing. A result settles only its own order:
-a capture, a refund or another order's approval never counts, and an approved void of one
-of its charges takes that charge off.
+a declined, failed or voided line counts for nothing, and an approved refund of a charge
+takes what it gave back off that charge. A result settles only its own order: a capture or
+another order's approval never counts; an approved void or refund of one of its charges
+takes that charge (or its part) off.
 
 While a line is approved or unknown the order ``holds``: its items are locked (the cart
 changes only by cancelling the order), and an unknown line keeps the order open until it
@@ -18,7 +19,7 @@ Qt-free and I/O-free: the counter feeds it the station's outcomes and the journa
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -44,6 +45,8 @@ class LineState(StrEnum):
     UNKNOWN = "unknown"
     """It may have charged: the order stays open until it is checked or decided."""
     VOIDED = "voided"
+    REFUNDED = "refunded"
+    """Approved, then refunded in full (a charge refunded in part stays approved, for the rest)."""
     RECEIVED = "received"
     """Cash taken into the drawer."""
     GIVEN_BACK = "given back"
@@ -135,16 +138,16 @@ class OrderPayments:
     """Each card attempt of the order by attempt id: its latest result."""
     voided: set[str] = field(default_factory=set)
     """Card attempts whose charge an approved void took off."""
+    refunded: dict[str, int] = field(default_factory=dict)
+    """Cents approved refunds gave back of a card attempt's charge."""
     cash: list[CashEntry] = field(default_factory=list)
 
     def take(self, result: OperationResult) -> bool:
-        """Follow ``result`` when it is a card line of this order, or an approved void of a
-        charge of it; True when what the order counts changed."""
-        if result.operation is Operation.VOID and result.outcome.moved_money and result.refusal is None and result.ref:
-            voided = [key for key, card in self.cards.items()
-                      if card.transaction_id == result.ref and key not in self.voided]
-            self.voided.update(voided)
-            return bool(voided)
+        """Follow ``result`` when it is a card line of this order, or an approved void or
+        refund of a charge of it; True when what the order counts changed."""
+        if (result.operation in (Operation.VOID, Operation.REFUND) and result.outcome is Outcome.APPROVED
+                and result.refusal is None and result.ref):
+            return self._given_back(result)
         if (result.order_key != self.order_key or result.operation not in ORDER_OPERATIONS
                 or result.attempt_id is None or result.refusal is not None):
             return False
@@ -152,16 +155,31 @@ class OrderPayments:
         self.cards[result.attempt_id] = result
         return self.counted_of(result.attempt_id) != before
 
+    def _given_back(self, result: OperationResult) -> bool:
+        """An approved void (the whole charge) or refund (its amount) of a charge of this order."""
+        before = self.paid
+        for key, card in self.cards.items():
+            if card.transaction_id != result.ref or key in self.voided:
+                continue
+            if result.operation is Operation.VOID:
+                self.voided.add(key)
+            else:
+                self.refunded[key] = self.refunded.get(key, 0) + (result.amount or 0)
+        return self.paid != before
+
     def add_cash(self, entry: CashEntry) -> None:
         if entry.order_key == self.order_key and entry not in self.cash:
             self.cash.append(entry)
 
     def restore(self, charges: dict[str, int], attempts: Iterable[Attempt], cash: Iterable[CashEntry]) -> bool:
         """The journal's record of this order: ``charges`` (``Journal.order_charges``: voided
-        ones left out), its card ``attempts`` and its ``cash``; True when what it counts changed."""
+        ones left out, refunds taken off), its card ``attempts`` and its ``cash``; True when
+        what it counts changed."""
         before = self.paid
         self.cards = {a.id: OperationResult.from_attempt(a) for a in attempts if a.order_key == self.order_key}
         self.voided = {key for key, card in self.cards.items() if card.charged is not None and key not in charges}
+        self.refunded = {key: card.charged - charges[key] for key, card in self.cards.items()
+                         if card.charged is not None and charges.get(key, card.charged) < card.charged}
         self.cash = [entry for entry in cash if entry.order_key == self.order_key]
         return self.paid != before
 
@@ -169,7 +187,7 @@ class OrderPayments:
         card = self.cards.get(attempt_id)
         if card is None or attempt_id in self.voided:
             return 0
-        return card.charged or 0
+        return max((card.charged or 0) - self.refunded.get(attempt_id, 0), 0)
 
     @property
     def lines(self) -> tuple[PaymentLine, ...]:
@@ -184,7 +202,12 @@ class OrderPayments:
         return tuple(found)
 
     def _card_line(self, key: str, card: OperationResult) -> PaymentLine:
-        state = LineState.VOIDED if key in self.voided else _CARD_STATE[card.outcome]
+        if key in self.voided:
+            state = LineState.VOIDED
+        elif self.refunded.get(key, 0) and not self.counted_of(key):
+            state = LineState.REFUNDED
+        else:
+            state = _CARD_STATE[card.outcome]
         return PaymentLine(key, Tender.CARD, state, card.amount or 0, self.counted_of(key), card=card)
 
     @property
@@ -218,5 +241,17 @@ class OrderPayments:
         return self.paid > 0 and self.paid >= total
 
     def paying_lines(self) -> tuple[PaymentLine, ...]:
-        """The lines that count toward the balance (what a receipt lists)."""
-        return tuple(line for line in self.lines if line.counted)
+        """The lines that count toward the balance (what a receipt lists): cash given back is
+        taken off the newest cash received (a line given back in full is left out), so that a
+        receipt never lists a negative tender."""
+        lines = [line for line in self.lines if line.counted > 0]
+        given_back = sum(-line.counted for line in self.lines if line.state is LineState.GIVEN_BACK)
+        for index in reversed(range(len(lines))):
+            line = lines[index]
+            if not given_back or line.tender is not Tender.CASH:
+                continue
+            taken = min(given_back, line.counted)
+            given_back -= taken
+            tendered = None if line.tendered is None else line.tendered - taken
+            lines[index] = replace(line, counted=line.counted - taken, tendered=tendered)
+        return tuple(line for line in lines if line.counted)

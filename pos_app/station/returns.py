@@ -298,8 +298,16 @@ async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember
     station = counter.station
     begun = await station.journal.begin_return(plan.order_key, plan.picked, plan.amount, by=manager.name,
                                                reason=reason)
+    # what the order comes to once the items are back, before any money moves: its balance
+    # (the order guard: a refund or the cash given back leaves nothing due; a void leaves
+    # the kept part due, which the charge again pays) and the reports' tax collected
     run = ReturnDone(plan)
-    for step in plan.steps:
+    try:
+        await station.journal.record_order(plan.order_key, subtotal=plan.after_subtotal, tax=plan.after_tax,
+                                           taxes={})
+    except (ValueError, JournalError) as error:
+        run.problem = f"what the order comes to after the return could not be recorded ({error}): nothing moved"
+    for step in () if run.problem else plan.steps:
         try:
             run.problem = await _run_step(counter, plan, step, run, manager, reason)
         except (ValueError, RuntimeError, JournalError) as error:
@@ -342,7 +350,6 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
     run.done.append(f"voided the {money(charge.counted)} card payment ({charge.label})")
     if step.kind is StepKind.VOID:
         return ""
-    await station.journal.record_order(plan.order_key, subtotal=plan.after_subtotal, tax=plan.after_tax, taxes={})
     again = await station.sale(step.kept, order_key=plan.order_key, terminal_id=card.terminal_id)
     run.results.append(again)
     charged = again.charged or 0

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pos_app.cart import Cart, Totals
 from pos_app.catalog import TaxRate
 from pos_app.drawer import CashDrawer
-from pos_app.journal import CashEntry, CashKind, JournalError, Operation, OrderLine, Outcome
+from pos_app.journal import (
+    CashEntry,
+    CashKind,
+    JournalError,
+    Operation,
+    OrderAlreadyPaid,
+    OrderHasUnknownAttempt,
+    OrderLine,
+    Outcome,
+)
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, Staff, StaffMember
 from pos_app.staff.audit import check_reason
@@ -117,6 +126,7 @@ class Till:
         approval counts for what it charged: the rest stays due (the journal never lets the
         order be charged above its balance). A pre-auth holds the whole order, before any
         other line."""
+        await self._restored_read()
         totals = self.totals()
         due = self._check_payable(totals, card=True)
         if preauth and (amount is not None or self.payments.paid):
@@ -136,6 +146,7 @@ class Till:
         the balance remains. ``ValueError`` for an amount that is no cash or an order that
         cannot take it now (a card payment unknown, nothing due); the journal's own errors
         when it cannot record it (nothing was taken then)."""
+        await self._restored_read()
         totals = self.totals()
         self._check_payable(totals)
         if isinstance(received, bool) or not isinstance(received, int) or received <= 0:
@@ -143,8 +154,12 @@ class Till:
         journal = self.station.journal
         await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
                                    taxes=totals.breakdown, lines=self._order_lines(totals))
-        entry = await self.station.take_cash(self.cart.order_key, received,
-                                             cashier=self.cashier.name if self.cashier else None)
+        try:
+            entry = await self.station.take_cash(self.cart.order_key, received,
+                                                 cashier=self.cashier.name if self.cashier else None)
+        except (OrderAlreadyPaid, OrderHasUnknownAttempt):
+            await self._read_order()  # the journal knows of a line this counter missed (another process)
+            raise
         paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
         return CashTaken(entry, paid, self._in_background(self.open_drawer(f"cash for order {entry.order_key}")))
 
@@ -202,6 +217,12 @@ class Till:
         await self._read_order(restored=True)
         self._restored_order_key = None
 
+    async def _restored_read(self) -> None:
+        """The cart found at start read against the journal before it takes a payment (when
+        the start-up's reading failed, it is tried again here; its error stops the payment)."""
+        if self._restored_order_key is not None and self._restored_order_key == self.cart.order_key:
+            await self.restore_order()
+
     async def _read_order(self, *, restored: bool = False) -> None:
         order_key = self.cart.order_key
         journal = self.station.journal
@@ -231,8 +252,9 @@ class Till:
             self._settle_if_paid()
 
     def _follows(self, result: OperationResult) -> bool:
-        """A result of this order's own lines (any state: the panel shows declines too), or a void."""
-        return result.order_key == self.payments.order_key or result.operation is Operation.VOID
+        """A result of this order's own lines (any state: the panel shows declines too), or a
+        void or refund (of a charge of it, perhaps)."""
+        return result.order_key == self.payments.order_key or result.operation in (Operation.VOID, Operation.REFUND)
 
     def _settle_if_paid(self, *, restored: bool = False) -> None:
         """Paid in full: remember the cart for the receipt and start afresh (in memory at

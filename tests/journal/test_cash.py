@@ -80,6 +80,32 @@ def test_a_voided_charge_is_due_again(journal):
     assert journal.record_cash_sale("o-1", 1000).amount == 1000
 
 
+def test_a_refund_makes_its_part_due_again_and_a_return_recorded_leaves_nothing_due(journal):
+    _order(journal, total=1000)
+    card = sale(journal, amount=1000)
+    journal.finish(card.id, "approved", {"transaction_id": "t-9"})
+    unknown = journal.begin_attempt(operation="refund", terminal_id="T1", gateway="S", ref="t-9", amount=300,
+                                    request={})
+    journal.mark_sent(unknown.id)
+    journal.finish(unknown.id, "unknown")  # not known to have given anything back: the order stays paid
+    assert journal.order_charges("o-1") == {card.id: 1000}
+    journal.finish(unknown.id, "declined")  # checked again: it gave nothing back
+    refund = journal.begin_attempt(operation="refund", terminal_id="T1", gateway="S", ref="t-9", amount=300,
+                                   request={})
+    journal.finish(refund.id, "approved", {})
+    assert journal.order_charges("o-1") == {card.id: 700}
+    with pytest.raises(AboveBalance) as refused:
+        sale(journal, amount=301)
+    assert refused.value.due == 300
+    journal.record_order("o-1", subtotal=700, tax=0, taxes={})  # a return: the items of 300 came back
+    with pytest.raises(OrderAlreadyPaid):
+        journal.record_cash_sale("o-1", 300)
+    whole = journal.begin_attempt(operation="refund", terminal_id="T1", gateway="S", ref="t-9", amount=700,
+                                  request={})
+    journal.finish(whole.id, "approved", {})
+    assert journal.order_charges("o-1") == {card.id: 0}  # refunded in full: kept, for nothing
+
+
 def test_cash_needs_a_recorded_total_and_a_positive_whole_amount(journal):
     with pytest.raises(ValueError, match="no recorded total"):
         journal.record_cash_sale("o-none", 500)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -37,3 +38,10 @@ def pdf_text(pdf: bytes | Path) -> str:
     return done.stdout.decode("utf-8")
 
 
+def page_sizes_mm(pdf: bytes) -> list[tuple[float, float]]:
+    """Each page's width and height in millimetres (poppler's pdfinfo)."""
+    tool = require_tool("pdfinfo", "poppler-utils")
+    done = subprocess.run([tool, "-f", "1", "-l", "99", "-"], input=pdf, capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    sizes = re.findall(r"Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts", done.stdout.decode())
+    return [(float(w) * 25.4 / 72, float(h) * 25.4 / 72) for w, h in sizes]

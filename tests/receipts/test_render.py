@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,16 +20,8 @@ from pos_app.receipts import (
     render_receipt,
     render_report,
 )
-from tests.receipts.conftest import pdf_text, sample_receipt
-from tests.system import require, require_tool
-
-
-def page_sizes_mm(pdf: bytes) -> list[tuple[float, float]]:
-    tool = require_tool("pdfinfo", "poppler-utils")
-    done = subprocess.run([tool, "-f", "1", "-l", "99", "-"], input=pdf, capture_output=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    sizes = re.findall(r"Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts", done.stdout.decode())
-    return [(float(w) * 25.4 / 72, float(h) * 25.4 / 72) for w, h in sizes]
+from tests.receipts.conftest import page_sizes_mm, pdf_text, sample_receipt
+from tests.system import require
 
 
 def test_the_receipt_shows_store_lines_totals_and_card():

@@ -9,8 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from pos_app.receipts import TRAINING_BANNER, SlipData, SlipKind, render_slip
-from tests.receipts.conftest import pdf_text
-from tests.receipts.test_render import page_sizes_mm
+from tests.receipts.conftest import page_sizes_mm, pdf_text
 
 WHEN = datetime(2026, 3, 2, 14, 5, tzinfo=timezone(timedelta(hours=-5)))
 

@@ -20,7 +20,7 @@ from pos_app.station.cancel import cancel_order
 from pos_app.station.events import OrderPaid
 from pos_app.station.order import LineState, Tender
 from pos_app.station.receipt import receipt_of
-from tests.counters import counter_for
+from tests.counters import cart_over, counter_for
 
 NO_DRAWER = "No cash drawer is connected to this station"
 
@@ -29,12 +29,6 @@ NO_DRAWER = "No cash drawer is connected to this station"
 def config(sandbox, tmp_path):
     return StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="tb-2001",
                        poll_wait_limit=20.0, data_dir=tmp_path / "data")
-
-
-async def cart_over(counter, minimum: int):
-    await counter.sync_catalog()
-    await counter.add(next(i for i in await counter.search("a", 60) if i.price_cents >= minimum))
-    return counter.totals().total
 
 
 async def test_a_split_three_ways_declined_card_card_part_and_cash(sandbox, config):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -137,3 +138,43 @@ def open_app(run, qtbot, sandbox):
         run(app.counter.aclose())
         run(app.station.aclose())
     gc.unfreeze()  # the next test's objects, and this one's garbage, are collected as usual
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch, root_logging):
+    """A fresh data dir and no POS_* settings: the app has nothing to start with (and the
+    log it opens in this test's folder is closed after the test)."""
+    for name in [name for name in os.environ if name.startswith("POS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("POS_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def start_app(qloop, qtbot, data):
+    """``start_app()`` starts the app as ``pos-app`` does (``pos_app.ui.launch``: the first
+    window, then ``pos_app.ui.app.run`` as a task on the test's loop); after the test every
+    window it opened is closed and the task is awaited."""
+    from pos_app.profile import start_profile
+    from pos_app.ui import app as app_module
+    from pos_app.ui import launch
+    from pos_app.ui.main_window import MainWindow
+    from pos_app.ui.qt import QApplication
+    from pos_app.ui.setup import SetupDialog
+
+    tasks: list[asyncio.Future] = []
+
+    def start(*, sandbox: bool = False) -> asyncio.Future:
+        start = start_profile(sandbox=sandbox)
+        window = launch.first_window(start)
+        task = asyncio.ensure_future(app_module.run(window, sandbox=start.training))
+        tasks.append(task)
+        return task
+
+    yield start
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, SetupDialog) and widget.isVisible():
+            widget.done(0)
+        elif isinstance(widget, MainWindow) and widget.isVisible():
+            widget.close()
+    qtbot.waitUntil(lambda: all(task.done() for task in tasks), timeout=20_000)

@@ -73,6 +73,67 @@ def close_preview(qtbot: Any) -> None:
     qtbot.keyClick(preview, Qt.Key.Key_Escape)
 
 
+def main_window(qtbot: Any) -> Any:
+    """The app's window once it is shown and its payment side is open (the real start)."""
+    from pos_app.ui.main_window import MainWindow
+
+    found: list[Any] = []
+
+    def visible() -> bool:  # and started: its payment side open
+        found[:] = [w for w in QApplication.topLevelWidgets()
+                    if isinstance(w, MainWindow) and w.isVisible() and w.payments_ready]
+        return bool(found)
+
+    qtbot.waitUntil(visible, timeout=20_000)
+    return found[0]
+
+
+def open_back_office(qtbot: Any, window: Any) -> Any:
+    """F9 on the sale screen: the back office, once its payments are read."""
+    from pos_app.ui.back_office import BackOfficeDialog
+
+    qtbot.keyClick(window, Qt.Key.Key_F9)
+    office = modal(qtbot, BackOfficeDialog)
+    qtbot.waitUntil(lambda: office.payments.model.rowCount() > 0 or "today" in office.payments.message.text(),
+                    timeout=10_000)
+    return office
+
+
+def pick(qtbot: Any, office: Any, attempt_id: str) -> Any:
+    """The back office's row of ``attempt_id``, selected."""
+    qtbot.waitUntil(lambda: office.payments.select(attempt_id), timeout=10_000)
+    return office.payments.selected()
+
+
+def approve(qtbot: Any, pin: str, reason: str | None, amount: str | None = None) -> Any:
+    """The manager's approval dialog answered: PIN, reason (and amount), Enter."""
+    from pos_app.ui.manager_approval import ManagerApproval
+
+    dialog = modal(qtbot, ManagerApproval)
+    if amount is not None:
+        dialog.amount.setText(amount)
+    qtbot.keyClicks(dialog.pin, pin)
+    if reason is not None:
+        qtbot.keyClicks(dialog.reason, reason)
+    qtbot.keyClick(dialog.reason if reason is not None else dialog.pin, Qt.Key.Key_Return)
+    return dialog
+
+
+def slip_previewed(qtbot: Any, kind: str) -> Any:
+    """No printer is set: the slip of the approved void or refund is previewed; Esc closes it."""
+    from pos_app.ui.receipt_view import ReceiptPreview
+
+    preview = modal(qtbot, ReceiptPreview)
+    assert preview.windowTitle() == f"{kind} slip" and preview.document.pageCount() == 1
+    qtbot.keyClick(preview, Qt.Key.Key_Escape)
+    return preview
+
+
+def audit(run: Any, app: Any) -> Any:
+    """The newest five rows of the audit trail."""
+    return run(app.counter.disk(app.counter.staff.audit, 5))
+
+
 @contextmanager
 def x_server(*screens: str) -> Iterator[dict[str, str]]:
     """A real X server (Xvfb, one X screen per ``WxHxD`` of ``screens``) with openbox on its

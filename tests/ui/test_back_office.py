@@ -13,54 +13,12 @@ from pos_app.sandbox.faults import DROP_ANSWER
 from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.station.payments import PaymentStatus
 from pos_app.ui.qt import QDialog, Qt
-from tests.ui.helpers import modal, save, sign_in
+from tests.ui.helpers import approve, audit, modal, open_back_office, pick, save, sign_in, slip_previewed
 
 
 @pytest.fixture
 def b_config(ui_config):
     return ui_config.replace(terminal_id="tb-2001")
-
-
-def open_back_office(qtbot, window):
-    from pos_app.ui.back_office import BackOfficeDialog
-
-    qtbot.keyClick(window, Qt.Key.Key_F9)
-    office = modal(qtbot, BackOfficeDialog)
-    qtbot.waitUntil(lambda: office.payments.model.rowCount() > 0 or "today" in office.payments.message.text(),
-                    timeout=10_000)
-    return office
-
-
-def pick(qtbot, office, attempt_id):
-    qtbot.waitUntil(lambda: office.payments.select(attempt_id), timeout=10_000)
-    return office.payments.selected()
-
-
-def approve(qtbot, pin: str, reason: str | None, amount: str | None = None):
-    from pos_app.ui.manager_approval import ManagerApproval
-
-    dialog = modal(qtbot, ManagerApproval)
-    if amount is not None:
-        dialog.amount.setText(amount)
-    qtbot.keyClicks(dialog.pin, pin)
-    if reason is not None:
-        qtbot.keyClicks(dialog.reason, reason)
-    qtbot.keyClick(dialog.reason if reason is not None else dialog.pin, Qt.Key.Key_Return)
-    return dialog
-
-
-def slip_previewed(qtbot, kind: str):
-    """No printer is set: the slip of the approved void or refund is previewed; Esc closes it."""
-    from pos_app.ui.receipt_view import ReceiptPreview
-
-    preview = modal(qtbot, ReceiptPreview)
-    assert preview.windowTitle() == f"{kind} slip" and preview.document.pageCount() == 1
-    qtbot.keyClick(preview, Qt.Key.Key_Escape)
-    return preview
-
-
-def audit(run, app):
-    return run(app.counter.disk(app.counter.staff.audit, 5))
 
 
 def test_void_needs_a_manager_pin_and_a_reason_and_is_audited(qtbot, run, open_app, b_config, sandbox):

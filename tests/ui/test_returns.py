@@ -10,8 +10,18 @@ import pytest
 from pos_app.journal import Operation
 from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.ui.qt import Qt
-from tests.ui.helpers import modal, save, scan, sign_in, two_codes
-from tests.ui.test_back_office import approve, audit, open_back_office, pick
+from tests.ui.helpers import (
+    approve,
+    audit,
+    close_preview,
+    modal,
+    open_back_office,
+    pick,
+    save,
+    scan,
+    sign_in,
+    two_codes,
+)
 
 
 @pytest.fixture
@@ -30,6 +40,9 @@ def test_a_return_of_one_line_by_keyboard(qtbot, run, open_app, b_config, sandbo
     total = app.counter.totals().total
     sale = run(app.counter.pay())
     qtbot.waitUntil(lambda: app.counter.cart.order_key != order_key, timeout=10_000)
+    close_preview(qtbot)  # the sale's receipt (no printer set): a modal over the back office otherwise
+    app.window.activateWindow()  # what a window manager does once the preview closes (offscreen has none)
+    qtbot.waitUntil(app.window.isActiveWindow)
 
     office = open_back_office(qtbot, app.window)
     pick(qtbot, office, sale.attempt_id)

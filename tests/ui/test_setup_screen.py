@@ -8,8 +8,6 @@ session and the screen says how to set POS_KEY_HASH; nothing typed is lost."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import tomllib
 
 import keyring
@@ -18,47 +16,10 @@ from keyring.backend import KeyringBackend
 from keyring.errors import KeyringLocked
 
 from pos_app.config import KEYRING_SERVICE
-from pos_app.profile import start_profile
 from pos_app.staff import Role, Staff, StaffMember, staff_path
-from pos_app.ui import app as app_module
-from pos_app.ui import launch
-from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.setup import SetupDialog
-from tests.ui.helpers import save
-
-
-@pytest.fixture
-def data(tmp_path, monkeypatch, root_logging):
-    """A fresh data dir and no POS_* settings: the app has nothing to start with (and the
-    log it opens in this test's folder is closed after the test)."""
-    for name in [name for name in os.environ if name.startswith("POS_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("POS_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path / "data"
-
-
-@pytest.fixture
-def start_app(qloop, qtbot, data):
-    """``start_app()`` starts the app as ``pos-app`` does (``pos_app.ui.launch``: the first
-    window, then ``pos_app.ui.app.run`` as a task on the test's loop); after the test every
-    window it opened is closed and the task is awaited."""
-    tasks: list[asyncio.Future] = []
-
-    def start(*, sandbox: bool = False) -> asyncio.Future:
-        start = start_profile(sandbox=sandbox)
-        window = launch.first_window(start)
-        task = asyncio.ensure_future(app_module.run(window, sandbox=start.training))
-        tasks.append(task)
-        return task
-
-    yield start
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, SetupDialog) and widget.isVisible():
-            widget.done(0)
-        elif isinstance(widget, MainWindow) and widget.isVisible():
-            widget.close()
-    qtbot.waitUntil(lambda: all(task.done() for task in tasks), timeout=20_000)
+from tests.ui.helpers import main_window, save
 
 
 def shown_setup(qtbot, focus: str = "url") -> SetupDialog:
@@ -72,18 +33,6 @@ def shown_setup(qtbot, focus: str = "url") -> SetupDialog:
     dialog = found[0]
     qtbot.waitUntil(lambda: dialog.focusWidget() is getattr(dialog, focus))
     return dialog
-
-
-def main_window(qtbot) -> MainWindow:
-    found: list[MainWindow] = []
-
-    def visible() -> bool:  # and started: its payment side open
-        found[:] = [w for w in QApplication.topLevelWidgets()
-                    if isinstance(w, MainWindow) and w.isVisible() and w.payments_ready]
-        return bool(found)
-
-    qtbot.waitUntil(visible, timeout=20_000)
-    return found[0]
 
 
 def type_and_tab(qtbot, dialog: SetupDialog, *texts: str) -> None:

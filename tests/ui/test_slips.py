@@ -11,8 +11,7 @@ from pos_app.journal import Outcome
 from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.ui.qt import QApplication, Qt
 from tests.receipts.conftest import pdf_text
-from tests.ui.helpers import close_preview, modal, pay, scan, sign_in, two_codes
-from tests.ui.test_back_office import approve, open_back_office, pick
+from tests.ui.helpers import approve, close_preview, modal, open_back_office, pay, pick, scan, sign_in, two_codes
 
 
 def sell(qtbot, run, app):

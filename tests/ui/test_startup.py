@@ -13,8 +13,7 @@ import sys
 from pos_app.ui.launch import import_under_qt_loop
 from pos_app.ui.qt import Qt, QTimer
 from pos_app.ui.sign_in import PinField
-from tests.ui.helpers import StallProbe
-from tests.ui.test_setup_screen import data, main_window, start_app  # noqa: F401 - fixtures of the real start
+from tests.ui.helpers import StallProbe, main_window
 
 STALL_LIMIT = 0.150
 """A stall a person would notice while typing; this process has the station's modules
