@@ -9,8 +9,7 @@ import base64
 import binascii
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, Literal, cast, overload
+from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,7 +32,7 @@ from pos_app.api.models import (
     error_flag,
     result_parts,
 )
-from pos_app.api.money import dollars_to_cents
+from pos_app.api.units import from_wire, response_unit
 from pos_app.api.wire import decode_json
 
 
@@ -167,26 +166,18 @@ def parse_ids(body: Any) -> list[str]:
     return [str(i) for i in body]
 
 
-def item_parser(
-    unit: Literal["dollars", "cents"],
-) -> tuple[Callable[[Any], Item], Callable[[Any], Page[Item]]]:
-    """Items arrive with ``salesPrice`` in dollars or in cents depending on the route."""
+def item_parser(route_name: str) -> tuple[Callable[[Any], Item], Callable[[Any], Page[Item]]]:
+    """Items arrive with ``salesPrice`` in dollars or in cents depending on the route
+    (``pos_app.api.units``): converted to cents here."""
+    unit = response_unit(route_name)
 
     def to_cents(entry: Any) -> Any:
         if not isinstance(entry, dict) or "salesPrice" not in entry:
             return entry
-        price = entry["salesPrice"]
-        if isinstance(price, bool) or not isinstance(price, (int, Decimal, str)):
-            raise ValueError(f"salesPrice {price!r} is not a number")
-        if unit == "dollars":
-            try:
-                cents = dollars_to_cents(price)
-            except InvalidInput as error:
-                raise ValueError(f"salesPrice: {error}") from error
-        elif isinstance(price, int):
-            cents = price
-        else:
-            raise ValueError(f"salesPrice {price!r} should be whole cents here")
+        try:
+            cents = from_wire(entry["salesPrice"], unit, field="salesPrice")
+        except InvalidInput as error:
+            raise ValueError(str(error)) from error
         return {**entry, "salesPrice": cents}
 
     def parse_one(body: Any) -> Item:
@@ -237,8 +228,8 @@ def _entry_id(entry: Any) -> str | None:
     return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
-parse_item_dollars, parse_item_page = item_parser("dollars")
-parse_item_cents, _ = item_parser("cents")
+parse_item_dollars, parse_item_page = item_parser("item.get")
+parse_item_cents, _ = item_parser("item.delete")
 
 
 def _model[M: BaseModel](model: type[M]) -> Callable[[Any], M]:
@@ -270,14 +261,14 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
     "surcharge.rate": _model(SurchargeQuote),
     "surcharge.acknowledgment": parse_acknowledgment,
     "tax.list": _list_of(Tax),
-    "item.list": parse_item_page,
+    "item.list": item_parser("item.list")[1],
     "item.ids": parse_ids,
     "item.categories": _list_of(Category),
-    "item.get": parse_item_dollars,
-    "item.create": parse_item_dollars,
-    "item.update": parse_item_dollars,
-    "item.delete": parse_item_cents,
-    "item.duplicate": parse_item_cents,
+    "item.get": item_parser("item.get")[0],
+    "item.create": item_parser("item.create")[0],
+    "item.update": item_parser("item.update")[0],
+    "item.delete": item_parser("item.delete")[0],
+    "item.duplicate": item_parser("item.duplicate")[0],
     "item.bulk_delete": _success,
     "item.bulk_duplicate": _success,
 }
