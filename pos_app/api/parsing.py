@@ -13,6 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
+from pos_app.api import customer_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -31,16 +32,10 @@ from pos_app.api.models import (
     combined_flag,
     error_flag,
     result_parts,
+    unwrap,
 )
 from pos_app.api.units import from_wire, response_unit
 from pos_app.api.wire import decode_json
-
-
-def unwrap(body: Any) -> Any:
-    """An object that may come bare or as ``{"data": {...}}``."""
-    if isinstance(body, dict) and isinstance(body.get("data"), dict) and len(body) <= 2:
-        return body["data"]
-    return body
 
 
 def parse_pay_answer(body: Any) -> PayAccepted | TerminalResult:
@@ -277,9 +272,7 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
 UNTYPED = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "customer.list", "customer.create", "customer.get", "customer.update", "customer.delete",
-    "customer.card_add", "customer.card_update", "customer.card_delete", "customer.card_default",
-    "customer.ach_default", "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
+    "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",
     "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
@@ -298,6 +291,7 @@ def _as_decoded(body: Any) -> object:
 
 
 RESPONSE_PARSERS.update({name: _as_decoded for name in UNTYPED})
+RESPONSE_PARSERS.update(customer_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types

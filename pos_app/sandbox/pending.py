@@ -15,9 +15,7 @@ if TYPE_CHECKING:
 PENDING = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "customer.list", "customer.create", "customer.get", "customer.update", "customer.delete",
-    "customer.card_add", "customer.card_update", "customer.card_delete", "customer.card_default",
-    "customer.ach_default", "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
+    "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",
     "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
