@@ -23,6 +23,7 @@ Never a header, so never the key-hash.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from typing import Any, overload
 import httpx
 
 from pos_app.api.address import check_base_url
+from pos_app.api.customers import CustomerVaults
 from pos_app.api.errors import (
     ConnectionFailed,
     GatewayDeclined,
@@ -258,6 +260,13 @@ class PaymentsClient:
         detail = self.redactor.text(str(error))[:200]
         return (f"{route.method} {route.path}: the request could not be built ({type(error).__name__}: {detail}); "
                 "nothing was sent")
+
+    # ------------------------------------------------------------ families
+
+    @functools.cached_property
+    def customers(self) -> CustomerVaults:
+        """Customer vaults (list, create, view, update, delete, cards)."""
+        return CustomerVaults(self)
 
     # ------------------------------------------------------------ terminals
 

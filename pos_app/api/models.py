@@ -107,6 +107,13 @@ class Lenient(Answer):
         return keys
 
 
+def unwrap(body: Any) -> Any:
+    """An object that may come bare or as ``{"data": {...}}``."""
+    if isinstance(body, dict) and isinstance(body.get("data"), dict) and len(body) <= 2:
+        return body["data"]
+    return body
+
+
 def error_flag(value: object) -> bool | None:
     """One ``error`` field read as a decline flag.
 

@@ -10,7 +10,8 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pos_app.api.errors import InvalidInput
-from pos_app.api.money import TERMINAL_AMOUNT_MAX, cents_to_dollars, require_cents, require_phone
+from pos_app.api.money import TERMINAL_AMOUNT_MAX, require_cents, require_phone
+from pos_app.api.units import request_unit, to_wire
 
 
 class Request(BaseModel):
@@ -160,5 +161,5 @@ class ItemDraft(Request):
 
     def wire(self) -> dict[str, Any]:
         body = super().wire()
-        body["salesPrice"] = cents_to_dollars(self.sales_price)
+        body["salesPrice"] = to_wire(self.sales_price, request_unit("item.create"), field="salesPrice")
         return body

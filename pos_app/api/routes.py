@@ -7,6 +7,10 @@ path, so a deployment can follow the real service without a code change.
 
 ``moves_money`` marks the requests that may move money. The client never retries them
 on its own, and only they carry a per-attempt id in the user-agent.
+
+The table lists all 76 operations of the reference (sections 4.2-4.9, and the merchant
+taxes of 4.1), grouped by family; the name's prefix is the family (``Route.family``),
+which ``pos_app.api.units`` maps to its money units.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ class Route:
     path: str
     source: Source
     moves_money: bool = False
+
+    @property
+    def family(self) -> str:
+        """The route family (``customer``, ``link``...): the part of the name before the dot."""
+        return self.name.split(".", 1)[0]
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -82,9 +91,70 @@ _TABLE: tuple[Route, ...] = (
     Route("item.duplicate", "POST", "/public/item/{id}/duplicate", "assumed"),
     Route("item.bulk_delete", "POST", "/public/item/bulk-delete", "assumed"),
     Route("item.bulk_duplicate", "POST", "/public/item/bulk-duplicate", "assumed"),
+    # card payments (reference 4.3): relative paths there, under /public here
+    Route("card.charge", "POST", "/public/charge", "assumed", moves_money=True),
+    Route("card.capture", "POST", "/public/capture", "assumed", moves_money=True),
+    Route("card.void", "POST", "/public/void", "assumed", moves_money=True),
+    Route("card.refund", "POST", "/public/refund", "assumed", moves_money=True),
+    Route("card.bulk_charge", "POST", "/public/bulk-charge", "assumed", moves_money=True),
+    # ACH payments (reference 4.2)
+    Route("ach.charge", "POST", "/public/ach/charge", "assumed", moves_money=True),
+    Route("ach.refund", "POST", "/public/ach/refund", "assumed", moves_money=True),
+    Route("ach.void", "POST", "/public/ach/void", "spec", moves_money=True),
+    Route("ach.list", "GET", "/public/ach", "assumed"),
+    # customer vaults (reference 4.4)
+    Route("customer.list", "GET", "/public/customer", "assumed"),
+    Route("customer.create", "POST", "/public/customer", "assumed"),
+    Route("customer.get", "GET", "/public/customer/{id}", "assumed"),
+    Route("customer.update", "PATCH", "/public/customer/{id}", "assumed"),
+    Route("customer.delete", "DELETE", "/public/customer/{id}", "spec"),
+    Route("customer.bulk_delete", "POST", "/public/customer/bulk-delete", "assumed"),
+    Route("customer.card_add", "POST", "/public/customer/{id}/card", "assumed"),
+    Route("customer.card_update", "PUT", "/public/customer/{id}/card/{customerVaultId}", "assumed"),
+    Route("customer.card_delete", "DELETE", "/public/customer/{id}/card/{customerVaultId}", "assumed"),
+    Route("customer.card_default", "PATCH", "/public/customer/{id}/default/{customerVaultId}", "assumed"),
+    Route("customer.ach_add", "POST", "/public/customer/ach/{id}", "spec"),
+    Route("customer.ach_replace", "PUT", "/public/customer/{id}/ach/{customerVaultId}", "assumed"),
+    Route("customer.ach_default", "PATCH", "/public/customer/{id}/default/{customerVaultId}", "assumed"),
+    Route("customer.update_request", "POST", "/public/customer/update-request/{id}", "spec"),
+    Route("customer.bulk_update_request", "POST", "/public/customer/bulk-update-request", "assumed"),
+    Route("customer.invitation", "POST", "/public/customer/invitation", "assumed"),
+    Route("customer.export", "GET", "/public/customer/export", "assumed"),
+    Route("customer.template", "GET", "/public/customer/template", "assumed"),
+    Route("customer.import", "POST", "/public/customer/import", "assumed"),
+    # subscriptions (reference 4.5); retry is a state-changing GET that charges
+    Route("subscription.list", "GET", "/public/subscription", "assumed"),
+    Route("subscription.create", "POST", "/public/subscription", "assumed"),
+    Route("subscription.get", "GET", "/public/subscription/{id}", "spec"),
+    Route("subscription.update", "PATCH", "/public/subscription/{id}", "assumed"),
+    Route("subscription.delete", "DELETE", "/public/subscription/{id}", "assumed"),
+    Route("subscription.pause", "POST", "/public/subscription/{subscriptionId}/pause", "assumed"),
+    Route("subscription.resume", "POST", "/public/subscription/{subscriptionId}/resume", "assumed"),
+    Route("subscription.retry", "GET", "/public/subscription/retry/{scheduleId}", "assumed", moves_money=True),
+    Route("subscription.upload_attachments", "POST", "/public/subscription/upload-attachments", "spec"),
+    # payment links, dated version 202104 (reference 4.6)
+    Route("link.list", "GET", "/public/202104/payment-link", "spec"),
+    Route("link.create", "POST", "/public/202104/payment-link", "spec"),
+    Route("link.get", "GET", "/public/202104/payment-link/{id}", "spec"),
+    Route("link.delete", "DELETE", "/public/202104/payment-link/{id}", "spec"),
+    Route("link.send_email", "POST", "/public/202104/payment-link/send-by-email", "assumed"),
+    Route("link.send_sms", "POST", "/public/202104/payment-link/send-by-sms", "spec"),
+    Route("link.upload_attachments", "POST", "/public/202104/payment-link/upload-attachments", "spec"),
+    # payment links, deprecated routes (reference 4.9): other money units (see ``units``)
+    Route("old_link.list", "GET", "/public/payment-link", "spec"),
+    Route("old_link.create", "POST", "/public/payment-link", "spec"),
+    Route("old_link.get", "GET", "/public/payment-link/{id}", "spec"),
+    Route("old_link.delete", "DELETE", "/public/payment-link/{id}", "spec"),
+    Route("old_link.send_email", "POST", "/public/payment-link/send-by-email", "assumed"),
+    Route("old_link.send_sms", "POST", "/public/payment-link/send-by-sms", "assumed"),
+    Route("old_link.upload_attachments", "POST", "/public/payment-link/upload-attachments", "assumed"),
 )
 
 ROUTES: Mapping[str, Route] = {route.name: route for route in _TABLE}
+
+SHARED_PATHS = frozenset({("customer.card_default", "customer.ach_default")})
+"""Operations the reference names twice that share one method and path (pos-contract.md:
+setting the default card or ACH account is one route; the type is unchecked)."""
 
 
 class RouteTable:

@@ -34,7 +34,7 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import catalog_routes, payments, terminal, transactions
+from pos_app.sandbox import catalog_routes, customers, payments, pending, terminal, transactions
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
@@ -46,6 +46,8 @@ HANDLERS: dict[str, Handler] = {
     **payments.HANDLERS,
     **transactions.HANDLERS,
     **catalog_routes.HANDLERS,
+    **customers.HANDLERS,
+    **pending.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
     raise RuntimeError(f"sandbox handlers do not match ROUTES: {sorted(set(HANDLERS) ^ set(ROUTES))}")

@@ -46,6 +46,7 @@ from pos_app.sandbox.protocol import (
 )
 from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, Sale, Transaction
 from pos_app.sandbox.settlement import latest_run, settle
+from pos_app.sandbox.vaults import Vaults
 
 if TYPE_CHECKING:
     from pos_app.sandbox.config import SandboxConfig
@@ -60,6 +61,7 @@ class Book:
     def __init__(self, merchant: Merchant, catalog: Catalog, first_card: int) -> None:
         self.merchant = merchant
         self.catalog = catalog
+        self.vaults = Vaults()
         self.payments: dict[str, Payment] = {}
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}

@@ -227,7 +227,9 @@ def test_route_table_marks_every_route():
     assert {r.source for r in ROUTES.values()} == {"spec", "assumed"}
     assert {n for n, r in ROUTES.items() if r.moves_money} == {
         "terminal.pay", "terminal.auth", "terminal.capture", "terminal.void", "terminal.refund",
-        "terminal.close_batch", "terminal.close_batch_by_serial"}
+        "terminal.close_batch", "terminal.close_batch_by_serial",
+        "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
+        "ach.charge", "ach.refund", "ach.void", "subscription.retry"}
 
 
 def sandbox_inject(sandbox, route, status):
