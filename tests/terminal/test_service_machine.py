@@ -136,6 +136,11 @@ def late_approved(attempt: Attempt) -> bool:
     return (attempt.conflict or {}).get("outcome") == "approved"
 
 
+def charged_ref(attempt: Attempt) -> str | None:
+    """The transaction id a charge (or its late approval) was given: what a void names."""
+    return attempt.result.get("transaction_id") or (attempt.conflict or {}).get("transaction_id")
+
+
 class ServiceMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
@@ -215,9 +220,16 @@ class ServiceMachine(RuleBasedStateMachine):
                 or (order is not None and a.order_key == order and a.operation in ORDER_OPS)]
 
     def order_paid(self, lane: Lane, order: str | None) -> bool:
-        return order is not None and any(
+        """An approval (or a late one) of the order that no approved void took back since: a
+        voided charge pays nothing, so the order may be charged again."""
+        if order is None:
+            return False
+        attempts = lane.journal.attempts()
+        voided = {a.ref for a in attempts if a.operation is Operation.VOID and a.outcome is Outcome.APPROVED}
+        return any(
             a.order_key == order and a.operation in ORDER_OPS and (a.outcome is Outcome.APPROVED or late_approved(a))
-            for a in lane.journal.attempts())
+            and not (charged_ref(a) and charged_ref(a) in voided)
+            for a in attempts)
 
     def check_new_charge(self, lane: Lane, sent: int, held: list[Attempt], paid_before: bool,
                          result: OperationResult) -> None:
@@ -643,7 +655,7 @@ class ServiceMachine(RuleBasedStateMachine):
                 assert attempt.operation in ORDER_OPS and payment["terminalId"] == attempt.terminal_id
                 assert payment["orderNumber"] == attempt.order_key and payment["amount"] <= attempt.amount
                 per_attempt[attempt_id] += 1
-                if payment["paid"] and attempt.order_key is not None:
+                if payment["paid"] and payment["status"] != "voided" and attempt.order_key is not None:
                     paid_per_order[attempt.order_key].append(attempt_id)
             for attempt_id in truth["will_charge"][merchant]:
                 assert attempt_id in attempts, f"a pending type S charge names no journaled attempt ({attempt_id})"
