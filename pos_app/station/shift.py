@@ -21,6 +21,7 @@ before closing.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, time
@@ -40,6 +41,8 @@ from pos_app.station.figures import MONEY_OPERATIONS, Figures, Ledger, MoneyLine
 from pos_app.station.report import ours
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult, Refusal
+
+log = logging.getLogger(__name__)
 
 REFUSED_BY_SERVICE = frozenset({Refusal.SERVICE_REFUSED, Refusal.BAD_CREDENTIALS})
 
@@ -227,6 +230,7 @@ async def check_shift(
         window = await read_window(client, begun - CLOCK_SLACK)
     except PaymentsError as error:
         unlisted = Ledger.of(everything, orders)
+        log.warning("shift of %s checked without the service's list: %s", terminal_id, error)
         return check((unlisted.line(a, None) for a in shift),
                      error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
 
@@ -241,7 +245,10 @@ async def check_shift(
         ledger = Ledger.of(everything, orders, entries)
         return check((ledger.line(a, own.get(a.id)) for a in shift), differences(paired), window.complete)
 
-    return await asyncio.to_thread(reconciled)
+    checked = await asyncio.to_thread(reconciled)
+    log.info("shift of %s checked: %d payments, %d differences, %d without a known result", terminal_id,
+             len(checked.lines), len(checked.differences), len(checked.open_attempts))
+    return checked
 
 
 def _belongs(entry: TransactionEntry, terminal_id: str, station: Identity, start: datetime,

@@ -8,51 +8,16 @@ a cash sale with change: F8, 50, Enter: PAID, no card, the drawer's second pulse
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
-from pathlib import Path
-from typing import Any
 
 import httpx
 
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
+from tests.ui.desktop import cart_lines, printed_receipt, window_named, xdotool
 from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
-
-
-def xdotool(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=30)
-    return done.stdout.strip() if done.returncode == 0 else ""
-
-
-def window_named(env: dict[str, str], name: str) -> str:
-    return wait_until(lambda: xdotool(env, "search", "--onlyvisible", "--name", name).split("\n")[0],
-                      timeout=30, what=f"a window named {name!r}")
-
-
-def printed_receipt(cups_pdf: Any, since: float, *words: str) -> str:
-    """The text (pdftotext -layout) of the first PDF cups-pdf wrote since ``since`` that holds
-    every one of ``words``, once there is one."""
-    def found() -> str | None:
-        for folder in cups_pdf.folders:
-            for path in folder.glob("*.pdf") if folder.is_dir() else ():
-                if path.stat().st_mtime >= since - 1:
-                    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                                          text=True).stdout
-                    if all(word in text for word in words):
-                        return text
-        return None
-
-    return wait_until(found, timeout=60, interval=0.2, what=f"a receipt printed by CUPS with {words}")
-
-
-def cart_lines(data_dir: Path) -> int:
-    try:
-        return len(json.loads((data_dir / "cart.json").read_text())["lines"])
-    except (OSError, ValueError, KeyError):
-        return -1
 
 
 def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(sandbox, tmp_path, cups_pdf):
