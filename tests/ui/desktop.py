@@ -8,7 +8,39 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import httpx
+
+from tests.terminal.cli_runner import cli_command
 from tests.waiting import wait_until
+
+
+def store_station(env: dict[str, str], sandbox: Any, folder: Path, printer: str, settings: str = "") -> Path:
+    """A store's station for the real app in ``env``: its store.toml (Harbor Street Market,
+    lane-7, then ``settings``), the type S terminal of the sandbox, ``printer``, a cash
+    drawer device (the file ``folder/drawer``, existing before the app opens it). Its data
+    folder."""
+    data = folder / "data"
+    data.mkdir()
+    (data / "store.toml").write_text('store_id = "e2e"\nstore_name = "Harbor Street Market"\n'
+                                     f'station_id = "lane-7"\n{settings}')
+    (folder / "drawer").touch()
+    env.update(POS_BASE_URL=sandbox.base_url, POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data),
+               POS_TERMINAL="ts-1001", POS_PRINTER=printer, POS_CASH_DRAWER=str(folder / "drawer"))
+    return data
+
+
+def add_staff(env: dict[str, str], name: str, role: str, pin: str) -> None:
+    """``pos-app staff add`` as a store's set-up does, the PIN on stdin."""
+    added = subprocess.run(cli_command("staff", "add", name, "--role", role, "--pin-from-stdin"), env=env,
+                           input=f"{pin}\n", capture_output=True, text=True, timeout=60)
+    assert added.returncode == 0, added.stdout + added.stderr
+
+
+def barcodes(sandbox: Any, count: int) -> list[str]:
+    """``count`` barcodes of the sandbox's catalog priced above a dollar."""
+    items = httpx.get(f"{sandbox.base_url}/public/item", params={"page": 1, "limit": 30},
+                      headers={"key-hash": sandbox.keys["S"]}).json()["data"]
+    return [item["sku"] for item in items if item.get("sku") and float(item["salesPrice"]) > 1][:count]
 
 
 def xdotool(env: dict[str, str], *args: str) -> str:

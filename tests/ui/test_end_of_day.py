@@ -12,22 +12,14 @@ import json
 import subprocess
 import time
 
-import httpx
-
 from tests.receipts.conftest import pdf_text
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.ui.desktop import cart_lines, printed_receipt, window_named, xdotool
+from tests.ui.desktop import add_staff, barcodes, cart_lines, printed_receipt, store_station, window_named, xdotool
 from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
 
 FLOAT = 5_000
-
-
-def add_staff(env: dict[str, str], name: str, role: str, pin: str) -> None:
-    added = subprocess.run(cli_command("staff", "add", name, "--role", role, "--pin-from-stdin"), env=env,
-                           input=f"{pin}\n", capture_output=True, text=True, timeout=60)
-    assert added.returncode == 0, added.stdout + added.stderr
 
 
 def shoot(env: dict[str, str], name: str) -> None:
@@ -41,19 +33,10 @@ def test_a_day_ends_by_keyboard_reprint_return_and_the_z(sandbox, tmp_path, cups
     app: subprocess.Popen[str] | None = None
     try:
         with x_server("1280x800x24") as env:
-            data = tmp_path / "data"
-            data.mkdir()
-            (data / "store.toml").write_text('store_id = "eod"\nstore_name = "Harbor Street Market"\n'
-                                             f'station_id = "lane-7"\nopening_float = {FLOAT}\n')
-            drawer = tmp_path / "drawer"
-            drawer.touch()
-            env.update(POS_BASE_URL=sandbox.base_url, POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data),
-                       POS_TERMINAL="ts-1001", POS_PRINTER=cups_pdf.printer, POS_CASH_DRAWER=str(drawer))
+            data = store_station(env, sandbox, tmp_path, cups_pdf.printer, f"opening_float = {FLOAT}\n")
             add_staff(env, "Eve Park", "cashier", "2468")
             add_staff(env, "Mo Lane", "manager", "8642")
-            items = httpx.get(f"{sandbox.base_url}/public/item", params={"page": 1, "limit": 30},
-                              headers={"key-hash": sandbox.keys["S"]}).json()["data"]
-            code = next(item["sku"] for item in items if item.get("sku") and float(item["salesPrice"]) > 1)
+            [code] = barcodes(sandbox, 1)
             sandbox.set_faults(s_delay_min=0.3, s_delay_max=0.6)
             started = time.time()
             app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)

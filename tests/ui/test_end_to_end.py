@@ -11,11 +11,9 @@ from __future__ import annotations
 import subprocess
 import time
 
-import httpx
-
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.ui.desktop import cart_lines, printed_receipt, window_named, xdotool
+from tests.ui.desktop import add_staff, barcodes, cart_lines, printed_receipt, store_station, window_named, xdotool
 from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
 
@@ -26,20 +24,10 @@ def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(san
     app: subprocess.Popen[str] | None = None
     try:
         with x_server("1280x800x24") as env:
-            data = tmp_path / "data"
-            data.mkdir()
-            (data / "store.toml").write_text('store_id = "e2e"\nstore_name = "Harbor Street Market"\n'
-                                             'station_id = "lane-7"\npoll_wait_limit = 30.0\n')
-            drawer = tmp_path / "drawer"  # the drawer's device: it exists before the app opens it
-            drawer.touch()
-            env.update(POS_BASE_URL=sandbox.base_url, POS_KEY_HASH=sandbox.keys["S"], POS_DATA_DIR=str(data),
-                       POS_TERMINAL="ts-1001", POS_PRINTER=cups_pdf.printer, POS_CASH_DRAWER=str(drawer))
-            added = subprocess.run(cli_command("staff", "add", "Eve Park", "--role", "cashier", "--pin-from-stdin"),
-                                   env=env, input="2468\n", capture_output=True, text=True, timeout=60)
-            assert added.returncode == 0, added.stdout + added.stderr
-            items = httpx.get(f"{sandbox.base_url}/public/item", params={"page": 1, "limit": 30},
-                              headers={"key-hash": sandbox.keys["S"]}).json()["data"]
-            codes = [item["sku"] for item in items if item.get("sku") and float(item["salesPrice"]) > 1][:2]
+            data = store_station(env, sandbox, tmp_path, cups_pdf.printer, "poll_wait_limit = 30.0\n")
+            drawer = tmp_path / "drawer"
+            add_staff(env, "Eve Park", "cashier", "2468")
+            codes = barcodes(sandbox, 2)
             sandbox.set_faults(s_delay_min=0.5, s_delay_max=1.0)
             started = time.time()
             app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
