@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pos_app.api.errors import PaymentsError
 from pos_app.journal import CashKind, Outcome
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.station.order import LineState, Tender
+from pos_app.station.service_reads import settled as read_settled
 from pos_app.terminal.outcomes import OperationResult
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
             break
         back = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
         if back.outcome in (Outcome.DECLINED, Outcome.FAILED):  # not voided: refund it only once proven settled
-            settled = await _settled(counter, card)
+            settled = await read_settled(station.client, card)
             if settled is not True:
                 cancelled.problem = (f"the void of the card payment of {money(line.counted)} is {back.outcome}: "
                                      f"{back.message or 'see the back office (F9)'}"
@@ -97,17 +97,3 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
     if cancelled.done:
         await counter.renew_order()
     return cancelled
-
-
-async def _settled(counter: Counter, card: OperationResult) -> bool | str:
-    """Whether the service shows ``card``'s payment settled (then only a refund gives it
-    back); a sentence when it cannot tell."""
-    if not card.payment_id:
-        return "the payment has no id to look it up: refund it from the back office (F9)"
-    try:
-        payment = await counter.station.client.get_payment(card.payment_id)
-    except PaymentsError as error:
-        return f"whether it is settled could not be read ({error})"
-    if payment.settled is None:
-        return "the service does not say whether it is settled: refund it from the back office (F9) once it is"
-    return bool(payment.settled)

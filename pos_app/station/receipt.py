@@ -6,11 +6,11 @@ TRAINING when so."""
 from __future__ import annotations
 
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError
 from pos_app.config import StoreConfig
 from pos_app.journal import Operation
 from pos_app.receipts import ReceiptData, ReceiptLine, ReceiptTender, TaxLine, TenderKind
 from pos_app.station.order import PaidCart, Tender
+from pos_app.station.service_reads import surcharge_of
 
 
 async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient, *, training: bool) -> ReceiptData:
@@ -24,12 +24,7 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
             tenders.append(ReceiptTender(TenderKind.CASH, line.tendered if line.tendered is not None else line.counted))
             continue
         assert card is not None
-        surcharge = 0
-        if card.payment_id:
-            try:
-                surcharge = (await client.get_payment(card.payment_id)).surcharge
-            except PaymentsError:
-                surcharge = 0
+        surcharge = await surcharge_of(client, card)
         surcharges += surcharge
         tenders.append(ReceiptTender(TenderKind.CARD, line.counted + surcharge, card_brand=card.card_brand or "",
                                      card_last4=card.card_last4 or "", auth_ref=card.transaction_id or "",

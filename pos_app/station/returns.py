@@ -43,6 +43,7 @@ from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.staff.audit import check_reason
 from pos_app.station.order import OrderPayments, Tender
+from pos_app.station.service_reads import settled, surcharge_of
 from pos_app.terminal.outcomes import OperationResult
 
 if TYPE_CHECKING:
@@ -342,12 +343,15 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         return await _refund(station, step, step.amount, run, money)
     void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
     run.results.append(void)
-    if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await _settled_now(station, card):
+    if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, card) is True:
         return await _refund(station, step, step.amount, run, money)  # settled meanwhile: refund the part
     if void.outcome is not Outcome.APPROVED:
         return f"the void of the {money(charge.counted)} card payment is {void.outcome}: {_why(void)}"
     run.given_back += charge.counted
-    run.done.append(f"voided the {money(charge.counted)} card payment ({charge.label})")
+    surcharge = await surcharge_of(station.client, card)  # a void gives the surcharge back too
+    whole = (f"{money(charge.counted + surcharge)} ({money(charge.counted)} + {money(surcharge)} surcharge)"
+             if surcharge else money(charge.counted))
+    run.done.append(f"voided the {whole} card payment ({charge.label})")
     if step.kind is StepKind.VOID:
         return ""
     again = await station.sale(step.kept, order_key=plan.order_key, terminal_id=card.terminal_id)
@@ -378,17 +382,6 @@ async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, mo
     run.given_back += amount
     run.done.append(f"refunded {money(amount)} to {charge.label}")
     return ""
-
-
-async def _settled_now(station: Station, card: OperationResult) -> bool:
-    """Whether the service now says the charge is settled (a void proven not done may be
-    refused for that); False when it says not, or cannot be asked: nothing more is sent."""
-    if not card.payment_id:
-        return False
-    try:
-        return (await station.client.get_payment(card.payment_id)).settled is True
-    except PaymentsError:
-        return False
 
 
 def _why(result: OperationResult) -> str:

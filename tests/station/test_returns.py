@@ -118,11 +118,16 @@ async def test_an_unsettled_card_returned_whole_is_a_plain_void(sandbox, config)
         try:
             order_key, lines = await two_lines(counter)
             total = counter.totals().total
-            await counter.pay()
+            card = await counter.pay()
             plan = (await read_order(station, order_key)).plan({lines[0].line_id: 2, lines[1].line_id: 1})
             assert plan.amount == total and [s.kind for s in plan.steps] == [StepKind.VOID]
             done = await run_return(counter, plan, manager=await manager_of(counter), reason="changed mind")
             assert done.complete and done.given_back == total
+            surcharge = (await station.client.get_payment(card.payment_id)).surcharge
+            money = counter.money
+            said = (f"voided the {money(total + surcharge)} ({money(total)} + {money(surcharge)} surcharge) card"
+                    if surcharge else f"voided the {money(total)} card")
+            assert surcharge > 0 and said in done.sentence(money)  # what the card gets back: the surcharge too
             assert [p["status"] for p in sandbox.stats()["payments"]] == ["voided"]
             assert await station.journal.order_charges(order_key) == {}
         finally:
