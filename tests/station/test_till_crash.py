@@ -1,0 +1,74 @@
+"""An order and its payment lines survive a kill -9 (issue 17): a child process runs the
+app's station and counter on the sandbox, rings a cart, pays a card part, takes cash, and
+is killed with SIGKILL after one of those steps. Started again on the same folder, the cart
+is the same order with the lines it had (the card part approved, the cash received), the
+same amount due, and the rest pays it: card and cash counted once each."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pos_app.config import StoreConfig
+from pos_app.station import Station
+from pos_app.station.order import LineState, Tender
+from tests.counters import counter_for
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def run_until_killed(sandbox, data_dir: Path, after: str) -> dict[str, list[str]]:
+    """The worker's lines up to the step ``after``; the worker is then killed with SIGKILL."""
+    child = subprocess.Popen([sys.executable, "-m", "tests.station.till_worker", sandbox.base_url,
+                              sandbox.keys["B"], str(data_dir)], cwd=ROOT, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    said: dict[str, list[str]] = {}
+    try:
+        assert child.stdout is not None
+        for line in child.stdout:
+            word, *rest = line.split()
+            said[word] = rest
+            if word == after:
+                break
+        assert after in said, f"the worker stopped before {after!r}: {said}"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=10)
+        for stream in (child.stdin, child.stdout):
+            if stream is not None:
+                stream.close()
+    return said
+
+
+@pytest.mark.parametrize("after", ["cart", "card", "cash"])
+async def test_the_order_comes_back_as_it_was_after_a_kill(sandbox, tmp_path, after):
+    data_dir = tmp_path / "data"
+    said = run_until_killed(sandbox, data_dir, after)
+    order_key, total = said["cart"][0], int(said["cart"][1])
+    config = StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="tb-2001",
+                         poll_wait_limit=20.0, data_dir=data_dir)
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            assert counter.cart.order_key == order_key and counter.totals().total == total
+            expected = []
+            if "card" in said:
+                expected.append((Tender.CARD, LineState.APPROVED, int(said["card"][0])))
+            if "cash" in said:
+                expected.append((Tender.CASH, LineState.RECEIVED, int(said["cash"][0])))
+            assert [(line.tender, line.state, line.counted) for line in counter.payments.lines] == expected
+            paid = sum(counted for _, _, counted in expected)
+            assert counter.payments.due(total) == total - paid
+            taken = await counter.pay_cash(total - paid)
+            assert taken.paid is not None and taken.paid.paid == total
+            charges = [p for p in sandbox.stats()["payments"] if p["paid"]]
+            assert len(charges) == (1 if "card" in said else 0)  # the card part charged once
+            assert sum(e.amount for e in await station.journal.order_cash(order_key)) == total - (
+                int(said["card"][0]) if "card" in said else 0)
+        finally:
+            await counter.aclose()
