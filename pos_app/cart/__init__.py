@@ -21,7 +21,7 @@ from pos_app.cart.errors import (
     LineNotFound,
     UnknownTax,
 )
-from pos_app.cart.models import MAX_QUANTITY, CartLine, FlaggedTax, Sellable, TaxFlag, Totals
+from pos_app.cart.models import MAX_QUANTITY, CartLine, FlaggedTax, OrderCustomer, Sellable, TaxFlag, Totals
 from pos_app.cart.open_price import (
     MAX_DESCRIPTION,
     OPEN_PRICE_ITEM,
@@ -44,6 +44,7 @@ __all__ = [
     "CartCorrupt",
     "CartError",
     "CartLine",
+    "OrderCustomer",
     "CartLoadError",
     "CartSaveError",
     "CartSnapshot",

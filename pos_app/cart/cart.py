@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pos_app.cart.errors import LineNotFound, UnknownTax
-from pos_app.cart.models import MAX_QUANTITY, CartLine, Sellable, Totals, _frozen, check_quantity
+from pos_app.cart.models import MAX_QUANTITY, CartLine, OrderCustomer, Sellable, Totals, _frozen, check_quantity
 from pos_app.cart.open_price import MAX_DESCRIPTION, OPEN_PRICE_ITEM, OPEN_PRICE_MAX_CENTS, OPEN_PRICE_NAME
 from pos_app.cart.taxes import compute_totals
 from pos_app.catalog.models import TaxRate
@@ -47,6 +47,8 @@ class CartSnapshot:
     next_line_id: int
     known_rates: Mapping[str, TaxRate] = field(default_factory=lambda: _frozen({}))
     """The last known rate of each tax the lines name (tax id → rate)."""
+    customer: OrderCustomer | None = None
+    """The customer attached to the order (F6), if any."""
 
 
 class Cart:
@@ -59,10 +61,13 @@ class Cart:
         lines: Iterable[CartLine] = (),
         next_line_id: int | None = None,
         known_rates: Iterable[TaxRate] = (),
+        customer: OrderCustomer | None = None,
         on_change: Callable[[Cart], None] | None = None,
     ) -> None:
-        """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``, ``known_rates``)
-        a restored one."""
+        """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``, ``known_rates``,
+        ``customer``) a restored one."""
+        if customer is not None and not isinstance(customer, OrderCustomer):
+            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")
         if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
             raise ValueError(f"order_key must be a non-empty string, got {order_key!r}")
         kept: list[CartLine] = []
@@ -82,7 +87,8 @@ class Cart:
             if not isinstance(rate, TaxRate):
                 raise ValueError(f"expected a TaxRate, got {type(rate).__name__}")
             known[rate.id] = rate
-        self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id, _named(known, kept))
+        self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id, _named(known, kept),
+                                   customer)
         self.on_change = on_change
         """Called with the cart after every change (``add``, ``add_open_price``, ``set_quantity``,
         ``remove``, ``clear``); an exception it raises reaches the caller, the change being made already."""
@@ -111,6 +117,11 @@ class Cart:
         """The last known rate of each tax the lines name: what they were rung up with, or
         the merchant's rate at the last ``refresh_rates``."""
         return self._state.known_rates
+
+    @property
+    def customer(self) -> OrderCustomer | None:
+        """The customer attached to the order (F6), if any."""
+        return self._state.customer
 
     @property
     def is_empty(self) -> bool:
@@ -257,14 +268,24 @@ class Cart:
         self._set(state.order_key, state.lines, state.next_line_id, known)
         return True
 
+    def attach_customer(self, customer: OrderCustomer | None) -> None:
+        """Attach ``customer`` to the order (None: detach); the lines do not change."""
+        if customer is not None and not isinstance(customer, OrderCustomer):
+            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")
+        self._publish(replace(self._state, customer=customer))
+
     def clear(self) -> None:
-        """Empty the cart and start a new order (a new ``order_key``): after an approved sale,
-        or when the sale is abandoned. Never to retry a payment: that keeps the cart."""
-        self._set(new_order_key(), (), 1, {})
+        """Empty the cart and start a new order (a new ``order_key``, no customer): after an
+        approved sale, or when the sale is abandoned. Never to retry a payment: that keeps
+        the cart."""
+        self._publish(CartSnapshot(new_order_key(), (), 1, _frozen({})))
 
     def _set(self, order_key: str, lines: tuple[CartLine, ...], next_line_id: int,
              known_rates: Mapping[str, TaxRate]) -> None:
-        state = CartSnapshot(order_key, lines, next_line_id, _named(known_rates, lines))
+        """The lines changed (the customer stays attached)."""
+        self._publish(CartSnapshot(order_key, lines, next_line_id, _named(known_rates, lines), self._state.customer))
+
+    def _publish(self, state: CartSnapshot) -> None:
         self._state = state  # one assignment: readers see old or new
         if self.on_change is not None:
             self.on_change(self)

@@ -34,6 +34,26 @@ class Sellable(Protocol):
     def tax_ids(self) -> tuple[str, ...]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class OrderCustomer:
+    """The customer a cashier attached to the order (F6): the service's vault id, the name
+    the sale screen, the customer display and the receipt show, and the contacts the vault
+    had (a receipt or a link can go there)."""
+
+    id: str
+    name: str
+    email: str | None = None
+    phone: str | None = None
+
+    def __post_init__(self) -> None:
+        for value, what in ((self.id, "a customer's id"), (self.name, "a customer's name")):
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+        for value, what in ((self.email, "email"), (self.phone, "phone")):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"a customer's {what} must be a string, got {value!r}")
+
+
 def check_quantity(quantity: object, *, allow_zero: bool = False) -> int:
     """``quantity`` as a whole number of units in range, or ``ValueError`` saying why not."""
     low = 0 if allow_zero else 1

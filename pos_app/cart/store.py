@@ -10,8 +10,9 @@ string): ``{"format": "pos-app cart", "version": 2, "order_key": "cart-…", "ne
 "taxes": [{"id": "…", "name": "…", "rate": "6.25"}, …], "lines": [{"line_id": 1,
 "item_id": "…", "name": "…", "sku": "…" | null, "unit_cents": 450, "quantity": 2,
 "tax_ids": ["…"]}, …]}``. ``taxes`` are the cart's ``known_rates``: the rates its lines
-were rung up with, kept should the merchant stop listing one. Version 1 (no ``taxes``,
-written before pos-app remembered them) still loads, with no known rates.
+were rung up with, kept should the merchant stop listing one. Version 3 adds ``customer``
+(``{"id", "name", "email", "phone"}`` or null: the customer attached with F6). Versions 1
+(no ``taxes``, written before pos-app remembered them) and 2 (no ``customer``) still load.
 
 ``load`` checks every field. A file that is not such a cart (``CartCorrupt``) or has an
 unknown version (``CartVersionUnknown``) is moved aside as ``<name>.corrupt-<UTC time>``
@@ -32,19 +33,21 @@ from typing import Any
 
 from pos_app.cart.cart import Cart, CartSnapshot
 from pos_app.cart.errors import CartCorrupt, CartError, CartLoadError, CartSaveError, CartVersionUnknown
-from pos_app.cart.models import CartLine
+from pos_app.cart.models import CartLine, OrderCustomer
 from pos_app.catalog.models import TaxRate
 
 FORMAT = "pos-app cart"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A cart file larger than this is refused as corrupt (a real cart is a few kilobytes)."""
 
 _TOP_KEYS = {1: {"format", "version", "order_key", "next_line_id", "lines"},
-             2: {"format", "version", "order_key", "next_line_id", "taxes", "lines"}}
+             2: {"format", "version", "order_key", "next_line_id", "taxes", "lines"},
+             3: {"format", "version", "order_key", "next_line_id", "taxes", "customer", "lines"}}
 _LINE_KEYS = {"line_id", "item_id", "name", "sku", "unit_cents", "quantity", "tax_ids"}
 _TAX_KEYS = {"id", "name", "rate"}
+_CUSTOMER_KEYS = {"id", "name", "email", "phone"}
 
 
 def encode(cart: Cart | CartSnapshot) -> bytes:
@@ -56,6 +59,9 @@ def encode(cart: Cart | CartSnapshot) -> bytes:
         "order_key": state.order_key,
         "next_line_id": state.next_line_id,
         "taxes": [{"id": rate.id, "name": rate.name, "rate": str(rate.rate)} for rate in state.known_rates.values()],
+        "customer": None if state.customer is None else {
+            "id": state.customer.id, "name": state.customer.name, "email": state.customer.email,
+            "phone": state.customer.phone},
         "lines": [
             {
                 "line_id": line.line_id,
@@ -145,9 +151,21 @@ def decode(data: bytes) -> Cart:
             lines=lines,
             next_line_id=_int(document["next_line_id"], "next_line_id"),
             known_rates=_taxes(document.get("taxes", [])),
+            customer=_customer(document.get("customer")),
         )
     except ValueError as exc:  # _Invalid, and the rules CartLine and Cart enforce
         raise CartCorrupt(f"the saved cart breaks the cart format: {exc}", None) from None
+
+
+def _customer(data: Any) -> OrderCustomer | None:
+    """The ``customer`` of a version 3 file (null: none attached), checked by ``OrderCustomer``."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or set(data) != _CUSTOMER_KEYS:
+        raise _Invalid(f"customer must be null or an object with fields {sorted(_CUSTOMER_KEYS)}")
+    return OrderCustomer(str(_text(data["id"], "customer.id")), str(_text(data["name"], "customer.name")),
+                         _text(data["email"], "customer.email", optional=True),
+                         _text(data["phone"], "customer.phone", optional=True))
 
 
 def _taxes(data: Any) -> list[TaxRate]:

@@ -114,6 +114,8 @@ class ReceiptData:
     footer: Sequence[str] = field(default=("Thank you!",))
     change_cents: int = 0
     owed_cents: int = 0
+    customer: str = ""
+    """The customer's name when one was attached to the order (F6); "" for none."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lines", tuple(self.lines))

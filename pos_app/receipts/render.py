@@ -105,7 +105,8 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
     def pair(left: str, right: str, *, bold: bool = False) -> None:
         rows.extend(pairs(left, right, width, bold=bold))
 
-    rows.extend(roll_header(data.store_name, data.store_id, data.station, data.when, [f"Cashier {data.cashier}"],
+    people = [f"Cashier {data.cashier}", *([f"Customer {data.customer}"] if data.customer else [])]
+    rows.extend(roll_header(data.store_name, data.store_id, data.station, data.when, people,
                             data.transaction_type, data.copy, width, training=data.training))
     rows.append(rule)
     for item in data.lines:

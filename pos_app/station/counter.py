@@ -34,6 +34,7 @@ from pos_app.cart import (
     CartSaveError,
     CartStore,
     LineNotFound,
+    OrderCustomer,
     TaxChoice,
     Totals,
     tax_choice,
@@ -374,12 +375,20 @@ class Counter(Till):
         latest = attempts[-1]
         return f"{latest.id} ({latest.outcome})"
 
+    async def attach_customer(self, customer: OrderCustomer | None) -> None:
+        """Attach ``customer`` to the cart's order (None: detach), saved with the cart; the
+        amount does not change, so a payment holding the order does not stop it."""
+        async with self._editing:
+            self.cart.attach_customer(customer)
+        await self._changed()
+
     async def renew_order(self) -> None:
         """The cart's lines under a new order key, nothing paid (its order was cancelled and
-        everything given back): the items may change again."""
+        everything given back): the items (and the customer) may change again."""
         async with self._editing:
             old = self.cart
-            self.cart = Cart(lines=old.lines, next_line_id=old.next_line_id, known_rates=old.known_rates.values())
+            self.cart = Cart(lines=old.lines, next_line_id=old.next_line_id, known_rates=old.known_rates.values(),
+                             customer=old.customer)
             self.payments = OrderPayments(self.cart.order_key)
         await self._changed()
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
-from pos_app.cart import CartLine, Totals
+from pos_app.cart import CartLine, OrderCustomer, Totals
 from pos_app.catalog import TaxRate
 from pos_app.journal import Attempt, CashEntry, CashKind, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS
@@ -99,6 +99,8 @@ class PaidCart:
     restored: bool = False
     """Found paid when the app started (it stopped between the approval and the new sale):
     its receipt is offered, not printed by itself."""
+    customer: OrderCustomer | None = None
+    """The customer attached to the order (F6): named on the receipt."""
 
     @property
     def paid(self) -> int:

@@ -40,6 +40,7 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
         subtotal_cents=totals.subtotal, taxes=taxes, surcharge_cents=surcharges,
         total_cents=totals.total + surcharges, tenders=tenders, change_cents=paid.change,
         owed_cents=paid.overcharged, when=paid.when.astimezone(),  # the store's clock, not UTC
+        customer=paid.customer.name if paid.customer is not None else "",
         currency=config.currency, locale=config.locale, training=training,
         transaction_type="PRE-AUTH" if preauth else "SALE",
     )

@@ -266,7 +266,7 @@ class Till:
             return
         paid = PaidCart(self.payments.order_key, self.cart.lines, totals, dict(self.rates),
                         self.payments.paying_lines(), self.cashier.name if self.cashier else "-", datetime.now(UTC),
-                        restored=restored)
+                        restored=restored, customer=self.cart.customer)
         self.last_paid = paid
         self.cart = Cart()
         self.payments = OrderPayments(self.cart.order_key)

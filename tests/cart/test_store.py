@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pos_app.cart import Cart, CartCorrupt, CartSaveError, CartStore, CartVersionUnknown
+from pos_app.cart import Cart, CartCorrupt, CartSaveError, CartStore, CartVersionUnknown, OrderCustomer
 from pos_app.cart.store import decode, encode
 from pos_app.catalog import CatalogItem, TaxRate
 
@@ -60,7 +60,7 @@ def test_round_trip_keeps_everything(store):
 def test_the_file_is_json_with_integers_only(store):
     store.save(sample_cart())
     document = json.loads(store.path.read_text("utf-8"), parse_float=lambda text: pytest.fail(f"float {text}"))
-    assert document["format"] == "pos-app cart" and document["version"] == 2
+    assert document["format"] == "pos-app cart" and document["version"] == 3 and document["customer"] is None
     assert document["taxes"] == [{"id": "t1", "name": "State sales tax", "rate": "6.25"},
                                  {"id": "t2", "name": "City tax", "rate": "2.00"}]
     line = document["lines"][0]
@@ -206,23 +206,44 @@ def test_a_corrupt_file_is_kept_aside_with_a_clear_error(store, case, data):
 
 def test_an_unknown_version_is_kept_aside(store):
     store.path.parent.mkdir(parents=True)
-    data = json.dumps({**json.loads(encode(sample_cart())), "version": 3}).encode()
+    data = json.dumps({**json.loads(encode(sample_cart())), "version": 4}).encode()
     store.path.write_bytes(data)
-    with pytest.raises(CartVersionUnknown, match="version 3.*reads versions 1, 2.*newer pos-app") as caught:
+    with pytest.raises(CartVersionUnknown, match="version 4.*reads versions 1, 2, 3.*newer pos-app") as caught:
         store.load()
     assert caught.value.kept_at.read_bytes() == data
 
 
 def test_a_version_1_cart_still_loads_with_no_rates_known(store):
     good = json.loads(encode(sample_cart()))
-    old = {k: v for k, v in good.items() if k != "taxes"} | {"version": 1}  # as pos-app wrote it before
+    old = {k: v for k, v in good.items() if k not in ("taxes", "customer")} | {"version": 1}  # as written before
     store.path.parent.mkdir(parents=True)
     store.path.write_text(json.dumps(old), "utf-8")
     loaded = store.load()
     assert loaded.order_key == good["order_key"] and loaded.units == 4 and dict(loaded.known_rates) == {}
     assert loaded.refresh_rates(RATES) and loaded.known_rates == RATES  # the counter does this at a restore
     store.save(loaded)
-    assert json.loads(store.path.read_text("utf-8"))["version"] == 2
+    assert json.loads(store.path.read_text("utf-8"))["version"] == 3
+
+
+def test_the_attached_customer_is_saved_and_a_version_2_cart_loads_without_one(store):
+    cart = sample_cart()
+    jane = OrderCustomer("65f0aa11bb22cc33dd44ee55", "Jane Roe", "jane@example.com", "555-123-4567")
+    cart.attach_customer(jane)
+    store.save(cart)
+    loaded = store.load()
+    assert loaded.customer == jane and loaded.order_key == cart.order_key and loaded.lines == cart.lines
+    loaded.attach_customer(None)
+    assert loaded.customer is None and loaded.lines == cart.lines
+    loaded.attach_customer(jane)
+    loaded.clear()  # a new order: nobody attached
+    assert loaded.customer is None
+    two = {k: v for k, v in json.loads(encode(sample_cart())).items() if k != "customer"} | {"version": 2}
+    store.path.write_text(json.dumps(two), "utf-8")
+    assert store.load().customer is None
+    broken = json.loads(encode(cart)) | {"customer": {"id": "", "name": "Jane Roe", "email": None, "phone": None}}
+    store.path.write_text(json.dumps(broken), "utf-8")
+    with pytest.raises(CartCorrupt, match="customer.id"):
+        store.load()
 
 
 def test_a_cart_that_cannot_be_used_is_kept_aside_on_request(store):
