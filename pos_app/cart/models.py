@@ -46,12 +46,12 @@ class OrderCustomer:
     phone: str | None = None
 
     def __post_init__(self) -> None:
-        for value, what in ((self.id, "a customer's id"), (self.name, "a customer's name")):
-            if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"{what} must be a non-empty string, got {value!r}")
-        for value, what in ((self.email, "email"), (self.phone, "phone")):
-            if value is not None and not isinstance(value, str):
-                raise ValueError(f"a customer's {what} must be a string, got {value!r}")
+        for required, what in ((self.id, "a customer's id"), (self.name, "a customer's name")):
+            if not isinstance(required, str) or not required.strip():
+                raise ValueError(f"{what} must be a non-empty string, got {required!r}")
+        for contact, kind in ((self.email, "email"), (self.phone, "phone")):
+            if contact is not None and not isinstance(contact, str):
+                raise ValueError(f"a customer's {kind} must be a string, got {contact!r}")
 
 
 def check_quantity(quantity: object, *, allow_zero: bool = False) -> int:
