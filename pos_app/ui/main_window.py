@@ -1,7 +1,7 @@
 """The cashier's window: sign-in, then the sale screen; the keys that pay and print.
 
 F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
-F11 takes a pre-auth, F6 rings up a misc item (one the catalog lacks, at a typed price),
+F11 takes a pre-auth, F3 rings up a misc item (one the catalog lacks, at a typed price),
 Ctrl+P reprints the last document (receipt, slip or report: whatever ``ReceiptDesk`` output
 last), F1 lists the keys, Esc goes back (clears the search), Ctrl+L signs out. In training
 mode a permanent banner says that no real money moves.
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pos_app.station.order import PaidCart
     from pos_app.station.station import Station
     from pos_app.ui.bridge import StationBridge
+    from pos_app.ui.customer_dialog import CustomerDialog
     from pos_app.ui.payment_dialog import PaymentDialog
     from pos_app.ui.qt import QCloseEvent
     from pos_app.ui.receipt_desk import ReceiptDesk
@@ -70,6 +71,9 @@ class MainWindow(QMainWindow):
         self.banner.setVisible(training)
         self.store = QLabel("")
         self.who = QLabel("Not signed in")
+        self.customer = QLabel("")
+        self.customer.setObjectName("orderCustomer")
+        self.customer.setAccessibleName("Customer of the sale")
         self.sync_age = QLabel("Catalog: opening…")
         self.sync_age.setObjectName("syncAge")
         self.status = QLabel("")
@@ -82,6 +86,7 @@ class MainWindow(QMainWindow):
         header = QHBoxLayout()
         header.addWidget(self.store)
         header.addStretch(1)
+        header.addWidget(self.customer)
         header.addWidget(self.sync_age)
         header.addWidget(self.who)
         body = QVBoxLayout()
@@ -126,13 +131,16 @@ class MainWindow(QMainWindow):
         self.bridge.conflict.connect(lambda attempt: self.status.setText(
             f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
         self.bridge.order_paid.connect(self._order_paid)
+        self.bridge.cart_changed.connect(self._show_customer)
+        self._show_customer(self.counter.cart)  # a restored sale's customer
         self.bridge.save_trouble.connect(lambda trouble: self.status.setText(trouble.sentence))
         for key, action in (("F12", lambda: self._pay(False)), ("F11", lambda: self._pay(True)),
                             ("F7", self._pay_part), ("F8", self._cash), ("Ctrl+Del", self._cancel_order),
                             ("Ctrl+D", self._drawer),
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
-                            ("F9", self._back_office), ("F10", self._shift_end), ("F6", self._open_price)):
+                            ("F9", self._back_office), ("F10", self._shift_end), ("F3", self._open_price),
+                            ("F6", self._customer)):
             QShortcut(QKeySequence(key), self, activated=action)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
@@ -211,9 +219,30 @@ class MainWindow(QMainWindow):
         HelpDialog(self).open()
 
     def _open_price(self) -> None:
-        """F6: a misc item into the cart (the cart only: no need of the payment side)."""
+        """F3: a misc item into the cart (the cart only: no need of the payment side)."""
         if self.stack.currentWidget() is self.sale and self.payment is None:
             self.sale.ring_open_price()
+
+    def _customer(self) -> None:
+        """F6: find or add the sale's customer and attach them (or detach the one attached)."""
+        from pos_app.ui.customer_dialog import CustomerDialog
+
+        if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
+            dialog = CustomerDialog(self.counter, self)
+            dialog.accepted.connect(lambda: self._customer_chosen(dialog))
+            dialog.finished.connect(lambda code: (self.activateWindow(), self.sale.focus_scan()))
+            dialog.open()
+
+    def _customer_chosen(self, dialog: CustomerDialog) -> None:
+        if dialog.attached is not None:
+            card = f" (card on file: {dialog.attached.card})" if dialog.attached.card else ""
+            self.status.setText(f"Customer {dialog.attached.customer.name} attached to this sale{card}.")
+        elif dialog.detached:
+            self.status.setText("No customer on this sale now.")
+
+    def _show_customer(self, cart: object) -> None:
+        customer = getattr(cart, "customer", None)
+        self.customer.setText(f"Customer: {customer.name}  ·" if customer is not None else "")
 
     def _preauths(self) -> None:
         from pos_app.ui.preauths import PreauthsDialog

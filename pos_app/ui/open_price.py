@@ -1,4 +1,4 @@
-"""F6, the misc key: ring up something the catalog lacks at a price the cashier types (in
+"""F3, the misc key: ring up something the catalog lacks at a price the cashier types (in
 the store's format), taxed by a class of the merchant's taxes, with an optional description
 (what the receipt prints).
 

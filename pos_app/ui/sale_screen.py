@@ -9,7 +9,7 @@ The line just added is the selected one; ↑ and ↓ in the scan field move the 
 ``+``/``-`` change the selected line's quantity wherever the focus is (never typed into
 the field: no UPC/EAN code holds them), F2 edits its Qty cell (Enter applies it), Delete
 removes it. The counter records in the audit trail what is lowered or removed after a
-payment attempt; a change it refuses is said on the status line. F6 (the misc key) rings up
+payment attempt; a change it refuses is said on the status line. F3 (the misc key) rings up
 what the catalog lacks, at a price the cashier types (``pos_app.ui.open_price``).
 """
 
@@ -113,7 +113,7 @@ class SaleScreen(QWidget):
         self.plus = QPushButton("+")
         self.quantity_button = QPushButton("Qty (F2)")
         self.remove_button = QPushButton("Remove (Del)")
-        self.misc_button = QPushButton("Misc item  (F6)")
+        self.misc_button = QPushButton("Misc item  (F3)")
         self.misc_button.setAccessibleName("Misc item: an item the catalog lacks, at a typed price")
         self._ringing_open_price = False
         for button, name in ((self.minus, "One less"), (self.plus, "One more"),
@@ -324,8 +324,8 @@ class SaleScreen(QWidget):
 
     @asyncSlot()
     async def ring_open_price(self) -> None:
-        """F6: the misc item dialog; its line, once added, is the selected one (as a scan's)."""
-        if self._ringing_open_price:  # a second F6 while the first one's dialog opens
+        """F3: the misc item dialog; its line, once added, is the selected one (as a scan's)."""
+        if self._ringing_open_price:  # a second F3 while the first one's dialog opens
             return
         self._ringing_open_price = True
         try:
@@ -333,7 +333,7 @@ class SaleScreen(QWidget):
             await shown(dialog)
         finally:
             self._ringing_open_price = False
-        self.window().activateWindow()  # the keys (F6, F12...) are the main window's again
+        self.window().activateWindow()  # the keys (F3, F12...) are the main window's again
         if dialog.line is not None:
             self._done_adding(f"Added {dialog.line.name}, {self.money(dialog.line.unit_cents)}")
         else:

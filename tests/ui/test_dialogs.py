@@ -28,6 +28,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
     from pos_app.receipts import ReportData, render_report
     from pos_app.ui.acknowledgment import AcknowledgmentDialog
     from pos_app.ui.back_office import BackOfficeDialog
+    from pos_app.ui.customer_dialog import CustomerDialog
     from pos_app.ui.help import HelpDialog
     from pos_app.ui.manager import ManagerDialog
     from pos_app.ui.manager_approval import ManagerApproval
@@ -67,7 +68,8 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         "manager decision": lambda: ManagerDialog(app.counter, UNKNOWN, window),
         "payment": payment,
         "open pre-auths": lambda: PreauthsDialog(app.counter, money, window, receipts=window.receipts),
-        "misc item (F6)": lambda: OpenPriceDialog(app.counter, taxes, window),
+        "misc item (F3)": lambda: OpenPriceDialog(app.counter, taxes, window),
+        "customer (F6)": lambda: CustomerDialog(app.counter, window),
         "end of shift": lambda: ShiftEndDialog(app.counter, window, receipts=window.receipts),
         "back office": back_office,
         "keys (F1)": lambda: HelpDialog(window),

@@ -1,4 +1,4 @@
-"""F6, the misc key, offscreen with real widgets against the sandbox: price, Tab to the tax,
+"""F3, the misc key, offscreen with real widgets against the sandbox: price, Tab to the tax,
 Enter adds the line (selected, as a scan's); a price that cannot be is said under the
 field, which keeps the keyboard, and nothing is added; Esc adds nothing; a German store
 types "4,99"."""
@@ -25,7 +25,7 @@ def light_theme():
 
 
 def open_dialog(qtbot, window) -> OpenPriceDialog:
-    qtbot.keyClick(window.sale.scan, Qt.Key.Key_F6)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_F3)
     dialog = modal(qtbot, OpenPriceDialog)
     qtbot.waitUntil(dialog.price.hasFocus)
     return dialog
