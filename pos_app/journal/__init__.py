@@ -15,6 +15,7 @@ from pos_app.journal.errors import (
     AboveBalance,
     AttemptNotFound,
     ChargeTaken,
+    GivenBackAlready,
     InvalidResolution,
     InvalidTransition,
     JournalCorrupt,
@@ -36,6 +37,7 @@ from pos_app.journal.store import Journal
 __all__ = [
     "CURRENT_VERSION",
     "AboveBalance",
+    "GivenBackAlready",
     "CashEntry",
     "CashKind",
     "ZReport",

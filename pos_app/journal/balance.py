@@ -18,9 +18,36 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
     """Cents each sale or pre-auth of the order charged and still keeps (attempt id → cents),
     a late approval included: the charges voided since are left out, an approved refund takes
     what it gave back off its charge (a charge refunded in full keeps 0)."""
+    return {attempt_id: kept for attempt_id, (_, kept) in _charges(conn, order_key).items()}
+
+
+def order_kept_for_giving_back(conn: sqlite3.Connection, order_key: str) -> int:
+    """Cents the order still keeps as far as giving money back goes: its cash kept, and each
+    card charge less what its follow-ups gave back or MAY have given back (an approved or
+    unanswered void takes the whole charge, approved and unanswered refunds their amounts).
+    The opposite of the charging side's caution: money that may have gone back is not given
+    back again (a refund to cash, a refund of a card the order gave back in cash)."""
+    kept = int(conn.execute(cash.ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0])
+    for ref, charged in _charges(conn, order_key).values():
+        if ref and conn.execute(queries.OPEN_VOID_OF_SQL, (ref,)).fetchone():
+            continue
+        unanswered = int(conn.execute(queries.OPEN_REFUNDS_OF_SQL, (ref,)).fetchone()[0]) if ref else 0
+        kept += max(charged - unanswered, 0)
+    return kept
+
+
+def order_of_charge(conn: sqlite3.Connection, ref: str) -> str | None:
+    """The order the charge with transaction id ``ref`` was made for, if any."""
+    found = conn.execute(queries.ORDER_OF_CHARGE_SQL, (ref,)).fetchone()
+    return found[0] if found else None
+
+
+def _charges(conn: sqlite3.Connection, order_key: str) -> dict[str, tuple[str | None, int]]:
+    """Each charge of the order that counts (attempt id → its transaction id, cents it keeps
+    after approved refunds); see ``order_charged``."""
     rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
     events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
-    found: dict[str, int] = {}
+    found: dict[str, tuple[str | None, int]] = {}
     attempts = {attempt.id: attempt for attempt in fold_many(rows, events, keep_events=False)}
     for attempt in attempts.values():
         charged = attempt.charged
@@ -29,7 +56,7 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
         ref = attempt.result.get("transaction_id")
         if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
             continue
-        found[attempt.id] = _less_refunds(conn, ref, charged)
+        found[attempt.id] = (ref, _less_refunds(conn, ref, charged))
     # a late approval after a decision (a conflict) charged the customer whatever the journal
     # decided: it counts, for the amount asked, unless that charge was voided since
     for attempt_id, ref in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
@@ -38,7 +65,7 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
             continue
         if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
             continue
-        found[attempt_id] = _less_refunds(conn, ref, late.amount)
+        found[attempt_id] = (ref, _less_refunds(conn, ref, late.amount))
     return found
 
 

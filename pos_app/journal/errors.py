@@ -80,6 +80,18 @@ class AboveBalance(JournalError):
         super().__init__(f"order {order_key!r} has {due} cents still due: a charge of {amount} cents is refused")
 
 
+class GivenBackAlready(JournalError):
+    """A refund above what the charge's order still keeps: part of it was given back
+    already, in cash or by a refund or void (one without an answer counts as done)."""
+
+    def __init__(self, order_key: str, amount: int, kept: int) -> None:
+        self.order_key = order_key
+        self.amount = amount
+        self.kept = kept
+        super().__init__(f"order {order_key!r} keeps {kept} cents after what was given back already (in cash, or "
+                         f"by a refund or void): a refund of {amount} cents is refused")
+
+
 class AttemptNotFound(JournalError, KeyError):
     """No attempt with that id in this journal."""
 

@@ -79,8 +79,9 @@ class CashLedger:
         """A movement of the drawer's cash other than an order's cash line (cash in or out,
         no sale, cash given back for an order), durably, before the drawer opens. Cash given
         back for an order is at most the cash it kept (``ValueError`` otherwise); with
-        ``for_card`` (a manager's refund in cash of what a card paid) at most its cash kept
-        and its card charges (not voided) together."""
+        ``for_card`` (a manager's refund in cash of what a card paid) at most what the order
+        keeps in cash and card together, counting a card refund or void without an answer as
+        done (``balance.order_kept_for_giving_back``)."""
         kind = CashKind(kind)
         if kind is CashKind.SALE:
             raise ValueError("an order's cash is recorded by record_cash_sale")
@@ -92,9 +93,10 @@ class CashLedger:
         entry_id = new_cash_id()
         with self._write(f"recording a {kind}") as conn:
             if order_key is not None:
-                kept = conn.execute(ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0]
-                if for_card:
-                    kept += sum(balance.order_charged(conn, order_key).values())
+                if for_card:  # a card refund or void without an answer yet may have given some back
+                    kept = balance.order_kept_for_giving_back(conn, order_key)
+                else:
+                    kept = conn.execute(ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0]
                 if amount > kept:
                     raise ValueError(f"order {order_key} kept {kept} cents{' in all' if for_card else ' in cash'}: "
                                      f"{amount} cannot be given back")

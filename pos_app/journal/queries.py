@@ -67,6 +67,23 @@ REFUNDED_OF_SQL = (
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = r.id AND e.kind = 'outcome' "
     "AND e.outcome = 'approved')"
 )
+# cents follow-ups with no known answer yet (in flight or unknown) may have given back of a
+# charge: open refunds' amounts, and whether an open void may have taken all of it
+OPEN_REFUNDS_OF_SQL = (
+    "SELECT coalesce(sum(a.amount), 0) FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
+    "WHERE a.ref = ? AND a.operation = 'refund'"
+)
+OPEN_VOID_OF_SQL = (
+    "SELECT o.attempt_id FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
+    "WHERE a.ref = ? AND a.operation = 'void' LIMIT 1"
+)
+# the order a charge (its transaction id) paid, when it was made for one
+ORDER_OF_CHARGE_SQL = (
+    "SELECT a.order_key FROM attempts a WHERE a.order_key IS NOT NULL AND a.operation IN ('sale', 'preauth') "
+    "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind IN ('outcome', 'late_answer') "
+    "AND coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ?) "
+    "ORDER BY a.rowid LIMIT 1"
+)
 ORDER_ROWS_SQL = (
     f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
     "ORDER BY a.rowid"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +22,7 @@ from typing import Any
 
 from pos_app.journal.cash import check_cents
 from pos_app.journal.codec import dump_json, load_json, parse_time
+from pos_app.journal.orders import read_lines
 
 
 class ReturnStage(StrEnum):
@@ -63,6 +64,32 @@ def _record(row: Any) -> ReturnRecord:
                         amount, by, reason, detail)
 
 
+def _check_not_returned(conn: sqlite3.Connection, order_key: str, picked: Mapping[int, int],
+                        returns_before: int | None) -> None:
+    """``ValueError`` when a picked line, with what earlier returns (begun ones included) took
+    of it, comes to more than the order sold, or when a return began since the plan was
+    read: a return planned from a stale read of the order (two windows, an old dialog)
+    gives nothing back twice."""
+    sold = {line.line_id: line for line in read_lines(conn, order_key) or ()}
+    taken: dict[int, int] = {}
+    begun = 0
+    for row in conn.execute(ORDER_SQL, (order_key,)).fetchall():
+        record = _record(row)
+        if record.stage is ReturnStage.BEGUN:
+            begun += 1
+            for line_id, quantity in record.lines.items():
+                taken[line_id] = taken.get(line_id, 0) + quantity
+    if returns_before is not None and begun != returns_before:
+        raise ValueError(f"order {order_key} had another return since it was read: read it again before this one")
+    for line_id, quantity in picked.items():
+        line = sold.get(line_id)
+        if line is None:
+            raise ValueError(f"order {order_key} sold no line {line_id}")
+        if taken.get(line_id, 0) + quantity > line.quantity:
+            raise ValueError(f"{line.name}: {taken.get(line_id, 0)} of {line.quantity} returned already, "
+                             f"{quantity} more cannot be (read the order again)")
+
+
 def check_picked(lines: Mapping[int, int]) -> dict[str, int]:
     """The picked lines as stored (``ValueError`` unless line ids map to quantities from 1)."""
     if not isinstance(lines, Mapping) or not lines:
@@ -87,14 +114,18 @@ class ReturnBook:
         raise NotImplementedError
 
     def begin_return(self, order_key: str, lines: Mapping[int, int], amount: int, *, by: str,
-                     reason: str) -> ReturnRecord:
+                     reason: str, returns_before: int | None = None) -> ReturnRecord:
         """A return of ``lines`` (line id → quantity) of the order giving back ``amount``
-        cents, durably, before any money moves; its ``return_id`` names it later."""
+        cents, durably, before any money moves; its ``return_id`` names it later.
+        ``ValueError`` when a line would be returned beyond what was sold, or (with
+        ``returns_before``, how many returns the order had when the plan was read) when
+        another return began since: the plan is stale."""
         stored = check_picked(lines)
         check_cents(amount, "a return's amount", positive=True)
         if not order_key.strip() or not by.strip() or not reason.strip():
             raise ValueError("a return names its order, the manager and a reason")
-        return self._insert(new_return_id(), order_key, ReturnStage.BEGUN, stored, amount, by, reason, None)
+        return self._insert(new_return_id(), order_key, ReturnStage.BEGUN, stored, amount, by, reason, None,
+                            check=lambda conn: _check_not_returned(conn, order_key, lines, returns_before))
 
     def end_return(self, begun: ReturnRecord, *, given_back: int, problem: str = "") -> ReturnRecord:
         """How the return ended: ``done``, or ``stopped`` with ``problem``; ``given_back`` cents."""
@@ -104,8 +135,11 @@ class ReturnBook:
                             problem or None)
 
     def _insert(self, return_id: str, order_key: str, stage: ReturnStage, lines: dict[str, int], amount: int,
-                by: str | None, reason: str | None, detail: str | None) -> ReturnRecord:
+                by: str | None, reason: str | None, detail: str | None,
+                check: Callable[[sqlite3.Connection], None] | None = None) -> ReturnRecord:
         with self._write(f"recording a return of order {order_key}") as conn:
+            if check is not None:
+                check(conn)  # in the same transaction as the row: no second return slips in between
             cursor = conn.execute(
                 f"INSERT INTO order_returns ({COLUMNS.removeprefix('seq, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (return_id, order_key, stage.value, self._now(), dump_json(lines, what="returned lines"), amount,

@@ -38,6 +38,7 @@ from pos_app.journal.errors import (
     AboveBalance,
     AttemptNotFound,
     ChargeTaken,
+    GivenBackAlready,
     InvalidResolution,
     InvalidTransition,
     JournalCorrupt,
@@ -240,6 +241,11 @@ class Journal(CashLedger, ReturnBook):
                 pending = conn.execute(queries.REF_OPEN_SQL, (ref,)).fetchone()
                 if pending:
                     raise RefHasPendingFollowUp(ref, pending[0])
+                order_of_ref = balance.order_of_charge(conn, ref) if operation is Operation.REFUND else None
+                if order_of_ref is not None and amount is not None:
+                    kept = balance.order_kept_for_giving_back(conn, order_of_ref)
+                    if amount > kept:
+                        raise GivenBackAlready(order_of_ref, amount, kept)
             if operation in ORDER_OPERATIONS and order_key is not None:
                 unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
                 if unresolved:

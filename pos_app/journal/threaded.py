@@ -88,8 +88,9 @@ class AsyncJournal:
         return await self._call(self.journal.order_lines, order_key)
 
     async def begin_return(self, order_key: str, lines: Mapping[int, int], amount: int, *, by: str,
-                           reason: str) -> ReturnRecord:
-        return await self._call(self.journal.begin_return, order_key, dict(lines), amount, by=by, reason=reason)
+                           reason: str, returns_before: int | None = None) -> ReturnRecord:
+        return await self._call(self.journal.begin_return, order_key, dict(lines), amount, by=by, reason=reason,
+                                returns_before=returns_before)
 
     async def end_return(self, begun: ReturnRecord, *, given_back: int, problem: str = "") -> ReturnRecord:
         return await self._call(self.journal.end_return, begun, given_back=given_back, problem=problem)

@@ -142,6 +142,9 @@ class OrderPayments:
     """Card attempts whose charge an approved void took off."""
     refunded: dict[str, int] = field(default_factory=dict)
     """Cents approved refunds gave back of a card attempt's charge."""
+    refunds_seen: set[str] = field(default_factory=set)
+    """The refunds (attempt ids) counted since the last ``restore``: a result published
+    again (checked again, recovered) is counted once."""
     cash: list[CashEntry] = field(default_factory=list)
 
     def take(self, result: OperationResult) -> bool:
@@ -160,6 +163,10 @@ class OrderPayments:
     def _given_back(self, result: OperationResult) -> bool:
         """An approved void (the whole charge) or refund (its amount) of a charge of this order."""
         before = self.paid
+        if result.operation is Operation.REFUND:
+            if result.attempt_id is None or result.attempt_id in self.refunds_seen:
+                return False
+            self.refunds_seen.add(result.attempt_id)
         for key, card in self.cards.items():
             if card.transaction_id != result.ref or key in self.voided:
                 continue
@@ -182,6 +189,7 @@ class OrderPayments:
         self.voided = {key for key, card in self.cards.items() if card.charged is not None and key not in charges}
         self.refunded = {key: card.charged - charges[key] for key, card in self.cards.items()
                          if card.charged is not None and charges.get(key, card.charged) < card.charged}
+        self.refunds_seen = set()  # the journal's figures hold every refund so far
         self.cash = [entry for entry in cash if entry.order_key == self.order_key]
         return self.paid != before
 

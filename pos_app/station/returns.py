@@ -70,7 +70,8 @@ class Charge:
     counted: int
     """What it charged."""
     refunded: int = 0
-    """What the service says was refunded of it so far."""
+    """What was refunded of it so far: the service's figure, or the journal's approved
+    refunds when they say more (the service's record may lag)."""
     settled: bool | None = None
     """The service's payment record's flag; None when it did not say (or could not be read)."""
 
@@ -145,6 +146,9 @@ class ReturnPlan:
     after_subtotal: int = 0
     """What the order comes to after this return (its lines kept), before tax."""
     after_tax: int = 0
+    returns_before: int = 0
+    """How many returns the order had when it was read: a run refuses a plan made before
+    another return (a second window, an old dialog)."""
 
     @property
     def amount(self) -> int:
@@ -169,6 +173,8 @@ class OrderForReturn:
     cash_kept: int
     notes: tuple[str, ...] = ()
     """What could not be read (a payment's settled flag): the plan assumes not settled."""
+    returns_before: int = 0
+    """How many returns the order had when it was read."""
 
     @property
     def has_card(self) -> bool:
@@ -228,7 +234,7 @@ class OrderForReturn:
         after_subtotal = sum(e.line.unit_cents * (e.line.quantity - after[e.line.line_id]) for e in self.lines)
         after_tax = sum(e.line.tax_cents - tax_share(e.line, after[e.line.line_id]) for e in self.lines)
         return ReturnPlan(self.order_key, MappingProxyType(picked), subtotal, tax, tuple(steps), to_cash,
-                          after_subtotal, after_tax)
+                          after_subtotal, after_tax, self.returns_before)
 
 
 async def read_order(station: Station, order_key: str) -> OrderForReturn:
@@ -240,8 +246,10 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
         raise ValueError("this order's lines were not kept (paid before returns existed, or from the command "
                          "line): give its money back from the payments list (void or refund)")
     returned: dict[int, int] = {}
+    returns_before = 0
     for record in await journal.order_returns(order_key):
         if record.stage is ReturnStage.BEGUN:
+            returns_before += 1
             for line_id, quantity in record.lines.items():
                 returned[line_id] = returned.get(line_id, 0) + quantity
     payments = OrderPayments(order_key)
@@ -250,22 +258,27 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
     if payments.unknown:
         raise ValueError("a card payment of this order has no known result: check it again or have a manager "
                          "decide it (Needs attention) before a return")
+    charge_ids = {card.transaction_id for card in payments.cards.values() if card.transaction_id}
+    if any(attempt.ref in charge_ids for attempt in await journal.in_flight()):
+        raise ValueError("a void or refund of this order's card has no known result yet: check it again "
+                         "(Needs attention) before a return, so that nothing is given back twice")
     charges: list[Charge] = []
     notes: list[str] = []
     for line in payments.lines:
         if line.tender is not Tender.CARD or line.counted <= 0 or line.card is None:
             continue
-        settled, refunded = None, 0
+        charged = line.card.charged or line.counted
+        settled, refunded = None, charged - line.counted  # the journal's approved refunds of it
         if line.card.payment_id:
             try:
                 payment = await station.client.get_payment(line.card.payment_id)
-                settled, refunded = payment.settled, payment.refunded_amount or 0
+                settled, refunded = payment.settled, max(refunded, payment.refunded_amount or 0)
             except PaymentsError as error:
                 notes.append(f"the card payment {line.card.payment_id} could not be read ({error}): "
                              "taken as not settled")
-        charges.append(Charge(line.card, line.counted, refunded, settled))
+        charges.append(Charge(line.card, charged, refunded, settled))
     return OrderForReturn(order_key, tuple(ReturnLine(line, returned.get(line.line_id, 0)) for line in lines),
-                          tuple(charges), max(payments.cash_paid, 0), tuple(notes))
+                          tuple(charges), max(payments.cash_paid, 0), tuple(notes), returns_before)
 
 
 @dataclass
@@ -298,7 +311,7 @@ async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember
         raise ValueError("this order is the sale on the screen: finish it, or cancel it (Ctrl+Del)")
     station = counter.station
     begun = await station.journal.begin_return(plan.order_key, plan.picked, plan.amount, by=manager.name,
-                                               reason=reason)
+                                               reason=reason, returns_before=plan.returns_before)
     # what the order comes to once the items are back, before any money moves: its balance
     # (the order guard: a refund or the cash given back leaves nothing due; a void leaves
     # the kept part due, which the charge again pays) and the reports' tax collected

@@ -246,8 +246,12 @@ class Till:
 
     def _take(self, results: Iterable[OperationResult]) -> None:
         taken = [result for result in results if self._follows(result)]
+        given_back = False
         for result in taken:
-            self.payments.take(result)
+            changed = self.payments.take(result)
+            given_back |= changed and result.operation in (Operation.VOID, Operation.REFUND)
+        if given_back:  # the journal has the whole story (a refund seen before a restart): read it
+            self._in_background(self._read_order())
         if taken:
             self._settle_if_paid()
 

@@ -16,6 +16,7 @@ from typing import Any
 from pos_app.journal import (
     AboveBalance,
     Attempt,
+    GivenBackAlready,
     InvalidResolution,
     JournalCorrupt,
     JournalError,
@@ -49,6 +50,9 @@ class Refusal(StrEnum):
     ABOVE_BALANCE = "above_balance"
     """The charge is more than what is still due on the order (its card charges and cash
     already cover part of it)."""
+    GIVEN_BACK_ALREADY = "given_back_already"
+    """A refund above what the charge's order still keeps: part of it went back already
+    (in cash, or by another refund or void, perhaps one without an answer yet)."""
     REF_PENDING_FOLLOW_UP = "ref_has_pending_follow_up"
     """A capture, void or refund of the same transaction is not resolved yet."""
     EARLIER_ATTEMPT_APPROVED = "earlier_attempt_approved"
@@ -93,6 +97,8 @@ def refusal_for(error: JournalError) -> Refusal:
         return Refusal.ORDER_PAID
     if isinstance(error, AboveBalance):
         return Refusal.ABOVE_BALANCE
+    if isinstance(error, GivenBackAlready):
+        return Refusal.GIVEN_BACK_ALREADY
     if isinstance(error, RefHasPendingFollowUp):
         return Refusal.REF_PENDING_FOLLOW_UP
     if isinstance(error, InvalidResolution):
