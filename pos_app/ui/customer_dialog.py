@@ -105,8 +105,13 @@ class CustomerDialog(QDialog):
         self.search.setFocus()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        """↑ ↓ in the search field move the highlight in the results."""
+        """↑ ↓ in the search field move the highlight in the results; Alt+D there detaches
+        (the button's mnemonic, answered by the field itself whatever window is active)."""
         if watched is self.search and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if (event.key() == Qt.Key.Key_D and event.modifiers() == Qt.KeyboardModifier.AltModifier
+                    and self.detach_button.isEnabled()):
+                self.detach_button.click()
+                return True
             step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(Qt.Key(event.key()))
             if step is not None and self.results.count():
                 row = min(max(self.results.currentRow() + step, 0), self.results.count() - 1)

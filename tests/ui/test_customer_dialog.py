@@ -31,6 +31,8 @@ def customer_requests(sandbox) -> int:
 def open_customer(qtbot, window):
     from pos_app.ui.customer_dialog import CustomerDialog
 
+    window.activateWindow()  # the sale screen's keys again (offscreen has no window manager to do it)
+    qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window, Qt.Key.Key_F6)
     dialog = modal(qtbot, CustomerDialog)
     qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.search)
@@ -75,8 +77,6 @@ def test_f6_finds_and_attaches_adds_and_detaches_by_keyboard(qtbot, open_app, b_
     assert app.counter.cart.customer.name == "Ada Lovelace" and window.customer.text().startswith("Customer: Ada")
 
     dialog = open_customer(qtbot, window)
-    dialog.activateWindow()  # a mnemonic needs its window active (offscreen has no window manager)
-    qtbot.waitUntil(dialog.isActiveWindow)
     qtbot.keyClick(dialog.search, Qt.Key.Key_D, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
     assert app.counter.cart.customer is None and window.customer.text() == ""
