@@ -1,5 +1,6 @@
 """The end of a day as the staff would do it, in the real app on a real X server (Xvfb +
-openbox), only by keyboard (xdotool), printing through CUPS: a card sale and a cash sale;
+openbox), only by keyboard (xdotool), printing through CUPS: a card sale for a customer
+found with F6 (named on its receipt) and a cash sale;
 Ctrl+P prints the cash sale's receipt again; the back office (F9) returns the card sale's
 item (Alt+I, the quantity, Enter, a manager's PIN and reason): the card payment is voided;
 then F10 as the Z: the manager's PIN, the drawer counted a dollar short, Enter, Enter at
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+
+import httpx
 
 from tests.receipts.conftest import pdf_text
 from tests.system import require_tool
@@ -37,6 +40,9 @@ def test_a_day_ends_by_keyboard_reprint_return_and_the_z(sandbox, tmp_path, cups
             add_staff(env, "Eve Park", "cashier", "2468")
             add_staff(env, "Mo Lane", "manager", "8642")
             [code] = barcodes(sandbox, 1)
+            jane = httpx.post(f"{sandbox.base_url}/public/customer", headers={"key-hash": sandbox.keys["S"]},
+                              json={"firstName": "Jane", "lastName": "Roe", "email": "jane@example.com"})
+            assert jane.status_code in (200, 201), jane.text
             sandbox.set_faults(s_delay_min=0.3, s_delay_max=0.6)
             started = time.time()
             app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
@@ -48,14 +54,21 @@ def test_a_day_ends_by_keyboard_reprint_return_and_the_z(sandbox, tmp_path, cups
             xdotool(env, "key", "Return")
             wait_until(lambda: "signed in: Eve Park" in log.read_text(), timeout=20, what="signed in")
 
-            # a card sale, then a cash sale with change
+            # a card sale for Jane Roe (F6, "roe", Enter), then a cash sale with change
             xdotool(env, "type", "--delay", "20", code)
             xdotool(env, "key", "Return")
             wait_until(lambda: cart_lines(data) == 1, timeout=20, what="the card sale's line")
+            xdotool(env, "key", "F6")
+            xdotool(env, "windowactivate", "--sync", window_named(env, "Customer"))
+            xdotool(env, "type", "--delay", "40", "roe")
+            xdotool(env, "key", "Return")
+            wait_until(lambda: "Jane Roe" in (data / "cart.json").read_text(), timeout=20, what="Jane Roe attached")
+            shoot(env, "e2e-customer-attached")
+            xdotool(env, "windowactivate", "--sync", main)
             xdotool(env, "key", "F12")
             xdotool(env, "windowactivate", "--sync", window_named(env, "Card surcharge"))
             xdotool(env, "key", "Return")
-            printed_receipt(cups_pdf, started, "Harbor Street Market", "APPROVED")
+            printed_receipt(cups_pdf, started, "Harbor Street Market", "APPROVED", "Customer Jane Roe")
             xdotool(env, "windowactivate", "--sync", window_named(env, "Card payment"))
             xdotool(env, "key", "Return")
             wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new sale after the card")
