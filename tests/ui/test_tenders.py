@@ -96,6 +96,8 @@ def test_ctrl_del_with_a_managers_pin_gives_the_payments_back(qtbot, run, open_a
     qtbot.waitUntil(lambda: not cash.isVisible())
     assert app.counter.payments.paid == 100
 
+    window.activateWindow()  # the sale screen's keys again (offscreen has no window manager to do it)
+    qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
     approval = modal(qtbot, ManagerApproval)
     qtbot.keyClicks(approval.pin, DEMO_MANAGER_PIN)
