@@ -58,7 +58,7 @@ system-deps:
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
 
 # A store's installer folder: `make package STORE=<id>` builds dist/<id>/ (dist/<id>/pos-app)
-# from packaging/stores/<id>.toml, and on Linux dist/<id>-<version>-linux-<arch>.tar.gz;
+# from packaging/stores/<id>.toml, and on Linux dist/<id>-<version>-linux-<arch>.tar.xz;
 # the demo store (training on the built-in sandbox) without STORE. `make package-check`
 # also runs the bundle's self-test and fails over the size budgets (packaging/README.md).
 STORE ?= demo
