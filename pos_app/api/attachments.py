@@ -112,10 +112,6 @@ class Attachment(Lenient):
     original_name: Text | None = Field(default=None, alias="originalName")
     size_in_mb: Decimal | None = Field(default=None, alias="sizeInMB")
 
-    def wire(self) -> dict[str, Any]:
-        """The object as the upload answered it (its unknown fields too)."""
-        return self.model_dump(by_alias=True, exclude_none=True)
-
 
 class UploadedFiles(Answer):
     """The answer of an upload: ``{message, files}``."""

@@ -4,6 +4,8 @@ files; links take 10 files and 25 MB in all per request, subscriptions 10 files,
 each and 25 MB in all (a megabyte is 1024 x 1024 bytes). The answer is
 ``{message, files: [{path, fullPath, originalName, sizeInMB}]}``, not wrapped in data.
 
+The limits are written out here, not taken from the client's (``pos_app.api.attachments``),
+so that the client's checks are tested against the service's rules, not against themselves.
 Files are kept with their names and sizes (``link_store.stored_files``); a link create
 names them by ``path``. The sandbox does not serve them: ``fullPath`` is an address
 under ``files.sandbox.invalid``, a name that never resolves.

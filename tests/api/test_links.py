@@ -12,6 +12,7 @@ import pytest
 from pos_app.api import errors as e
 from pos_app.api.attachments import AttachmentFile, AttachmentLimits
 from pos_app.api.link_models import LinkDraft
+from pos_app.api.requests import CustomValue
 from pos_app.api.uploads import SubscriptionAttachments
 from pos_app.api.wire import decode_json
 from pos_app.sandbox.link_store import Channel, sent_links, stored_files
@@ -119,8 +120,12 @@ async def test_deprecated_create_refuses_cents_that_are_no_whole_dollar_and_send
 
 async def test_taxes_are_computed_on_the_amount_and_named_on_the_deprecated_routes(clients):
     links = clients["B"].links
-    made = await links.create(LinkDraft(amount=1000, taxes=[STATE_TAX_B, CITY_TAX_B]))
+    note = CustomValue(key="note", label="Note", value="table 4")
+    made = await links.create(LinkDraft(amount=1000, taxes=[STATE_TAX_B, CITY_TAX_B], customValues=[note],
+                                        showBilling=True))
     assert (made.amount, made.taxes, made.total_amount) == (1000, 63 + 20, 1083)  # 62.5 rounds half up
+    assert made.model_extra["customValues"] == [{"key": "note", "label": "Note", "value": "table 4"}]
+    assert made.model_extra["showBilling"] is True
     assert (await links.get(made.id)).taxes == 83  # 0.83 dollars on the wire
     old = await clients["B"].old_links.get(made.id)
     assert old.selected_taxes == [STATE_TAX_B, CITY_TAX_B] and old.total_amount == 1083
