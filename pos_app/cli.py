@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app.staff.cli import add_staff_commands
     from pos_app.station.cli import add_terminal_commands
     from pos_app.station.customer_cli import add_customer_commands
+    from pos_app.station.link_cli import add_link_commands
     from pos_app.station.shift_cli import add_shift_commands
 
     add_sandbox_commands(commands)
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_shift_commands(commands)
     add_staff_commands(commands)
     add_customer_commands(commands)
+    add_link_commands(commands)
     add_setup_command(commands)
     return parser
 
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer"):
+        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "link"):
             import json
 
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")

@@ -45,6 +45,7 @@ from pos_app.api.errors import (
     parse_retry_after,
 )
 from pos_app.api.identity import Identity
+from pos_app.api.links import PaymentLinks
 from pos_app.api.models import (
     Category,
     CloseBatchResult,
@@ -60,11 +61,13 @@ from pos_app.api.models import (
     TransactionEntry,
 )
 from pos_app.api.money import require_cents
+from pos_app.api.multipart import EncodedBody
 from pos_app.api.parsing import Expect as Expect
 from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
+from pos_app.api.uploads import SubscriptionAttachments
 from pos_app.api.wire import encode_json
 
 log = logging.getLogger(__name__)
@@ -243,13 +246,16 @@ class PaymentsClient:
     def _build(
         self, route: Route, path: str, query: Mapping[str, Any] | None, body: Any, attempt_id: str | None
     ) -> httpx.Request:
-        """The request as it will leave (headers encoded, body as JSON); ``RequestNotBuilt``
-        when it cannot be built: nothing was sent."""
+        """The request as it will leave (headers encoded, body as JSON, an ``EncodedBody`` as
+        it is); ``RequestNotBuilt`` when it cannot be built: nothing was sent."""
         headers = {"user-agent": self.identity.user_agent(attempt_id if route.moves_money else None)}
         params = {k: v for k, v in (query or {}).items() if v is not None}
         try:
             content = None
-            if body is not None:
+            if isinstance(body, EncodedBody):  # a file upload (multipart)
+                content = body.content
+                headers["content-type"] = body.content_type
+            elif body is not None:
                 content = encode_json(body)
                 headers["content-type"] = "application/json"
             return self._http.build_request(route.method, path, params=params, content=content, headers=headers)
@@ -267,6 +273,21 @@ class PaymentsClient:
     def customers(self) -> CustomerVaults:
         """Customer vaults (list, create, view, update, delete, cards)."""
         return CustomerVaults(self)
+
+    @functools.cached_property
+    def links(self) -> PaymentLinks:
+        """Payment links on the dated routes (202104): list, create, view, delete, send, attachments."""
+        return PaymentLinks(self, "link")
+
+    @functools.cached_property
+    def old_links(self) -> PaymentLinks:
+        """Payment links on the deprecated routes (whole dollars in, dollars out: converted)."""
+        return PaymentLinks(self, "old_link")
+
+    @functools.cached_property
+    def subscription_attachments(self) -> SubscriptionAttachments:
+        """Files for a subscription's ``attachments`` (checked against the limits first)."""
+        return SubscriptionAttachments(self)
 
     # ------------------------------------------------------------ terminals
 

@@ -27,7 +27,9 @@ import h11
 ABORT = "pos.sandbox.abort"
 """ASGI extension message: abort the connection, send nothing."""
 
-MAX_BODY = 1 << 20
+MAX_BODY = (25 << 20) + (1 << 16)
+"""The largest request taken: an upload of 25 MB of attachments (the reference's limit
+for links and subscriptions) and its multipart framing; larger ones answer 413."""
 KEEPALIVE_TIMEOUT = 30.0
 _READ_SIZE = 65536
 

@@ -19,11 +19,7 @@ PENDING = (
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",
     "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
-    "subscription.pause", "subscription.resume", "subscription.retry", "subscription.upload_attachments",
-    "link.list", "link.create", "link.get", "link.delete", "link.send_email", "link.send_sms",
-    "link.upload_attachments",
-    "old_link.list", "old_link.create", "old_link.get", "old_link.delete", "old_link.send_email",
-    "old_link.send_sms", "old_link.upload_attachments",
+    "subscription.pause", "subscription.resume", "subscription.retry",
 )
 
 
