@@ -223,6 +223,15 @@ class Till:
         if self._restored_order_key is not None and self._restored_order_key == self.cart.order_key:
             await self.restore_order()
 
+    async def _read_after_give_back(self) -> None:
+        """The order read again after a void or refund of it; a journal that cannot be read
+        leaves the lines as the results said (logged); the journal's order guard still judges every
+        payment by its own record."""
+        try:
+            await self._read_order()
+        except JournalError as error:
+            log.warning("order %s not read again after a give-back: %s", self.cart.order_key, error)
+
     async def _read_order(self, *, restored: bool = False) -> None:
         order_key = self.cart.order_key
         journal = self.station.journal
@@ -251,7 +260,7 @@ class Till:
             changed = self.payments.take(result)
             given_back |= changed and result.operation in (Operation.VOID, Operation.REFUND)
         if given_back:  # the journal has the whole story (a refund seen before a restart): read it
-            self._in_background(self._read_order())
+            self._in_background(self._read_after_give_back())
         if taken:
             self._settle_if_paid()
 
