@@ -1,11 +1,13 @@
 """A counter for a station already open, as the app wires them (the counter on the
 station's settings and event stream, then the station attached and the restored cart's
-order read); a cart over an amount; a cart the sandbox declines."""
+order read); a cart over an amount, a cart of two lines, a manager signed in; a cart the
+sandbox declines."""
 
 from __future__ import annotations
 
-from pos_app.cart import Cart
+from pos_app.cart import Cart, CartLine
 from pos_app.catalog import CatalogItem
+from pos_app.staff import DEMO_MANAGER_PIN, StaffMember
 from pos_app.station.counter import Counter
 from pos_app.station.station import Station
 
@@ -38,3 +40,17 @@ async def cart_over(counter: Counter, minimum: int) -> int:
     await counter.sync_catalog()
     await counter.add(next(i for i in await counter.search("a", 60) if i.price_cents >= minimum))
     return counter.totals().total
+
+
+async def two_lines(counter: Counter) -> tuple[str, tuple[CartLine, ...]]:
+    """A cart of two items over $3 each, 2 of the first: its order key and lines."""
+    await counter.sync_catalog()
+    items = [i for i in await counter.search("a", 60) if i.price_cents >= 300][:2]
+    await counter.add(items[0], 2)
+    await counter.add(items[1])
+    return counter.cart.order_key, counter.cart.lines
+
+
+async def manager_of(counter: Counter) -> StaffMember:
+    """The demo manager, by PIN, as an approval dialog checks one."""
+    return await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)

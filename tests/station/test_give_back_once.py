@@ -14,30 +14,17 @@ import pytest
 from pos_app.config import StoreConfig
 from pos_app.journal import CashKind, Journal, Operation, Outcome
 from pos_app.sandbox.faults import Injections
-from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.station import Station
 from pos_app.station.back_office import BackOffice
 from pos_app.station.cancel import cancel_order
 from pos_app.station.returns import StepKind, read_order, run_return
-from tests.counters import cart_over, counter_for
+from tests.counters import cart_over, counter_for, manager_of, two_lines
 
 
 @pytest.fixture
 def config(sandbox, tmp_path):
     return StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="tb-2001",
                        poll_wait_limit=20.0, data_dir=tmp_path / "data")
-
-
-async def two_lines(counter):
-    await counter.sync_catalog()
-    items = [i for i in await counter.search("a", 60) if i.price_cents >= 300][:2]
-    await counter.add(items[0], 2)
-    await counter.add(items[1])
-    return counter.cart.order_key, counter.cart.lines
-
-
-async def manager_of(counter):
-    return await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
 
 
 def cash_back(entries) -> int:

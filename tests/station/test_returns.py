@@ -11,29 +11,16 @@ import pytest
 
 from pos_app.config import StoreConfig
 from pos_app.journal import CashKind, Operation, Outcome, ReturnStage
-from pos_app.staff import DEMO_CASHIER_PIN, DEMO_MANAGER_PIN, AuditAction, NotAManager
+from pos_app.staff import DEMO_CASHIER_PIN, AuditAction, NotAManager
 from pos_app.station import Station
 from pos_app.station.returns import StepKind, read_order, run_return
-from tests.counters import counter_for
+from tests.counters import counter_for, manager_of, two_lines
 
 
 @pytest.fixture
 def config(sandbox, tmp_path):
     return StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="tb-2001",
                        poll_wait_limit=20.0, data_dir=tmp_path / "data")
-
-
-async def two_lines(counter):
-    """A cart of two items over $3 each, 2 of the first: its order key and lines."""
-    await counter.sync_catalog()
-    items = [i for i in await counter.search("a", 60) if i.price_cents >= 300][:2]
-    await counter.add(items[0], 2)
-    await counter.add(items[1])
-    return counter.cart.order_key, counter.cart.lines
-
-
-async def manager_of(counter):
-    return await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
 
 
 def amount_of(line, quantity, totals):

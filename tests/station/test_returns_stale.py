@@ -7,10 +7,9 @@ import pytest
 
 from pos_app.config import StoreConfig
 from pos_app.journal import CashKind
-from pos_app.staff import DEMO_MANAGER_PIN
 from pos_app.station import Station
 from pos_app.station.returns import StepKind, read_order, run_return
-from tests.counters import counter_for
+from tests.counters import counter_for, manager_of, two_lines
 
 
 @pytest.fixture
@@ -30,14 +29,10 @@ async def test_a_return_run_from_a_stale_read_of_the_order_gives_nothing_back_tw
     async with await Station.open(config, sandbox.keys["B"], training=True) as station:
         counter = await counter_for(station)
         try:
-            await counter.sync_catalog()
-            items = [i for i in await counter.search("a", 60) if i.price_cents >= 300][:2]
-            await counter.add(items[0], 2)
-            await counter.add(items[1])
-            order_key, lines = counter.cart.order_key, counter.cart.lines
+            order_key, lines = await two_lines(counter)
             total = counter.totals().total
             assert (await counter.pay_cash(total)).paid is not None
-            manager = await counter.disk(counter.staff.check_manager, DEMO_MANAGER_PIN)
+            manager = await manager_of(counter)
             first_read = await read_order(station, order_key)
             second_read = await read_order(station, order_key)  # the other dialog, read at the same time
             plan = first_read.plan({lines[0].line_id: 1})
