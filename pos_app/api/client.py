@@ -88,6 +88,16 @@ class RetryPolicy:
         return random.uniform(ceiling / 2, ceiling)
 
 
+@dataclass(frozen=True)
+class RawAnswer:
+    """A 2xx answer as it came (``PaymentsClient.exchange``): its status, ``content-type``
+    header (empty when none) and body."""
+
+    status_code: int
+    content_type: str
+    content: bytes
+
+
 class PaymentsClient:
     """Async client of the payments service. Use one per app; close it with ``aclose``."""
 
@@ -195,12 +205,13 @@ class PaymentsClient:
         body: Any,
         attempt_id: str | None,
         retry: bool | None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
     ) -> httpx.Response:
         try:
             path = route.format(**path_params)
         except ValueError as error:
             raise InvalidInput(str(error)) from None
-        request = self._build(route, path, query, body, attempt_id)
+        request = self._build(route, path, query, body, attempt_id, files)
         may_retry = (route.method == "GET" and not route.moves_money) if retry is None else retry
         tries = self.retry.attempts if may_retry and not route.moves_money else 1
         for number in range(1, tries + 1):
@@ -241,10 +252,11 @@ class PaymentsClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _build(
-        self, route: Route, path: str, query: Mapping[str, Any] | None, body: Any, attempt_id: str | None
+        self, route: Route, path: str, query: Mapping[str, Any] | None, body: Any, attempt_id: str | None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
     ) -> httpx.Request:
-        """The request as it will leave (headers encoded, body as JSON); ``RequestNotBuilt``
-        when it cannot be built: nothing was sent."""
+        """The request as it will leave (headers encoded, body as JSON, or ``files`` as a
+        multipart form); ``RequestNotBuilt`` when it cannot be built: nothing was sent."""
         headers = {"user-agent": self.identity.user_agent(attempt_id if route.moves_money else None)}
         params = {k: v for k, v in (query or {}).items() if v is not None}
         try:
@@ -252,9 +264,31 @@ class PaymentsClient:
             if body is not None:
                 content = encode_json(body)
                 headers["content-type"] = "application/json"
-            return self._http.build_request(route.method, path, params=params, content=content, headers=headers)
+            return self._http.build_request(route.method, path, params=params, content=content, files=files,
+                                            headers=headers)
         except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:  # UnicodeError is a ValueError
             raise RequestNotBuilt(self._not_built(route, error)) from error
+
+    async def exchange(
+        self,
+        route_name: str,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
+    ) -> RawAnswer:
+        """An operation whose request is a multipart upload (``files``: field → (file name,
+        bytes, content type)) or whose answer is not JSON (CSV). Same headers, retries and
+        error tree as ``call``; a 2xx answer comes back as it came (the key-hash taken out),
+        for the caller to parse. Never for a route that moves money."""
+        route = self.routes[route_name]
+        if route.moves_money:
+            raise ValueError(f"{route_name} may move money: use call with an attempt id")
+        response = await self._send(route, path_params or {}, query, None, None, None, files)
+        content = self.redactor.content(response.content)
+        if not 200 <= response.status_code < 300:
+            raise error_from_answer(response.status_code, content, response.headers.get("retry-after"))
+        return RawAnswer(response.status_code, response.headers.get("content-type", ""), content)
 
     def _not_built(self, route: Route, error: Exception) -> str:
         detail = self.redactor.text(str(error))[:200]

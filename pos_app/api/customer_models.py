@@ -233,6 +233,8 @@ class PaymentMethod(Lenient):
     number: Text | None = None
     name: Text | None = None
     default: Flag | None = None
+    account_type: Text | None = Field(default=None, alias="accountType")  # ACH accounts only
+    routing_number: Text | None = Field(default=None, alias="routingNumber")  # ACH accounts only
 
     @property
     def is_card(self) -> bool:
@@ -309,5 +311,5 @@ PARSERS: dict[str, Callable[[Any], object]] = {
     "customer.card_default": parse_customer,
     "customer.ach_default": parse_customer,
 }
-"""The typed answers of the vault routes done so far (the ACH, CSV, request and bulk
-routes come in a later slice of issue 18)."""
+"""The typed answers of the vault and card routes (the ACH, CSV, link and bulk routes are
+in ``pos_app.api.vault_models.PARSERS``)."""
