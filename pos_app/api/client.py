@@ -62,6 +62,7 @@ from pos_app.api.models import (
 from pos_app.api.money import require_cents
 from pos_app.api.parsing import Expect as Expect
 from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
+from pos_app.api.raw_answer import RawAnswer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
@@ -86,16 +87,6 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay * 6)
         ceiling = min(self.max_delay, self.base_delay * (2 ** (retry_number - 1)))
         return random.uniform(ceiling / 2, ceiling)
-
-
-@dataclass(frozen=True)
-class RawAnswer:
-    """A 2xx answer as it came (``PaymentsClient.exchange``): its status, ``content-type``
-    header (empty when none) and body."""
-
-    status_code: int
-    content_type: str
-    content: bytes
 
 
 class PaymentsClient:

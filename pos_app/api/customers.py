@@ -17,7 +17,7 @@ failing line numbers. Export and template answer the CSV's bytes as they came.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pos_app.api.customer_models import (
     Customer,
@@ -31,6 +31,7 @@ from pos_app.api.customer_models import (
 from pos_app.api.errors import ApiError, InvalidInput, ProtocolError
 from pos_app.api.models import Page
 from pos_app.api.parsing import Expect, instance, page_of, parse_answer
+from pos_app.api.raw_answer import RawAnswer
 from pos_app.api.vault_models import (
     AchAccount,
     BulkDeleted,
@@ -44,9 +45,6 @@ from pos_app.api.vault_models import (
     link_body,
     require_vault_ids,
 )
-
-if TYPE_CHECKING:
-    from pos_app.api.client import RawAnswer
 
 
 class Caller(Protocol):
