@@ -146,11 +146,14 @@ class CustomerVaults:
         ids not deleted (and those that were, when the service says)."""
         body = {"itemList": require_vault_ids(customer_ids)}
         try:
-            return await self._client.call("customer.bulk_delete", instance(BulkDeleted), body=body)
+            done = await self._client.call("customer.bulk_delete", instance(BulkDeleted), body=body)
         except ApiError as error:
             if error.status_code == 400:
                 raise bulk_delete_failure(error) from error
             raise
+        if done.success is not True:
+            raise ApiError(200, text="the service did not confirm the deletes (success false)")
+        return done
 
     async def add_ach(self, customer_id: str, account: AchAccount) -> PaymentMethod:
         """Store a bank account (``type`` ach; only its last 4 come back); the first method

@@ -97,10 +97,16 @@ async def test_invitation_and_bulk_update_request(sandbox, clients):
         ("invitation", "new@example.com", "minutes"), ("bulk_update_request", "ada@example.com", "weeks")]
 
 
-async def test_a_link_answer_without_success_is_not_queued(canned, canned_client):
+async def test_answers_without_success_are_not_taken_for_done(canned, canned_client):
     canned.answer("POST", "/public/customer/invitation", {"success": False, "message": "nothing sent"}, status=201)
     with pytest.raises(LinkNotQueued, match="nothing sent"):
         await canned_client.customers.invite(LinkContact(email="a@b.co"), DAY)
+    canned.answer("POST", "/public/customer/bulk-delete", {"success": False})
+    with pytest.raises(e.ApiError, match="did not confirm"):
+        await canned_client.customers.bulk_delete([UNKNOWN])
+    canned.answer("POST", "/public/customer/import", {"success": False})
+    with pytest.raises(e.ApiError, match="did not take the import"):
+        await canned_client.customers.import_csv(b"h\n,a,b\n")
 
 
 async def test_export_template_and_import_round_trip(clients):
