@@ -25,16 +25,14 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
-from pos_app.api.customer_models import VaultAddress, parse_method, require_vault_id
+from pos_app.api.customer_models import VaultAddress, check_email, check_phone, parse_method, require_vault_id
 from pos_app.api.errors import ApiError, InvalidInput
 from pos_app.api.models import Flag, Lenient, Text, unwrap
-from pos_app.api.money import require_phone
 from pos_app.api.requests import Request
 
 ROUTING_NUMBER = re.compile(r"^[0-9]{9}$")
 ACCOUNT_NUMBER = re.compile(r"^[0-9]{4,17}$")
 DRIVER_LICENSE = re.compile(r"^[a-zA-Z0-9]+$")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 BUSINESS_TYPES = frozenset({"businessChecking", "businessSavings"})
 CSV_TYPES = ("text/csv", "application/csv", "text/plain", "application/vnd.ms-excel", "application/octet-stream")
 """Content types an export or template answer may carry (checked leniently: the media
@@ -55,15 +53,6 @@ class TimeUnit(StrEnum):
     HOURS = "hours"
     DAYS = "days"
     WEEKS = "weeks"
-
-
-def _phone(value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return require_phone(value)
-    except InvalidInput as error:
-        raise ValueError(str(error)) from None
 
 
 # ---------------------------------------------------------------- requests (strict)
@@ -112,7 +101,7 @@ class AchAccount(Request):
     @field_validator("phone_number")
     @classmethod
     def _phone(cls, value: str | None) -> str | None:
-        return _phone(value)
+        return check_phone(value)
 
     @field_validator("driver_license_number")
     @classmethod
@@ -170,14 +159,12 @@ class LinkContact(Request):
     @field_validator("email")
     @classmethod
     def _email(cls, value: str | None) -> str | None:
-        if value is not None and not EMAIL.fullmatch(value.strip()):
-            raise ValueError(f"email must be an email address, got {value!r}")
-        return None if value is None else value.strip()
+        return None if value is None else check_email(value)
 
     @field_validator("phone_number")
     @classmethod
     def _phone(cls, value: str | None) -> str | None:
-        return _phone(value)
+        return check_phone(value)
 
     @model_validator(mode="after")
     def _one_contact(self) -> Self:
