@@ -14,8 +14,9 @@ and texts. The vaults themselves are ``pos_app.sandbox.vaults``; the CSV routes 
   failure is 400.
 - A link (update request, invitation) goes only to the contacts in the body; without any,
   nothing is queued and the answer says ``success: false``. A bulk update request goes to
-  each vault's stored email and/or phone and skips vaults with neither. ``success: true``
-  means queued (``Vaults.links``), not delivered.
+  each vault's stored email and/or phone and skips vaults with neither; an id that is no
+  live vault refuses the whole request (400, code 900) before anything is queued.
+  ``success: true`` means queued (``Vaults.links``), not delivered.
 """
 
 from __future__ import annotations
