@@ -64,6 +64,7 @@ from pos_app.api.money import require_cents
 from pos_app.api.multipart import EncodedBody
 from pos_app.api.parsing import Expect as Expect
 from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
+from pos_app.api.raw_answer import RawAnswer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
@@ -261,6 +262,27 @@ class PaymentsClient:
             return self._http.build_request(route.method, path, params=params, content=content, headers=headers)
         except (httpx.HTTPError, httpx.InvalidURL, ValueError, TypeError) as error:  # UnicodeError is a ValueError
             raise RequestNotBuilt(self._not_built(route, error)) from error
+
+    async def exchange(
+        self,
+        route_name: str,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        body: EncodedBody | None = None,
+    ) -> RawAnswer:
+        """An operation whose answer is not JSON (a CSV) or is read by the caller (the answer
+        to a multipart upload: ``body`` from ``multipart.form_files``). Same headers, retries and
+        error tree as ``call``; a 2xx answer comes back as it came (the key-hash taken out),
+        for the caller to parse. Never for a route that moves money."""
+        route = self.routes[route_name]
+        if route.moves_money:
+            raise ValueError(f"{route_name} may move money: use call with an attempt id")
+        response = await self._send(route, path_params or {}, query, body, None, None)
+        content = self.redactor.content(response.content)
+        if not 200 <= response.status_code < 300:
+            raise error_from_answer(response.status_code, content, response.headers.get("retry-after"))
+        return RawAnswer(response.status_code, response.headers.get("content-type", ""), content)
 
     def _not_built(self, route: Route, error: Exception) -> str:
         detail = self.redactor.text(str(error))[:200]

@@ -63,6 +63,16 @@ def _card_number(value: str) -> str:
     return value
 
 
+def check_phone(value: str | None) -> str | None:
+    """A phone of the reference's US pattern (or None), else ``ValueError`` for a body validator."""
+    if value is None:
+        return None
+    try:
+        return require_phone(value)
+    except InvalidInput as error:
+        raise ValueError(str(error)) from None
+
+
 def _text(value: object, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{field} must not be empty (the service drops empty values: a field cannot be cleared)")
@@ -154,12 +164,7 @@ class _CustomerFields(Request):
     @field_validator("phone_number")
     @classmethod
     def _phone(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            return require_phone(value)
-        except InvalidInput as error:
-            raise ValueError(str(error)) from None
+        return check_phone(value)
 
     @field_validator("company_name", "external_id", "date_of_birth")
     @classmethod
@@ -172,7 +177,8 @@ class _CustomerFields(Request):
         return VaultAddress._zip(value)
 
 
-def _email(value: str) -> str:
+def check_email(value: str) -> str:
+    """An email address (trimmed), or ``ValueError`` for a body validator."""
     if not EMAIL.fullmatch(value.strip()):
         raise ValueError(f"email must be an email address, got {value!r}")
     return value.strip()
@@ -194,7 +200,7 @@ class CustomerDraft(_CustomerFields):
     @field_validator("email")
     @classmethod
     def _mail(cls, value: str) -> str:
-        return _email(value)
+        return check_email(value)
 
 
 class CustomerChanges(_CustomerFields):
@@ -215,7 +221,7 @@ class CustomerChanges(_CustomerFields):
     @field_validator("email")
     @classmethod
     def _mail(cls, value: str | None) -> str | None:
-        return None if value is None else _email(value)
+        return None if value is None else check_email(value)
 
 
 # ---------------------------------------------------------------- answers (lenient)
@@ -233,6 +239,8 @@ class PaymentMethod(Lenient):
     number: Text | None = None
     name: Text | None = None
     default: Flag | None = None
+    account_type: Text | None = Field(default=None, alias="accountType")  # ACH accounts only
+    routing_number: Text | None = Field(default=None, alias="routingNumber")  # ACH accounts only
 
     @property
     def is_card(self) -> bool:
@@ -309,5 +317,5 @@ PARSERS: dict[str, Callable[[Any], object]] = {
     "customer.card_default": parse_customer,
     "customer.ach_default": parse_customer,
 }
-"""The typed answers of the vault routes done so far (the ACH, CSV, request and bulk
-routes come in a later slice of issue 18)."""
+"""The typed answers of the vault and card routes (the ACH, CSV, link and bulk routes are
+in ``pos_app.api.vault_models.PARSERS``)."""

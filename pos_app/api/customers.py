@@ -1,16 +1,22 @@
 """Customer vaults (reference 4.4): ``PaymentsClient.customers``. Models, request bodies
-and parsers are in ``pos_app.api.customer_models``.
+and parsers are in ``pos_app.api.customer_models`` (vaults and cards) and
+``pos_app.api.vault_models`` (ACH accounts, bulk delete, links, CSV).
 
 Every id and body is checked before a request leaves (``InvalidInput``, nothing sent).
 The service answers 400 for every failure of the card operations (an unknown customer or
 method too) and for an update of an unknown id; they arrive as ``ApiError`` with the
 service's text. None of these calls moves money: charging a vault's card is a
 money-moving call that goes through the journal (a later slice).
+
+An update request or invitation answers ``LinkQueued``: the link is queued, not delivered.
+A bulk delete is not atomic: its 400 is ``BulkDeleteFailed`` (what was deleted, what was
+not and why). A CSV import is all-or-nothing: its 400 is ``ImportRejected`` with the
+failing line numbers. Export and template answer the CSV's bytes as they came.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from pos_app.api.customer_models import (
@@ -22,9 +28,24 @@ from pos_app.api.customer_models import (
     require_method_id,
     require_vault_id,
 )
-from pos_app.api.errors import InvalidInput
+from pos_app.api.errors import ApiError, InvalidInput, ProtocolError
 from pos_app.api.models import Page
-from pos_app.api.parsing import Expect, instance, page_of
+from pos_app.api.multipart import EncodedBody, FormFile, form_files
+from pos_app.api.parsing import Expect, instance, page_of, parse_answer
+from pos_app.api.raw_answer import RawAnswer
+from pos_app.api.vault_models import (
+    AchAccount,
+    BulkDeleted,
+    LinkContact,
+    LinkExpiry,
+    LinkNotQueued,
+    LinkQueued,
+    bulk_delete_failure,
+    check_csv_type,
+    import_rejection,
+    link_body,
+    require_vault_ids,
+)
 
 
 class Caller(Protocol):
@@ -41,8 +62,19 @@ class Caller(Protocol):
         body: Any = None,
     ) -> R: ...
 
+    async def exchange(
+        self,
+        route_name: str,
+        *,
+        path_params: Mapping[str, str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        body: EncodedBody | None = None,
+    ) -> RawAnswer: ...
+
+
 CUSTOMER = instance(Customer)
 METHOD = instance(PaymentMethod)
+QUEUED = instance(LinkQueued)
 
 
 class CustomerVaults:
@@ -109,6 +141,89 @@ class CustomerVaults:
         """Make any stored method (card or ACH account: one default slot) the default."""
         return await self._client.call("customer.card_default", CUSTOMER,
                                        path_params=_method(customer_id, method_id))
+
+    async def bulk_delete(self, customer_ids: Sequence[str]) -> BulkDeleted:
+        """Soft-delete several vaults. Not atomic: a 400 is ``BulkDeleteFailed``, naming the
+        ids not deleted (and those that were, when the service says)."""
+        body = {"itemList": require_vault_ids(customer_ids)}
+        try:
+            done = await self._client.call("customer.bulk_delete", instance(BulkDeleted), body=body)
+        except ApiError as error:
+            if error.status_code == 400:
+                raise bulk_delete_failure(error) from error
+            raise
+        if done.success is not True:
+            raise ApiError(200, text="the service did not confirm the deletes (success false)")
+        return done
+
+    async def add_ach(self, customer_id: str, account: AchAccount) -> PaymentMethod:
+        """Store a bank account (``type`` ach; only its last 4 come back); the first method
+        of an empty vault becomes its default."""
+        return await self._client.call("customer.ach_add", METHOD, path_params=_vault(customer_id),
+                                       body=account.wire())
+
+    async def replace_ach(self, customer_id: str, method_id: str, account: AchAccount) -> PaymentMethod:
+        """Replace a bank account with the complete payload. The answer's
+        ``customer_vault_id`` may be new: use it from now on."""
+        return await self._client.call("customer.ach_replace", METHOD, path_params=_method(customer_id, method_id),
+                                       body=account.wire())
+
+    async def set_default_ach(self, customer_id: str, method_id: str) -> Customer:
+        """Make a bank account the default (the same route as ``set_default``: the type is unchecked)."""
+        return await self._client.call("customer.ach_default", CUSTOMER, path_params=_method(customer_id, method_id))
+
+    async def request_update(self, customer_id: str, contact: LinkContact, expiry: LinkExpiry) -> LinkQueued:
+        """Queue a link for an existing customer to update their payment details, sent to
+        ``contact`` only (never to the vault's stored email or phone)."""
+        return _queued(await self._client.call("customer.update_request", QUEUED, path_params=_vault(customer_id),
+                                               body=link_body(contact, expiry)))
+
+    async def request_updates(self, customer_ids: Sequence[str], expiry: LinkExpiry) -> LinkQueued:
+        """Queue update links for several vaults, each to its stored email and/or phone (the
+        service skips vaults without either)."""
+        body = {"itemList": require_vault_ids(customer_ids), **expiry.wire()}
+        return _queued(await self._client.call("customer.bulk_update_request", QUEUED, body=body))
+
+    async def invite(self, contact: LinkContact, expiry: LinkExpiry) -> LinkQueued:
+        """Queue a link for a new customer to enter their payment details."""
+        return _queued(await self._client.call("customer.invitation", QUEUED, body=link_body(contact, expiry)))
+
+    async def export_csv(self, *, timezone: str | None = None) -> bytes:
+        """Every vault as CSV, as the service wrote it (its ``Date`` column in ``timezone``)."""
+        return _csv(await self._client.exchange("customer.export", query={"timezone": timezone}))
+
+    async def template_csv(self) -> bytes:
+        """The import template (with the live customers, one row each, when there are any)."""
+        return _csv(await self._client.exchange("customer.template"))
+
+    async def import_csv(self, content: bytes, *, file_name: str = "customers.csv") -> None:
+        """Import a CSV (columns by position, first row skipped; a Unique ID updates that
+        customer). All-or-nothing: a 400 is ``ImportRejected`` with the failing lines."""
+        if not content.strip():
+            raise InvalidInput(f"{file_name} is empty: nothing to import")
+        try:
+            upload = form_files("file", [FormFile(file_name, "text/csv", content)])
+            answer = await self._client.exchange("customer.import", body=upload)
+        except ApiError as error:
+            if error.status_code == 400:
+                raise import_rejection(error) from error
+            raise
+        if not parse_answer("customer.import", answer.content, instance(bool), status_code=answer.status_code):
+            raise ApiError(answer.status_code, text="the service did not take the import (success false)")
+
+
+def _queued(answer: LinkQueued) -> LinkQueued:
+    if answer.success is not True:
+        raise LinkNotQueued(200, text=answer.message or "the service queued no link (success false)")
+    return answer
+
+
+def _csv(answer: RawAnswer) -> bytes:
+    try:
+        check_csv_type(answer.content_type)
+    except ValueError as error:
+        raise ProtocolError(str(error), raw=answer.content[:2000], status_code=answer.status_code) from error
+    return answer.content
 
 
 def _vault(customer_id: str) -> dict[str, str]:

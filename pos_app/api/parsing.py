@@ -13,7 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
-from pos_app.api import attachments, customer_models, link_models
+from pos_app.api import attachments, customer_models, link_models, vault_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -272,9 +272,6 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
 UNTYPED = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
-    "customer.update_request", "customer.bulk_update_request", "customer.invitation",
-    "customer.export", "customer.template", "customer.import",
     "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
     "subscription.pause", "subscription.resume", "subscription.retry",
 )
@@ -290,6 +287,7 @@ RESPONSE_PARSERS.update({name: _as_decoded for name in UNTYPED})
 RESPONSE_PARSERS.update(customer_models.PARSERS)
 RESPONSE_PARSERS.update(link_models.PARSERS)
 RESPONSE_PARSERS.update(attachments.PARSERS)
+RESPONSE_PARSERS.update(vault_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types

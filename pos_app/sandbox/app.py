@@ -42,6 +42,8 @@ from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
 from pos_app.sandbox.state import Book, Handler, Sandbox
 from pos_app.sandbox.validation import Fields
+from pos_app.sandbox.vault_csv import HANDLERS as VAULT_CSV_HANDLERS
+from pos_app.sandbox.vault_routes import HANDLERS as VAULT_HANDLERS
 
 HANDLERS: dict[str, Handler] = {
     **terminal.HANDLERS,
@@ -51,6 +53,8 @@ HANDLERS: dict[str, Handler] = {
     **customers.HANDLERS,
     **links.HANDLERS,
     **attachments.HANDLERS,
+    **VAULT_HANDLERS,
+    **VAULT_CSV_HANDLERS,
     **pending.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
@@ -78,6 +82,8 @@ class DroppedAnswer:
 def _response(reply: Reply) -> Response | DroppedAnswer:
     if reply.dropped:
         return DroppedAnswer()
+    if isinstance(reply.body, bytes):  # a CSV: sent as it is, its content-type in the headers
+        return Response(reply.body, status_code=reply.status, headers=dict(reply.headers))
     return JsonResponse(reply.body, status_code=reply.status, headers=dict(reply.headers))
 
 

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pos_app.sandbox.link_store import StoredFile, store_of
+from pos_app.sandbox.multipart import read_parts
 from pos_app.sandbox.protocol import Call, Reply, invalid
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ MB = 1024 * 1024
 FIELD = "attachments"
 MEDIA_TYPES = ("image/jpeg", "image/png", "application/pdf")
 FILES_HOST = "https://files.sandbox.invalid/"
-_PARAM = re.compile(r';\s*(name|filename)="([^"]*)"')
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -43,41 +43,9 @@ LINK_LIMITS = Limits(max_files=10, max_total=25 * MB)
 SUBSCRIPTION_LIMITS = Limits(max_files=10, max_total=25 * MB, max_file=25 * MB)
 
 
-@dataclass(frozen=True)
-class Part:
-    field: str
-    filename: str | None
-    media_type: str
-    content: bytes
-
-
-def read_parts(body: bytes) -> list[Part]:
-    """The parts of a multipart/form-data body (its boundary read from its first line)."""
-    first, newline, _ = body.partition(b"\r\n")
-    if not first.startswith(b"--") or len(first) < 3 or not newline:
-        raise invalid([f"body must be multipart/form-data with the field {FIELD}"])
-    chunks = (b"\r\n" + body).split(b"\r\n" + first)
-    if len(chunks) < 3 or not chunks[-1].startswith(b"--"):
-        raise invalid(["the multipart body is not closed by its boundary"])
-    parts = []
-    for chunk in chunks[1:-1]:
-        head, separator, content = chunk.removeprefix(b"\r\n").partition(b"\r\n\r\n")
-        if not separator:
-            raise invalid(["a multipart part has no headers"])
-        headers = {}
-        for line in head.decode("utf-8", "replace").split("\r\n"):
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        params = dict(_PARAM.findall(headers.get("content-disposition", "")))
-        parts.append(Part(field=params.get("name", ""), filename=params.get("filename"),
-                          media_type=headers.get("content-type", "application/octet-stream").lower(),
-                          content=content))
-    return parts
-
-
 def _upload(limits: Limits) -> Handler:
     def handler(sandbox: Sandbox, book: Book, call: Call) -> Reply:
-        files = [p for p in read_parts(call.body) if p.field == FIELD and p.filename is not None]
+        files = [p for p in read_parts(call.body, FIELD) if p.field == FIELD and p.filename is not None]
         messages = []
         if not files:
             messages.append(f"{FIELD} should not be empty: send one or more files")

@@ -199,7 +199,7 @@ def _update(sandbox: Sandbox, book: Book, call: Call) -> Reply:
 
 def _delete(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     vault = book.vaults.find(_vault_id(call))
-    vault.deleted_at = vault.updated_at = sandbox.clock()
+    vault.soft_delete(sandbox.clock())
     return Reply(200, {"data": vault.as_json(book.merchant.client_id)})
 
 
@@ -225,9 +225,7 @@ def _card_update(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     if old.type == "ach":
         raise ServiceFailure(400, 101, f"Payment method with id: {old.id} is not a card")
     new = _new_method(sandbox, book.vaults, _card_body(call))  # re-vaulted: a new id
-    vault.methods[vault.methods.index(old)] = new
-    if vault.default_id == old.id:
-        vault.default_id = new.id
+    vault.replace(old, new)
     if old.id in book.vaults.in_use:
         book.vaults.in_use[new.id] = book.vaults.in_use.pop(old.id)
     vault.updated_at = sandbox.clock()

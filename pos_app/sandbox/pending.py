@@ -15,9 +15,6 @@ if TYPE_CHECKING:
 PENDING = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
-    "customer.update_request", "customer.bulk_update_request", "customer.invitation",
-    "customer.export", "customer.template", "customer.import",
     "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
     "subscription.pause", "subscription.resume", "subscription.retry",
 )

@@ -51,7 +51,8 @@ class Call:
 
 @dataclass(frozen=True)
 class Reply:
-    """A JSON answer (``body`` holds no floats), or a dropped one when ``dropped``."""
+    """A JSON answer (``body`` holds no floats), bytes sent as they are (a CSV, its
+    content-type in ``headers``), or a dropped one when ``dropped``."""
 
     status: int
     body: Any = None

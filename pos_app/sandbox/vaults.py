@@ -1,6 +1,7 @@
 """The customer vaults of one merchant, as the sandbox keeps them (the routes are in
-``pos_app.sandbox.customers``): vaults with their payment methods and one default slot,
-soft deletes, single-use tokens, and which subscription uses which method."""
+``pos_app.sandbox.customers``, ``vault_routes`` and ``vault_csv``): vaults with their cards
+and ACH accounts and one default slot, soft deletes, single-use tokens, which subscription
+uses which method, and the update-request and invitation links queued."""
 
 from __future__ import annotations
 
@@ -24,11 +25,13 @@ class Method:
     name: str | None = None
     zip_code: str | None = None
     billing: dict | None = None
+    ach: dict[str, str] | None = None
+    """An ACH account's stored fields (accountType, routingNumber, holder): never its number."""
 
     def as_json(self, default: bool) -> dict:
         body = {"customerVaultId": self.id, "type": self.type, "last4": self.last4, "network": self.network,
                 "brand": self.brand, "number": self.number, "exp": self.exp, "name": self.name,
-                "zipCode": self.zip_code, "default": default}
+                "zipCode": self.zip_code, "default": default, **(self.ach or {})}
         if self.billing is not None:
             body["billingAddress"] = self.billing
         return body
@@ -55,6 +58,15 @@ class Vault:
         if self.default_id is None:  # the first method of an empty vault
             self.default_id = method.id
 
+    def replace(self, old: Method, new: Method) -> None:
+        """``new`` in ``old``'s place (a re-vaulted card, a replaced account), default kept."""
+        self.methods[self.methods.index(old)] = new
+        if self.default_id == old.id:
+            self.default_id = new.id
+
+    def soft_delete(self, at: float) -> None:
+        self.deleted_at = self.updated_at = at
+
     def remove(self, method: Method) -> None:
         self.methods.remove(method)
         if self.default_id == method.id:  # promote the first remaining method
@@ -78,6 +90,22 @@ class Vault:
         }
 
 
+@dataclass(frozen=True)
+class QueuedLink:
+    """An update-request or invitation link the service queued (``kind``: update_request,
+    bulk_update_request, invitation), with exactly the contacts it goes to and the fields
+    its request body had."""
+
+    kind: str
+    customer_id: str | None
+    email: str | None
+    phone_number: str | None
+    expiration_time: int
+    unit_of_time: str
+    queued_at: float
+    body_fields: tuple[str, ...] = ()
+
+
 @dataclass
 class Vaults:
     """The customer vaults of one merchant."""
@@ -86,6 +114,8 @@ class Vaults:
     used_tokens: set[str] = field(default_factory=set)
     in_use: dict[str, list[str]] = field(default_factory=dict)
     """Method id → the ids of the subscriptions charging it (blocks deleting the card)."""
+    links: list[QueuedLink] = field(default_factory=list)
+    """Every link queued, in order (what a test reads to see who would get it)."""
 
     def find(self, vault_id: str, *, deleted_ok: bool = False, status: int = 400) -> Vault:
         vault = self.by_id.get(vault_id)
