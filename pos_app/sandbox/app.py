@@ -18,6 +18,8 @@ Admin routes (no key needed):
     POST /_sandbox/item-fields  {merchant, id, fields: {...}}: the item's answers carry
                             ``fields`` as given, over its own (values the item routes refuse)
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
+    POST /_sandbox/subscription-fail  {scheduleId, error?}: a pending schedule entry fails
+                            as on its date, for a retry to act on (``sandbox.subscriptions``)
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import catalog_routes, customers, payments, pending, terminal, transactions
+from pos_app.sandbox import catalog_routes, customers, payments, pending, subscriptions, terminal, transactions
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
@@ -47,6 +49,7 @@ HANDLERS: dict[str, Handler] = {
     **transactions.HANDLERS,
     **catalog_routes.HANDLERS,
     **customers.HANDLERS,
+    **subscriptions.HANDLERS,
     **pending.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
@@ -205,6 +208,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         ("POST", "/taxes", _set_taxes),
         ("POST", "/item-fields", _set_item_fields),
         ("POST", "/reset", _reset),
+        ("POST", "/subscription-fail", subscriptions.fail_entry),
     ]
     routes += [
         StarletteRoute(ADMIN_PREFIX + path, _admin_endpoint(sandbox, action), methods=[method])
