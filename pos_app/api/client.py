@@ -65,6 +65,7 @@ from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
+from pos_app.api.subscriptions import Subscriptions
 from pos_app.api.wire import encode_json
 
 log = logging.getLogger(__name__)
@@ -267,6 +268,11 @@ class PaymentsClient:
     def customers(self) -> CustomerVaults:
         """Customer vaults (list, create, view, update, delete, cards)."""
         return CustomerVaults(self)
+
+    @functools.cached_property
+    def subscriptions(self) -> Subscriptions:
+        """Subscriptions (list, create, get, update, cancel, pause, resume, retry)."""
+        return Subscriptions(self)
 
     # ------------------------------------------------------------ terminals
 

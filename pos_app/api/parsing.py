@@ -13,7 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
-from pos_app.api import customer_models
+from pos_app.api import customer_models, subscription_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -275,8 +275,7 @@ UNTYPED = (
     "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",
-    "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
-    "subscription.pause", "subscription.resume", "subscription.retry", "subscription.upload_attachments",
+    "subscription.upload_attachments",
     "link.list", "link.create", "link.get", "link.delete", "link.send_email", "link.send_sms",
     "link.upload_attachments",
     "old_link.list", "old_link.create", "old_link.get", "old_link.delete", "old_link.send_email",
@@ -292,6 +291,7 @@ def _as_decoded(body: Any) -> object:
 
 RESPONSE_PARSERS.update({name: _as_decoded for name in UNTYPED})
 RESPONSE_PARSERS.update(customer_models.PARSERS)
+RESPONSE_PARSERS.update(subscription_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types
