@@ -48,12 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app.station.cli import add_terminal_commands
     from pos_app.station.customer_cli import add_customer_commands
     from pos_app.station.shift_cli import add_shift_commands
+    from pos_app.station.subscription_cli import add_subscription_commands
 
     add_sandbox_commands(commands)
     add_terminal_commands(commands)
     add_shift_commands(commands)
     add_staff_commands(commands)
     add_customer_commands(commands)
+    add_subscription_commands(commands)
     add_setup_command(commands)
     return parser
 
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer"):
+        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "subscription"):
             import json
 
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")
