@@ -26,9 +26,13 @@ from pos_app.api.units import request_unit, to_wire
 from pos_app.sandbox.subscriptions import DELETE_FINISHED, PAUSE_PAUSED, RESUME_NOT_PAUSED
 
 EXP = f"12{date.today().year + 1 - 2000:02d}"
-TOMORROW = datetime.now(UTC).date() + timedelta(days=1)
 VAULT_ID = "0123456789abcdef01234567"
 
+
+
+def tomorrow() -> date:
+    """The service's default start: the next day (UTC), read when a test needs it."""
+    return datetime.now(UTC).date() + timedelta(days=1)
 
 def subscription_requests(sandbox, merchant: str = "B", route: str | None = None) -> int:
     counts = sandbox.stats()["requests"].get(merchant, {})
@@ -58,9 +62,9 @@ async def test_create_both_frequency_modes_get_and_list(clients):
     assert by_days.status is SubscriptionStatus.RUNNING and by_days.amount == 1250
     assert by_days.custom_schedule.day_frequency == 7 and by_days.customer_vault_id == vault_id
     assert [entry.status for entry in by_days.schedule] == [EntryStatus.PENDING] * 3
-    assert by_days.next_payment.startswith(TOMORROW.isoformat()) and by_days.odd_fields == {}
+    assert by_days.next_payment.startswith(tomorrow().isoformat()) and by_days.odd_fields == {}
 
-    start = date(TOMORROW.year + 1, 3, 10)
+    start = date(tomorrow().year + 1, 3, 10)
     by_months = await client.subscriptions.create(SubscriptionDraft(
         customerVaultId=vault_id, startDate=start,
         customSchedule=CustomSchedule(amount=4000, payments=0, monthFrequency=2, dayOfMonth=31)))
@@ -127,7 +131,7 @@ async def test_update(clients):
     made = await client.subscriptions.create(weekly(vault_id))
     changed = await client.subscriptions.update(made.id, SubscriptionChanges(amount=1500, autoRenew=True))
     assert changed.amount == 1500 and changed.auto_renew is True and {e.amount for e in changed.schedule} == {1500}
-    start = TOMORROW + timedelta(days=5)
+    start = tomorrow() + timedelta(days=5)
     rebuilt = await client.subscriptions.update(made.id, SubscriptionChanges(
         customSchedule=CustomSchedule(amount=900, payments=2, monthFrequency=1, dayOfMonth=start.day),
         startDate=start))
@@ -157,7 +161,7 @@ async def test_update(clients):
     (lambda: SubscriptionDraft(customerVaultId=VAULT_ID, planId="p",
                                customSchedule=CustomSchedule(amount=100, dayFrequency=1)), "exactly one of a plan"),
     (lambda: SubscriptionDraft(customerVaultId=VAULT_ID, planId="p", startDate=date.today()), "future date"),
-    (lambda: SubscriptionChanges(startDate=TOMORROW), "only with customSchedule"),
+    (lambda: SubscriptionChanges(startDate=tomorrow()), "only with customSchedule"),
     (lambda: SubscriptionChanges(amount=1, customSchedule=CustomSchedule(amount=2, dayFrequency=1)), "must match"),
 ])
 def test_bodies_are_refused_before_sending(build, why):

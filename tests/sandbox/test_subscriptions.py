@@ -21,9 +21,13 @@ from pos_app.sandbox.subscriptions import (
 from tests.sandbox.helpers import body, call
 
 EXP = f"12{date.today().year + 1 - 2000:02d}"
-TOMORROW = datetime.now(UTC).date() + timedelta(days=1)
 WEEKLY_PLAN = "5e1a00000000000000000002"
 
+
+
+def tomorrow() -> date:
+    """The service's default start: the next day (UTC), read when a test needs it."""
+    return datetime.now(UTC).date() + timedelta(days=1)
 
 def vault(client, *, card: bool = True) -> dict:
     cards = [{"number": "424242******4242", "exp": EXP}] if card else []
@@ -55,14 +59,14 @@ def test_every_n_days_from_tomorrow(b_client):
     made = subscribe(b_client, vault(b_client)["id"])
     assert made["status"] == "running" and made["amount"] == 1250 and made["planId"] is None
     assert made["customSchedule"] == {"amount": 1250, "payments": 3, "untilTerminated": False, "dayFrequency": 7}
-    assert [day(e["date"]) for e in made["schedule"]] == [TOMORROW + timedelta(days=7 * k) for k in range(3)]
+    assert [day(e["date"]) for e in made["schedule"]] == [tomorrow() + timedelta(days=7 * k) for k in range(3)]
     assert {(e["status"], e["amount"]) for e in made["schedule"]} == {("pending", 1250)}
-    assert day(made["nextPayment"]) == TOMORROW
+    assert day(made["nextPayment"]) == tomorrow()
     assert (made["paymentsPaid"], made["paymentsFailed"], made["paymentsPending"]) == (0, 0, 3)
 
 
 def test_every_n_months_on_a_day_keeps_to_short_months(b_client):
-    start = date(TOMORROW.year + 1, 1, 15)
+    start = date(tomorrow().year + 1, 1, 15)
     made = subscribe(b_client, vault(b_client)["id"], dayFrequency=None, monthFrequency=1, dayOfMonth=31,
                      payments=3, startDate=start.isoformat(), firstAmount=500)
     feb_end = 29 if (start.year % 4 == 0 and start.year % 100) or start.year % 400 == 0 else 28
@@ -118,7 +122,7 @@ def test_pause_resume_cancel_and_their_refusals(b_client):
 
     resumed = body(call(b_client, "subscription.resume", subscriptionId=made["id"]))["data"]
     assert resumed["status"] == "running" and len(resumed["schedule"]) == 3
-    assert day(resumed["nextPayment"]) == TOMORROW  # regenerated from the resume date
+    assert day(resumed["nextPayment"]) == tomorrow()  # regenerated from the resume date
     assert refusal(call(b_client, "subscription.resume", subscriptionId=made["id"])) == RESUME_NOT_PAUSED
 
     cancelled = body(call(b_client, "subscription.delete", id=made["id"]))["data"]
@@ -215,7 +219,7 @@ def test_update_amount_schedule_and_their_rules(b_client):
     updated = body(call(b_client, "subscription.update", id=made["id"], json={"amount": 1500, "autoRenew": True}))
     assert updated["data"]["amount"] == 1500 and updated["data"]["autoRenew"] is True
     assert {e["amount"] for e in updated["data"]["schedule"]} == {1500}
-    start = (TOMORROW + timedelta(days=10)).isoformat()
+    start = (tomorrow() + timedelta(days=10)).isoformat()
     replaced = body(call(b_client, "subscription.update", id=made["id"], json={
         "customSchedule": {"amount": 900, "payments": 2, "dayFrequency": 1}, "startDate": start}))["data"]
     assert [day(e["date"]) for e in replaced["schedule"]] == [date.fromisoformat(start),

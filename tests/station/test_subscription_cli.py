@@ -13,8 +13,12 @@ from pos_app.sandbox.subscriptions import PAUSE_PAUSED, RESUME_NOT_PAUSED
 from tests.terminal.cli_runner import cli_env, run_cli
 
 EXP = f"12{date.today().year + 1 - 2000:02d}"
-TOMORROW = datetime.now(UTC).date() + timedelta(days=1)
 
+
+
+def tomorrow() -> date:
+    """The service's default start: the next day (UTC), read when a test needs it."""
+    return datetime.now(UTC).date() + timedelta(days=1)
 
 def subscription_requests(sandbox) -> int:
     return sum(n for route, n in sandbox.stats()["requests"].get("B", {}).items() if route.startswith("subscri"))
@@ -43,7 +47,7 @@ def test_create_every_n_days_then_get_and_list(env, customer_id):
     assert {k: subscription[k] for k in ("status", "customer", "amount", "every_days", "payments", "plan")} == {
         "status": "running", "customer": customer_id, "amount": 1250, "every_days": 14, "payments": 2, "plan": None}
     assert [(e["date"][:10], e["amount"], e["status"]) for e in subscription["schedule"]] == [
-        (TOMORROW.isoformat(), 1250, "pending"), ((TOMORROW + timedelta(days=14)).isoformat(), 1250, "pending")]
+        (tomorrow().isoformat(), 1250, "pending"), ((tomorrow() + timedelta(days=14)).isoformat(), 1250, "pending")]
 
     got = run_cli(env, "subscription", "get", subscription["id"])
     assert got.code == 0 and got.payload == made.payload
@@ -54,7 +58,7 @@ def test_create_every_n_days_then_get_and_list(env, customer_id):
 
 
 def test_create_every_n_months_on_a_day_from_a_start_date(env, customer_id):
-    start = date(TOMORROW.year + 1, 1, 20)
+    start = date(tomorrow().year + 1, 1, 20)
     made = run_cli(env, "subscription", "create", "--customer", customer_id, "--amount", "4000",
                    "--every-months", "1", "--day", "5", "--start", start.isoformat())
     assert made.code == 0, made.payload
