@@ -29,7 +29,6 @@ EXP = f"12{date.today().year + 1 - 2000:02d}"
 VAULT_ID = "0123456789abcdef01234567"
 
 
-
 def tomorrow() -> date:
     """The service's default start: the next day (UTC), read when a test needs it."""
     return datetime.now(UTC).date() + timedelta(days=1)

@@ -24,7 +24,6 @@ EXP = f"12{date.today().year + 1 - 2000:02d}"
 WEEKLY_PLAN = "5e1a00000000000000000002"
 
 
-
 def tomorrow() -> date:
     """The service's default start: the next day (UTC), read when a test needs it."""
     return datetime.now(UTC).date() + timedelta(days=1)

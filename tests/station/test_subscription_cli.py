@@ -15,7 +15,6 @@ from tests.terminal.cli_runner import cli_env, run_cli
 EXP = f"12{date.today().year + 1 - 2000:02d}"
 
 
-
 def tomorrow() -> date:
     """The service's default start: the next day (UTC), read when a test needs it."""
     return datetime.now(UTC).date() + timedelta(days=1)
