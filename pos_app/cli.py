@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app.station.customer_cli import add_customer_commands
     from pos_app.station.link_cli import add_link_commands
     from pos_app.station.shift_cli import add_shift_commands
+    from pos_app.station.subscription_cli import add_subscription_commands
 
     add_sandbox_commands(commands)
     add_terminal_commands(commands)
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_staff_commands(commands)
     add_customer_commands(commands)
     add_link_commands(commands)
+    add_subscription_commands(commands)
     add_setup_command(commands)
     return parser
 
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "link"):
+        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "link", "subscription"):
             import json
 
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")

@@ -68,6 +68,7 @@ from pos_app.api.raw_answer import RawAnswer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
+from pos_app.api.subscriptions import Subscriptions
 from pos_app.api.uploads import SubscriptionAttachments
 from pos_app.api.wire import encode_json
 
@@ -310,6 +311,11 @@ class PaymentsClient:
     def subscription_attachments(self) -> SubscriptionAttachments:
         """Files for a subscription's ``attachments`` (checked against the limits first)."""
         return SubscriptionAttachments(self)
+
+    @functools.cached_property
+    def subscriptions(self) -> Subscriptions:
+        """Subscriptions (list, create, get, update, cancel, pause, resume, retry)."""
+        return Subscriptions(self)
 
     # ------------------------------------------------------------ terminals
 

@@ -13,7 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
-from pos_app.api import attachments, customer_models, link_models, vault_models
+from pos_app.api import attachments, customer_models, link_models, subscription_models, vault_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -272,8 +272,6 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
 UNTYPED = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
-    "subscription.pause", "subscription.resume", "subscription.retry",
 )
 """Routes without a typed answer yet (issue 18 types them family by family): their answer
 is the decoded JSON as it came, for ``PaymentsClient.call`` without ``expect``."""
@@ -288,6 +286,7 @@ RESPONSE_PARSERS.update(customer_models.PARSERS)
 RESPONSE_PARSERS.update(link_models.PARSERS)
 RESPONSE_PARSERS.update(attachments.PARSERS)
 RESPONSE_PARSERS.update(vault_models.PARSERS)
+RESPONSE_PARSERS.update(subscription_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types

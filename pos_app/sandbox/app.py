@@ -20,6 +20,8 @@ Admin routes (no key needed):
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
     POST /_sandbox/pay-link {id, amount?}: a payment link's customer pays it
                             (``pos_app.sandbox.links``)
+    POST /_sandbox/subscription-fail  {scheduleId, error?}: a pending schedule entry fails
+                            as on its date, for a retry to act on (``sandbox.subscriptions``)
 """
 
 from __future__ import annotations
@@ -36,7 +38,17 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import attachments, catalog_routes, customers, links, payments, pending, terminal, transactions
+from pos_app.sandbox import (
+    attachments,
+    catalog_routes,
+    customers,
+    links,
+    payments,
+    pending,
+    subscriptions,
+    terminal,
+    transactions,
+)
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
@@ -55,6 +67,7 @@ HANDLERS: dict[str, Handler] = {
     **attachments.HANDLERS,
     **VAULT_HANDLERS,
     **VAULT_CSV_HANDLERS,
+    **subscriptions.HANDLERS,
     **pending.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
@@ -216,6 +229,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         ("POST", "/item-fields", _set_item_fields),
         ("POST", "/reset", _reset),
         ("POST", "/pay-link", links.pay_link),
+        ("POST", "/subscription-fail", subscriptions.fail_entry),
     ]
     routes += [
         StarletteRoute(ADMIN_PREFIX + path, _admin_endpoint(sandbox, action), methods=[method])

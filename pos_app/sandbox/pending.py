@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 PENDING = (
     "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
     "ach.charge", "ach.refund", "ach.void", "ach.list",
-    "subscription.list", "subscription.create", "subscription.get", "subscription.update", "subscription.delete",
-    "subscription.pause", "subscription.resume", "subscription.retry",
 )
 
 

@@ -46,6 +46,7 @@ from pos_app.sandbox.protocol import (
 )
 from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, Sale, Transaction
 from pos_app.sandbox.settlement import latest_run, settle
+from pos_app.sandbox.subscription_book import SubscriptionBook
 from pos_app.sandbox.vaults import Vaults
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ class Book:
         self.merchant = merchant
         self.catalog = catalog
         self.vaults = Vaults()
+        self.subscriptions = SubscriptionBook()
         self.payments: dict[str, Payment] = {}
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}

@@ -1,0 +1,155 @@
+"""``pos-app subscription …``: the store's subscriptions from a script or a back-office shell.
+
+Imports no Qt. Runs through the ``Station`` (its settings, key-hash and client) and prints
+ONE JSON object on stdout, as ``pos-app customer`` does. Amounts are whole cents, like
+every amount of the command line. Exit codes: 0 done; 1 refused or invalid (bad input
+refused before anything was sent, or the service refused: a transition its state does not
+allow, with the service's sentence under ``error``); 4 failed (no answer from the
+service, or a server error: nothing is known to have changed). None of these commands
+moves money: retrying a schedule entry does, and it waits for the journal's
+money-moving path (not a command yet).
+
+- ``subscription create --customer ID --amount CENTS (--every-days N | --every-months N
+  --day D) [--payments N] [--start YYYY-MM-DD]`` → ``{"subscription": {…}}``
+- ``subscription list [--status S[,S…]]`` → ``{"subscriptions": [{…}], "count"}`` (every
+  page; inactive ones only when ``--status`` names them, as the service lists)
+- ``subscription get|pause|resume|cancel ID`` → ``{"subscription": {…}}`` with its
+  ``status``; ``get`` adds the ``schedule``
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from typing import Any
+
+from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
+from pos_app.api.models import Page
+from pos_app.api.money import parse_cents
+from pos_app.api.subscription_models import CustomSchedule, Subscription, SubscriptionDraft, SubscriptionStatus
+from pos_app.api.subscriptions import Subscriptions
+from pos_app.journal import Outcome
+from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.station import Station
+
+LIST_PAGE = 100
+"""Subscriptions read per request by ``list``."""
+
+
+def add_subscription_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    subscription = commands.add_parser("subscription", help="the store's subscriptions (JSON on stdout)")
+    actions = subscription.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
+        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
+        parser.set_defaults(handler=run_subscription_command)
+        return parser
+
+    parser = action("create", "subscribe a customer: their default payment method is charged on a schedule")
+    parser.add_argument("--customer", required=True, help="the customer vault id (24 hexadecimal characters)")
+    parser.add_argument("--amount", required=True, help="each payment, in cents (1250 for 12.50)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--every-days", type=int, metavar="N", help="a payment every N days")
+    mode.add_argument("--every-months", type=int, metavar="N", help="a payment every N months (1-24), with --day")
+    parser.add_argument("--day", type=int, metavar="D", help="the day of the month (1-31) with --every-months")
+    parser.add_argument("--payments", type=int, default=0, metavar="N",
+                        help="how many payments, 0 to 52 (default 0: until cancelled)")
+    parser.add_argument("--start", metavar="YYYY-MM-DD", help="the first payment's date, after today (default "
+                                                               "tomorrow)")
+    parser = action("list", "list the subscriptions")
+    parser.add_argument("--status", help=f"only these states, comma-separated: {', '.join(SubscriptionStatus)}")
+    for name, help_text in (("get", "one subscription with its schedule"),
+                            ("pause", "pause a running subscription (its future payments are removed)"),
+                            ("resume", "resume a paused subscription (the schedule restarts tomorrow)"),
+                            ("cancel", "cancel a subscription (it becomes inactive)")):
+        action(name, help_text).add_argument("id", help="the subscription id")
+
+
+def run_subscription_command(args: argparse.Namespace) -> int:
+    return _run(args, _subscription_command)
+
+
+def shown(subscription: Subscription, *, with_schedule: bool = False) -> dict[str, Any]:
+    """A subscription as the commands print it (amounts in cents)."""
+    schedule = subscription.custom_schedule
+    body: dict[str, Any] = {
+        "id": subscription.id,
+        "status": None if subscription.status is None else subscription.status.value,
+        "customer": subscription.customer_vault_id,
+        "amount": subscription.amount,
+        "plan": subscription.plan_id,
+        "every_days": schedule.day_frequency if schedule else None,
+        "every_months": schedule.month_frequency if schedule else None,
+        "day": schedule.day_of_month if schedule else None,
+        "payments": schedule.payments if schedule else None,
+        "next_payment": subscription.next_payment,
+    }
+    if with_schedule:
+        body["schedule"] = [{"id": e.id, "date": e.date, "amount": e.amount,
+                             "status": None if e.status is None else e.status.value}
+                            for e in subscription.schedule]
+    return body
+
+
+async def _subscription_command(station: Station, args: argparse.Namespace) -> Payload:
+    subscriptions = station.client.subscriptions
+    try:
+        if args.action == "list":
+            return await _list(subscriptions, _statuses(args.status))
+        if args.action == "create":
+            return {"subscription": shown(await subscriptions.create(_draft(args)), with_schedule=True)}, 0
+        if args.action == "get":
+            return {"subscription": shown(await subscriptions.get(args.id), with_schedule=True)}, 0
+        moves = {"pause": subscriptions.pause, "resume": subscriptions.resume, "cancel": subscriptions.cancel}
+        return {"subscription": shown(await moves[args.action](args.id))}, 0
+    except InvalidInput as error:
+        raise Refused(str(error)) from None
+    except Unauthorized as error:
+        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+    except ServerError as error:
+        return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
+    except ApiError as error:  # TransitionRefused included: the service's sentence
+        reason = "; ".join(error.messages) or error.text or str(error)
+        return {"outcome": "refused", "error": f"the service refused it: {reason}"}, EXIT_INVALID
+    except PaymentsError as error:
+        return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
+
+
+async def _list(subscriptions: Subscriptions, statuses: tuple[SubscriptionStatus, ...]) -> Payload:
+    found: list[Subscription] = []
+    skipped = 0
+    page_number = 1
+    while True:
+        page: Page[Subscription] = await subscriptions.list(statuses=statuses, page=page_number, limit=LIST_PAGE)
+        found += page.data
+        skipped += page.skipped
+        if not page.data or page_number >= (page.meta.total_pages or 1):
+            break
+        page_number += 1
+    payload: dict[str, Any] = {"subscriptions": [shown(s) for s in found], "count": len(found)}
+    if skipped:
+        payload["skipped"] = skipped
+    return payload, 0
+
+
+def _statuses(text: str | None) -> tuple[SubscriptionStatus, ...]:
+    if text is None:
+        return ()
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SubscriptionStatus._value2member_map_]
+    if unknown or not names:
+        raise Refused(f"--status takes {', '.join(SubscriptionStatus)} (comma-separated), got {text!r}")
+    return tuple(SubscriptionStatus(name) for name in names)
+
+
+def _draft(args: argparse.Namespace) -> SubscriptionDraft:
+    start = None
+    if args.start is not None:
+        try:
+            start = date.fromisoformat(args.start)
+        except ValueError:
+            raise Refused(f"--start must be a date as YYYY-MM-DD, got {args.start!r}") from None
+    schedule = CustomSchedule(amount=parse_cents(args.amount), payments=args.payments,
+                              dayFrequency=args.every_days, monthFrequency=args.every_months, dayOfMonth=args.day)
+    return SubscriptionDraft(customerVaultId=args.customer, customSchedule=schedule, startDate=start)
