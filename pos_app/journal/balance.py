@@ -26,28 +26,37 @@ def order_charged(conn: sqlite3.Connection, order_key: str) -> dict[str, int]:
         charged = attempt.charged
         if charged is None:
             continue
-        ref = attempt.result.get("transaction_id")
-        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+        refs = _refs(attempt.result)
+        if _voided(conn, refs):
             continue
-        found[attempt.id] = _less_refunds(conn, ref, charged)
+        found[attempt.id] = _less_refunds(conn, refs, charged)
     # a late approval after a decision (a conflict) charged the customer whatever the journal
     # decided: it counts, for the amount asked, unless that charge was voided since
     for attempt_id, ref in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
         late = attempts.get(attempt_id)
         if attempt_id in found or late is None or late.amount is None:
             continue
-        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+        refs = list(dict.fromkeys([*([ref] if ref else []), *_refs(late.result)]))
+        if _voided(conn, refs):
             continue
-        found[attempt_id] = _less_refunds(conn, ref, late.amount)
+        found[attempt_id] = _less_refunds(conn, refs, late.amount)
     return found
 
 
-def _less_refunds(conn: sqlite3.Connection, ref: str | None, charged: int) -> int:
+def _refs(result: dict[str, object]) -> list[str]:
+    """The names a charge's follow-ups use for it: its gateway transaction id (a terminal's
+    pnRefNum) and its payment id (the service's payment routes)."""
+    return [str(ref) for ref in (result.get("transaction_id"), result.get("payment_id")) if ref]
+
+
+def _voided(conn: sqlite3.Connection, refs: list[str]) -> bool:
+    return any(conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone() for ref in refs)
+
+
+def _less_refunds(conn: sqlite3.Connection, refs: list[str], charged: int) -> int:
     """What a charge keeps once its approved refunds are taken off (an unknown refund gave
     nothing back as far as the order knows: the order is never charged twice for it)."""
-    if not ref:
-        return charged
-    refunded = int(conn.execute(queries.REFUNDED_OF_SQL, (ref,)).fetchone()[0])
+    refunded = sum(int(conn.execute(queries.REFUNDED_OF_SQL, (ref,)).fetchone()[0]) for ref in refs)
     return max(charged - refunded, 0)
 
 

@@ -245,10 +245,10 @@ class Journal(CashLedger, ReturnBook):
                 if unresolved:
                     raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
                 due = balance.order_due(conn, order_key)
-                if due is None:  # no total recorded: any charge pays the order
-                    for paid, charged in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
-                        if not (charged and conn.execute(queries.VOID_OF_SQL, (charged,)).fetchone()):
-                            raise OrderAlreadyPaid(order_key, paid)
+                if due is None:  # no total recorded: any charge not voided since pays the order
+                    paid_by = next(iter(balance.order_charged(conn, order_key)), None)
+                    if paid_by is not None:
+                        raise OrderAlreadyPaid(order_key, paid_by)
                 elif due[0] <= 0 and due[1] is not None:
                     raise OrderAlreadyPaid(order_key, due[1])
                 elif amount is not None and amount > due[0]:
