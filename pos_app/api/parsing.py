@@ -13,7 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
-from pos_app.api import customer_models
+from pos_app.api import charge_models, customer_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -270,8 +270,6 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
 """One parser per route: decoded JSON in, typed answer out (or an exception)."""
 
 UNTYPED = (
-    "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
-    "ach.charge", "ach.refund", "ach.void", "ach.list",
     "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",
@@ -292,6 +290,7 @@ def _as_decoded(body: Any) -> object:
 
 RESPONSE_PARSERS.update({name: _as_decoded for name in UNTYPED})
 RESPONSE_PARSERS.update(customer_models.PARSERS)
+RESPONSE_PARSERS.update(charge_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types
