@@ -34,7 +34,7 @@ from starlette.routing import Route as StarletteRoute
 
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
-from pos_app.sandbox import catalog_routes, customers, payments, pending, terminal, transactions
+from pos_app.sandbox import ach, card_payments, catalog_routes, customers, payments, pending, terminal, transactions
 from pos_app.sandbox.faults import Injection
 from pos_app.sandbox.http_server import ABORT
 from pos_app.sandbox.protocol import Call, Failure, Reply, StatusFailure, invalid
@@ -47,6 +47,8 @@ HANDLERS: dict[str, Handler] = {
     **transactions.HANDLERS,
     **catalog_routes.HANDLERS,
     **customers.HANDLERS,
+    **card_payments.HANDLERS,
+    **ach.HANDLERS,
     **pending.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):

@@ -13,8 +13,6 @@ if TYPE_CHECKING:
     from pos_app.sandbox.state import Book, Sandbox
 
 PENDING = (
-    "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
-    "ach.charge", "ach.refund", "ach.void", "ach.list",
     "customer.bulk_delete", "customer.ach_add", "customer.ach_replace",
     "customer.update_request", "customer.bulk_update_request", "customer.invitation",
     "customer.export", "customer.template", "customer.import",

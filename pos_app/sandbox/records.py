@@ -23,7 +23,9 @@ PROCESSING_STARTS = 0.2
 
 @dataclass(frozen=True)
 class Sale:
-    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request."""
+    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request, or a
+    charge through the service's charge routes (``terminal`` ``ONLINE``; ``kind`` ach for
+    an ACH charge)."""
 
     kind: str
     terminal: Terminal
@@ -35,6 +37,12 @@ class Sale:
     phone: str | None = None
     taxes: tuple[str, ...] = ()
     custom_values: tuple[dict, ...] = ()
+    external_id: str | None = None
+    """``order.externalId`` of a charge through the service's routes (stored, searchable)."""
+    customer_id: str | None = None
+    """The customer vault charged (card on file, ACH from a vault)."""
+    ach: dict[str, str | None] | None = None
+    """The bank account of an ACH payment (accountType, last4, names): no card then."""
 
 
 @dataclass(frozen=True)

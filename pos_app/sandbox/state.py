@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pos_app.api.routes import Route
+from pos_app.sandbox.card_payments import BulkJob, run_bulk_jobs
 from pos_app.sandbox.catalog import Catalog
 from pos_app.sandbox.faults import FOREIGN_USER_AGENT, Injections, Knobs
 from pos_app.sandbox.merchants import (
@@ -66,6 +67,8 @@ class Book:
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}
         self.transactions: list[Transaction] = []  # in the order recorded
+        self.bulk_jobs: list[BulkJob] = []
+        """Queued bulk charges, made once due (``materialize``)."""
         self.taxes: list[dict] = [tax.as_json() for tax in merchant.taxes]
         """The tax list as ``GET /public/tax`` answers it; ``POST /_sandbox/taxes`` replaces it
         with values the real service may send (a rate of 1E+30, a tax deleted that items name)."""
@@ -165,7 +168,12 @@ class Sandbox:
                 reply = handler(self, self.books[merchant.code], call)
             except Failure as failure:
                 reply = failure.reply(call.path, self.clock())
-            return DROPPED if drop else reply
+            if drop:
+                return DROPPED
+            if route.moves_money and self.knobs.take("error_5xx_after_next"):
+                return StatusFailure(500, "internal error after processing (sandbox fault error_5xx_after_next)") \
+                    .reply(call.path, self.clock())
+            return reply
 
     def latency_s(self) -> float:
         return self.knobs["latency_ms"] / 1000
@@ -247,6 +255,8 @@ class Sandbox:
                     mono=message.created_mono + message.duration,
                 )
                 message.payment_id = payment.id
+        for book in self.books.values():
+            run_bulk_jobs(self, book)
         hour = int(self.knobs["settle_hour"])
         if hour >= 0:
             now = self.clock()
