@@ -47,6 +47,14 @@ class VoidReason(StrEnum):
     POP_TIMEOUT = "pop_timeout"
 
 
+def void_reason(value: str) -> VoidReason:
+    """``value`` as a ``VoidReason``, or ``InvalidInput`` listing the reasons (nothing sent)."""
+    try:
+        return VoidReason(value)
+    except ValueError:
+        raise InvalidInput(f"a void's reason must be one of {', '.join(VoidReason)}, got {value!r}") from None
+
+
 class AchAccountType(StrEnum):
     BUSINESS_CHECKING = "businessChecking"
     BUSINESS_SAVINGS = "businessSavings"

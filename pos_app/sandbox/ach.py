@@ -5,7 +5,7 @@ refund, void and the ACH payments' own list, over the payment machinery of
 - From a vault (``customerId``): the request's addresses and ``achData`` are ignored; the
   default method must be an ACH account, or ``overrideDefaultPaymentMethod`` name one.
 - ``achData.last4`` is exactly four digits; an unknown tax id is 404; each tax is computed
-  on the amount and added to it; ACH never carries a surcharge.
+  on the amount and added to the net amount; ACH never carries a surcharge.
 - Refund: settled, and only 6 minutes after the charge; void: unsettled. The test amounts
   and money-moving knobs are those of the card routes.
 - The list holds ACH payments only (``GET /public/ach``), newest first, filtered by
@@ -94,12 +94,12 @@ def _charge(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     f.check()
     assert amount is not None
     test_amount_before(amount)
-    total = _taxed(book, body.get("taxes"), amount)
-    sale = Sale(kind="ach", terminal=ONLINE, amount=total, receipt=bool(receipt),
+    taxes = _taxed(book, body.get("taxes"), amount) - amount
+    sale = Sale(kind="ach", terminal=ONLINE, amount=amount, receipt=bool(receipt),
                 user_agent=sandbox.recorded_agent(call), order_number=order.get("orderId"),
                 external_id=order.get("externalId"), customer_id=vault_id, ach=account)
     card = Card("ACH", "ach", "ach", "000000", str(account.get("last4") or "0000"))
-    return charge_reply(make_payment(sandbox, book, Charged(total, card, True, True, sale)))
+    return charge_reply(make_payment(sandbox, book, Charged(amount, card, True, True, sale, added=taxes)))
 
 
 def _list(sandbox: Sandbox, book: Book, call: Call) -> Reply:

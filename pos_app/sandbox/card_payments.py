@@ -65,6 +65,8 @@ class Charged:
     capture: bool
     bypass_surcharge: bool
     sale: Sale
+    added: int = 0
+    """Cents added on top of the amount (an ACH charge's taxes)."""
 
 
 # ---------------------------------------------------------------- payments
@@ -82,8 +84,10 @@ def make_payment(sandbox: Sandbox, book: Book, charged: Charged) -> Payment:
     """Record the payment of a charge (declined below 100 cents), as happening now."""
     declined = charged.amount < DECLINE_BELOW
     kind = charged.sale.kind
-    surcharge = 0 if charged.bypass_surcharge or kind == "ach" else surcharge_for(book.merchant, charged.card,
-                                                                                  charged.amount)
+    if kind == "ach":  # no surcharge on ACH: the taxes added take its place in the net amount
+        surcharge = charged.added
+    else:
+        surcharge = 0 if charged.bypass_surcharge else surcharge_for(book.merchant, charged.card, charged.amount)
     payment = Payment(
         id=sandbox.new_id(), record_id=sandbox.new_id(), transaction_id=sandbox.new_transaction_id(),
         merchant=book.merchant, sale=charged.sale, card=charged.card, amount=charged.amount, surcharge=surcharge,
@@ -95,12 +99,7 @@ def make_payment(sandbox: Sandbox, book: Book, charged: Charged) -> Payment:
     return payment
 
 
-def answer_payment(payment: Payment) -> dict[str, Any]:
-    """A payment as the charge routes answer it (an ACH one names its account, no card)."""
-    data = payment_json(payment)
-    if payment.sale.ach is not None:
-        data = {**data, "card": None, "ach": payment.sale.ach}
-    return data
+
 
 
 def charge_reply(payment: Payment) -> Reply:
@@ -109,7 +108,7 @@ def charge_reply(payment: Payment) -> Reply:
         return DROPPED
     if payment.amount == SERVER_ERROR_AFTER:
         raise StatusFailure(500, "internal error after the charge (sandbox test amount 9909)")
-    return Reply(201, {"data": answer_payment(payment)})
+    return Reply(201, {"data": payment_json(payment)})
 
 
 def method_card(method: Method) -> Card:
@@ -249,7 +248,7 @@ def _capture(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     payment.surcharge = surcharge_for(book.merchant, payment.card, amount)
     payment.status, payment.captured = "captured", True
     follow_up(sandbox, book, payment, call, "capture", amount)
-    return Reply(201, {"data": answer_payment(payment)})
+    return Reply(201, {"data": payment_json(payment)})
 
 
 def void_payment(sandbox: Sandbox, book: Book, call: Call, *, ach: bool) -> Reply:
