@@ -16,7 +16,7 @@ ACH shares the payment and follow-up machinery (``pos_app.sandbox.ach``).
   settled; refund it instead"). Refund: only settled ("payment is not settled yet; void it
   instead"), partial refunds up to the remaining balance, never of a fully refunded one.
 - A bulk charge checks every entry, answers that the job was queued, and makes each payment
-  ``bulk_delay_s`` seconds later (``run_bulk_jobs``, from ``Sandbox.materialize``); each is
+  ``bulk_delay_s`` seconds later (a ``QueuedJob`` run by ``Sandbox.materialize``); each is
   recorded with the bulk request's user-agent and its entry's ``order.externalId``.
 """
 
@@ -39,7 +39,7 @@ from pos_app.sandbox.protocol import (
     invalid,
     rejected,
 )
-from pos_app.sandbox.records import FollowUp, Payment, Sale
+from pos_app.sandbox.records import FollowUp, Payment, QueuedJob, Sale
 from pos_app.sandbox.validation import Fields
 from pos_app.sandbox.vaults import Method
 
@@ -305,16 +305,6 @@ def refund_payment(sandbox: Sandbox, book: Book, call: Call, *, ach: bool) -> Re
 # ---------------------------------------------------------------- bulk charge
 
 
-@dataclass
-class BulkJob:
-    """A queued bulk charge: its entries, made at ``due`` (monotonic)."""
-
-    due: float
-    entries: list[dict[str, Any]]
-    user_agent: str
-    receipt: bool
-
-
 def _bulk_charge(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     body = call.json_object()
     f = Fields(body)
@@ -344,26 +334,25 @@ def _bulk_charge(sandbox: Sandbox, book: Book, call: Call) -> Reply:
                      "order": order})
     if messages:
         raise invalid(messages)
-    book.bulk_jobs.append(BulkJob(sandbox.now + sandbox.knobs["bulk_delay_s"], read,
-                                  sandbox.recorded_agent(call), bool(receipt)))
+    agent = sandbox.recorded_agent(call)
+    book.queued.append(QueuedJob(sandbox.now + sandbox.knobs["bulk_delay_s"],
+                                 lambda: make_bulk_payments(sandbox, book, read, agent, bool(receipt))))
     return Reply(201, {"success": True, "message": f"{len(read)} payments queued"})
 
 
-def run_bulk_jobs(sandbox: Sandbox, book: Book) -> None:
-    """Make the payments of every queued bulk charge that has come due (a customer deleted
-    or emptied meanwhile gets no payment: the job goes on with the next)."""
-    due = [job for job in book.bulk_jobs if job.due <= sandbox.now]
-    for job in due:
-        book.bulk_jobs.remove(job)
-        for entry in job.entries:
-            try:
-                method, customer = vault_method(book, entry["customer"], None, ach=False)
-            except ServiceFailure:
-                continue
-            sale = Sale(kind="sale", terminal=ONLINE, amount=entry["amount"], receipt=job.receipt,
-                        user_agent=job.user_agent, order_number=entry["order"].get("orderId"),
-                        external_id=entry["order"].get("externalId"), customer_id=customer)
-            make_payment(sandbox, book, Charged(entry["amount"], method_card(method), True, entry["bypass"], sale))
+def make_bulk_payments(sandbox: Sandbox, book: Book, entries: list[dict[str, Any]], user_agent: str,
+                       receipt: bool) -> None:
+    """Make the payments of a queued bulk charge (a customer deleted or emptied meanwhile
+    gets no payment: the job goes on with the next)."""
+    for entry in entries:
+        try:
+            method, customer = vault_method(book, entry["customer"], None, ach=False)
+        except ServiceFailure:
+            continue
+        sale = Sale(kind="sale", terminal=ONLINE, amount=entry["amount"], receipt=receipt, user_agent=user_agent,
+                    order_number=entry["order"].get("orderId"), external_id=entry["order"].get("externalId"),
+                    customer_id=customer)
+        make_payment(sandbox, book, Charged(entry["amount"], method_card(method), True, entry["bypass"], sale))
 
 
 HANDLERS = {

@@ -10,6 +10,7 @@ message's state is a function of the monotonic clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pos_app.sandbox.merchants import Card, Merchant, Terminal
@@ -149,3 +150,12 @@ class Message:
             return None
         end = self.duration + (self.hold if self.outcome == TIMEOUT_THEN_COMPLETE else 0.0)
         return self.created_wall + end if now - self.created_mono >= end else None
+
+
+@dataclass(frozen=True)
+class QueuedJob:
+    """Work the service does later, off the request (a bulk charge's payments): ``run`` once
+    the monotonic clock reaches ``due``."""
+
+    due: float
+    run: Callable[[], None]

@@ -22,7 +22,6 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pos_app.api.routes import Route
-from pos_app.sandbox.card_payments import BulkJob, run_bulk_jobs
 from pos_app.sandbox.catalog import Catalog
 from pos_app.sandbox.faults import FOREIGN_USER_AGENT, Injections, Knobs
 from pos_app.sandbox.merchants import (
@@ -45,7 +44,7 @@ from pos_app.sandbox.protocol import (
     rate_limited,
     refused,
 )
-from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, Sale, Transaction
+from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, QueuedJob, Sale, Transaction
 from pos_app.sandbox.settlement import latest_run, settle
 from pos_app.sandbox.vaults import Vaults
 
@@ -67,8 +66,8 @@ class Book:
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}
         self.transactions: list[Transaction] = []  # in the order recorded
-        self.bulk_jobs: list[BulkJob] = []
-        """Queued bulk charges, made once due (``materialize``)."""
+        self.queued: list[QueuedJob] = []
+        """Work queued by a request (a bulk charge), run once due (``materialize``)."""
         self.taxes: list[dict] = [tax.as_json() for tax in merchant.taxes]
         """The tax list as ``GET /public/tax`` answers it; ``POST /_sandbox/taxes`` replaces it
         with values the real service may send (a rate of 1E+30, a tax deleted that items name)."""
@@ -256,7 +255,9 @@ class Sandbox:
                 )
                 message.payment_id = payment.id
         for book in self.books.values():
-            run_bulk_jobs(self, book)
+            for job in [job for job in book.queued if job.due <= self.now]:
+                book.queued.remove(job)
+                job.run()
         hour = int(self.knobs["settle_hour"])
         if hour >= 0:
             now = self.clock()
