@@ -142,19 +142,15 @@ class ChargeCard(Request):
         return self
 
 
-class CardCharge(Request):
-    """Charge ``amount`` base cents (the service adds the surcharge) to a card, or to a
-    customer's card on file: ``customerId`` (its default method, or
-    ``overrideDefaultPaymentMethod``). ``capture`` False reserves only (a pre-auth)."""
+class _Charge(Request):
+    """What a card and an ACH charge share: the amount in cents, the customer whose stored
+    method pays (``overrideDefaultPaymentMethod``: not its default), the currency, the order."""
 
     amount: int
-    capture: bool = True
-    card: ChargeCard | None = None
     customer_id: str | None = Field(default=None, alias="customerId")
     override_default_payment_method: str | None = Field(default=None, alias="overrideDefaultPaymentMethod")
     currency: Literal["USD", "CAD"] | None = None
     send_receipt: bool | None = Field(default=None, alias="sendReceipt")
-    bypass_surcharge: bool | None = Field(default=None, alias="bypassSurcharge")
     order: ChargeOrder | None = None
 
     @field_validator("amount", mode="before")
@@ -173,17 +169,31 @@ class CardCharge(Request):
         return _method(value)
 
     @model_validator(mode="after")
-    def _names_what_to_charge(self) -> Self:
-        if self.card is None and self.customer_id is None:
-            raise ValueError("a charge needs a card or a customer (customerId) to charge (code 901)")
+    def _override_needs_its_customer(self) -> Self:
         if self.override_default_payment_method and self.customer_id is None:
             raise ValueError("overrideDefaultPaymentMethod picks a method of a customer: give customerId too")
         return self
 
-    def with_external_id(self, external_id: str) -> CardCharge:
+    def with_external_id(self, external_id: str) -> Self:
         """The same charge naming ``external_id`` as its order's ``externalId``."""
         order = self.order or ChargeOrder()
         return self.model_copy(update={"order": order.model_copy(update={"external_id": external_id})})
+
+
+class CardCharge(_Charge):
+    """Charge ``amount`` base cents (the service adds the surcharge) to a card, or to a
+    customer's card on file: ``customerId`` (its default method, or
+    ``overrideDefaultPaymentMethod``). ``capture`` False reserves only (a pre-auth)."""
+
+    capture: bool = True
+    card: ChargeCard | None = None
+    bypass_surcharge: bool | None = Field(default=None, alias="bypassSurcharge")
+
+    @model_validator(mode="after")
+    def _names_what_to_charge(self) -> Self:
+        if self.card is None and self.customer_id is None:
+            raise ValueError("a charge needs a card or a customer (customerId) to charge (code 901)")
+        return self
 
     def wire(self) -> dict[str, Any]:
         return _money_out(super().wire(), "card.charge", "amount")
@@ -298,44 +308,19 @@ class AchData(Request):
         return _phone(value)
 
 
-class AchCharge(Request):
+class AchCharge(_Charge):
     """Charge ``amount`` cents to a bank account: a customer's (``customerId``: its default
     method must be an ACH account, or ``overrideDefaultPaymentMethod`` names one), or
     ``achData``. ACH carries no surcharge; ``taxes`` are added to the total."""
 
-    amount: int
-    customer_id: str | None = Field(default=None, alias="customerId")
-    override_default_payment_method: str | None = Field(default=None, alias="overrideDefaultPaymentMethod")
     ach_data: AchData | None = Field(default=None, alias="achData")
-    currency: Literal["USD", "CAD"] | None = None
     taxes: list[str] | None = None
-    send_receipt: bool | None = Field(default=None, alias="sendReceipt")
-    order: ChargeOrder | None = None
-
-    @field_validator("amount", mode="before")
-    @classmethod
-    def _amount(cls, value: Any) -> int:
-        return _cents(value, "amount")
-
-    @field_validator("customer_id")
-    @classmethod
-    def _customer(cls, value: str | None) -> str | None:
-        return _vault(value, "customerId")
-
-    @field_validator("override_default_payment_method")
-    @classmethod
-    def _override(cls, value: str | None) -> str | None:
-        return _method(value)
 
     @model_validator(mode="after")
     def _names_an_account(self) -> Self:
         if self.customer_id is None and self.ach_data is None:
             raise ValueError("an ACH charge needs a customer (customerId) or the account (achData)")
         return self
-
-    def with_external_id(self, external_id: str) -> AchCharge:
-        order = self.order or ChargeOrder()
-        return self.model_copy(update={"order": order.model_copy(update={"external_id": external_id})})
 
     def wire(self) -> dict[str, Any]:
         return _money_out(super().wire(), "ach.charge", "amount")

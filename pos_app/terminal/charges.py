@@ -60,7 +60,11 @@ BULK_POLL_INTERVAL = 0.25
 GATEWAY_DECLINE_CODES = frozenset({str(code) for code in range(200, 265)} | {"300"})
 """Gateway codes (``response.code``) of a decline (200-264) or a rejection (300)."""
 CHARGE_LANE = "vault:{}"
+"""The journal's "terminal" of a charge from a customer's vault: one charge in flight per customer."""
+CARD_LANE = "card"
+"""The journal's "terminal" of a charge of a card given in the request."""
 PAYMENT_LANE = "payment:{}"
+"""The journal's "terminal" of a capture, void or refund of a payment by its id."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ class ChargeService(TerminalService):
     async def card_charge(self, request: CardCharge, *, order_key: str | None = None) -> OperationResult:
         """Charge a card on file (``request.customer_id``) or a card; ``order_key`` guards the
         order against a second charge while this one is unknown or approved."""
-        lane = CHARGE_LANE.format(request.customer_id or "card")
+        lane = CHARGE_LANE.format(request.customer_id) if request.customer_id else CARD_LANE
         return await self._charge(Operation.CARD_CHARGE, lane, request.amount, request.wire(), order_key,
                                   lambda attempt_id: self.client.cards.charge(request.with_external_id(attempt_id),
                                                                               attempt_id=attempt_id))
