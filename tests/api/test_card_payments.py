@@ -145,3 +145,16 @@ async def test_a_money_moving_call_is_never_retried(clients, sandbox):
 def test_bad_input_is_refused_with_a_sentence_before_anything_is_sent(build, says):
     with pytest.raises(e.InvalidInput, match=says):
         build()
+
+
+def test_an_amount_in_dollars_is_never_read_as_cents():
+    """The trap the other way: a charge answered with ``12.5`` (dollars) or ``"1250"`` keeps no
+    amount (the raw value set aside), so nothing can be approved "for the amount asked"."""
+    from pos_app.api.parsing import parse_answer
+    from pos_app.journal import Operation
+    from pos_app.terminal.charges import charge_evidence
+
+    for raw in (b"12.5", b'"1250"', b"true"):
+        answer = parse_answer("card.charge", b'{"data": {"id": "p-1", "paid": true, "amount": ' + raw + b"}}")
+        assert answer.amount is None and "amount" in answer.odd_fields
+        assert charge_evidence(answer, Operation.CARD_CHARGE, 1250, held=False).outcome is None
