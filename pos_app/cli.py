@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
     from pos_app.staff.cli import add_staff_commands
+    from pos_app.station.charge_cli import add_charge_commands
     from pos_app.station.cli import add_terminal_commands
     from pos_app.station.customer_cli import add_customer_commands
     from pos_app.station.link_cli import add_link_commands
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_customer_commands(commands)
     add_link_commands(commands)
     add_subscription_commands(commands)
+    add_charge_commands(commands)
     add_setup_command(commands)
     return parser
 
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
-        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "link", "subscription"):
+        if argv and argv[0] in ("terminal", "receipt", "shift", "staff", "setup", "customer", "link", "subscription",
+                                "ach", "bulk-charge"):
             import json
 
             sys.stdout.write(json.dumps({"outcome": "invalid", "error": str(error)}) + "\n")

@@ -32,7 +32,9 @@ from typing import Any, overload
 
 import httpx
 
+from pos_app.api.ach import AchPayments
 from pos_app.api.address import check_base_url
+from pos_app.api.card_payments import CardPayments
 from pos_app.api.customers import CustomerVaults
 from pos_app.api.errors import (
     ConnectionFailed,
@@ -316,6 +318,16 @@ class PaymentsClient:
     def subscriptions(self) -> Subscriptions:
         """Subscriptions (list, create, get, update, cancel, pause, resume, retry)."""
         return Subscriptions(self)
+
+    @functools.cached_property
+    def cards(self) -> CardPayments:
+        """Card payments: charge (a card on file too), capture, void, refund, bulk charge."""
+        return CardPayments(self)
+
+    @functools.cached_property
+    def ach(self) -> AchPayments:
+        """ACH payments: charge, refund, void, list."""
+        return AchPayments(self)
 
     # ------------------------------------------------------------ terminals
 

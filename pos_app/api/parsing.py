@@ -13,7 +13,7 @@ from typing import Any, cast, overload
 
 from pydantic import BaseModel, ValidationError
 
-from pos_app.api import attachments, customer_models, link_models, subscription_models, vault_models
+from pos_app.api import attachments, charge_models, customer_models, link_models, subscription_models, vault_models
 from pos_app.api.errors import InvalidInput, ProtocolError
 from pos_app.api.models import (
     Category,
@@ -269,24 +269,12 @@ RESPONSE_PARSERS: dict[str, Callable[[Any], object]] = {
 }
 """One parser per route: decoded JSON in, typed answer out (or an exception)."""
 
-UNTYPED = (
-    "card.charge", "card.capture", "card.void", "card.refund", "card.bulk_charge",
-    "ach.charge", "ach.refund", "ach.void", "ach.list",
-)
-"""Routes without a typed answer yet (issue 18 types them family by family): their answer
-is the decoded JSON as it came, for ``PaymentsClient.call`` without ``expect``."""
-
-
-def _as_decoded(body: Any) -> object:
-    return body
-
-
-RESPONSE_PARSERS.update({name: _as_decoded for name in UNTYPED})
 RESPONSE_PARSERS.update(customer_models.PARSERS)
 RESPONSE_PARSERS.update(link_models.PARSERS)
 RESPONSE_PARSERS.update(attachments.PARSERS)
 RESPONSE_PARSERS.update(vault_models.PARSERS)
 RESPONSE_PARSERS.update(subscription_models.PARSERS)
+RESPONSE_PARSERS.update(charge_models.PARSERS)
 
 
 # ---------------------------------------------------------------- expected answer types

@@ -28,53 +28,62 @@ def order_kept_for_giving_back(conn: sqlite3.Connection, order_key: str) -> int:
     The opposite of the charging side's caution: money that may have gone back is not given
     back again (a refund to cash, a refund of a card the order gave back in cash)."""
     kept = int(conn.execute(cash.ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0])
-    for ref, charged in _charges(conn, order_key).values():
-        if ref and conn.execute(queries.OPEN_VOID_OF_SQL, (ref,)).fetchone():
+    for refs, charged in _charges(conn, order_key).values():
+        if any(conn.execute(queries.OPEN_VOID_OF_SQL, (ref,)).fetchone() for ref in refs):
             continue
-        unanswered = int(conn.execute(queries.OPEN_REFUNDS_OF_SQL, (ref,)).fetchone()[0]) if ref else 0
+        unanswered = sum(int(conn.execute(queries.OPEN_REFUNDS_OF_SQL, (ref,)).fetchone()[0]) for ref in refs)
         kept += max(charged - unanswered, 0)
     return kept
 
 
 def order_of_charge(conn: sqlite3.Connection, ref: str) -> str | None:
-    """The order the charge with transaction id ``ref`` was made for, if any."""
-    found = conn.execute(queries.ORDER_OF_CHARGE_SQL, (ref,)).fetchone()
+    """The order the charge named ``ref`` (its transaction id or payment id) was made for, if any."""
+    found = conn.execute(queries.ORDER_OF_CHARGE_SQL, (ref, ref)).fetchone()
     return found[0] if found else None
 
 
-def _charges(conn: sqlite3.Connection, order_key: str) -> dict[str, tuple[str | None, int]]:
-    """Each charge of the order that counts (attempt id → its transaction id, cents it keeps
-    after approved refunds); see ``order_charged``."""
+def _charges(conn: sqlite3.Connection, order_key: str) -> dict[str, tuple[list[str], int]]:
+    """Each charge of the order that counts (attempt id → the names its follow-ups use for
+    it, cents it keeps after approved refunds); see ``order_charged``."""
     rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
     events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
-    found: dict[str, tuple[str | None, int]] = {}
+    found: dict[str, tuple[list[str], int]] = {}
     attempts = {attempt.id: attempt for attempt in fold_many(rows, events, keep_events=False)}
     for attempt in attempts.values():
         charged = attempt.charged
         if charged is None:
             continue
-        ref = attempt.result.get("transaction_id")
-        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+        refs = _refs(attempt.result)
+        if _voided(conn, refs):
             continue
-        found[attempt.id] = (ref, _less_refunds(conn, ref, charged))
+        found[attempt.id] = (refs, _less_refunds(conn, refs, charged))
     # a late approval after a decision (a conflict) charged the customer whatever the journal
     # decided: it counts, for the amount asked, unless that charge was voided since
     for attempt_id, ref in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
         late = attempts.get(attempt_id)
         if attempt_id in found or late is None or late.amount is None:
             continue
-        if ref and conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone():
+        refs = list(dict.fromkeys([*([ref] if ref else []), *_refs(late.result)]))
+        if _voided(conn, refs):
             continue
-        found[attempt_id] = (ref, _less_refunds(conn, ref, late.amount))
+        found[attempt_id] = (refs, _less_refunds(conn, refs, late.amount))
     return found
 
 
-def _less_refunds(conn: sqlite3.Connection, ref: str | None, charged: int) -> int:
+def _refs(result: dict[str, object]) -> list[str]:
+    """The names a charge's follow-ups use for it: its gateway transaction id (a terminal's
+    pnRefNum) and its payment id (the service's payment routes)."""
+    return [str(ref) for ref in (result.get("transaction_id"), result.get("payment_id")) if ref]
+
+
+def _voided(conn: sqlite3.Connection, refs: list[str]) -> bool:
+    return any(conn.execute(queries.VOID_OF_SQL, (ref,)).fetchone() for ref in refs)
+
+
+def _less_refunds(conn: sqlite3.Connection, refs: list[str], charged: int) -> int:
     """What a charge keeps once its approved refunds are taken off (an unknown refund gave
     nothing back as far as the order knows: the order is never charged twice for it)."""
-    if not ref:
-        return charged
-    refunded = int(conn.execute(queries.REFUNDED_OF_SQL, (ref,)).fetchone()[0])
+    refunded = sum(int(conn.execute(queries.REFUNDED_OF_SQL, (ref,)).fetchone()[0]) for ref in refs)
     return max(charged - refunded, 0)
 
 

@@ -27,6 +27,21 @@ class Operation(StrEnum):
     VOID = "void"
     REFUND = "refund"
     CLOSE_BATCH = "close_batch"
+    CARD_CHARGE = "card_charge"
+    """A charge through the service's charge route: a customer's card on file (no terminal)."""
+    CARD_CAPTURE = "card_capture"
+    CARD_VOID = "card_void"
+    CARD_REFUND = "card_refund"
+    """Follow-ups of a service payment, named by its payment id (``ref``)."""
+    ACH_CHARGE = "ach_charge"
+    ACH_VOID = "ach_void"
+    ACH_REFUND = "ach_refund"
+
+    @property
+    def acts_as(self) -> Operation:
+        """The terminal operation this one moves money like (a card charge like a sale, an
+        ACH refund like a refund): how its answers and payments are judged."""
+        return _ACTS_AS.get(self, self)
 
 
 class Outcome(StrEnum):
@@ -48,12 +63,29 @@ class Outcome(StrEnum):
         return self in (Outcome.APPROVED, Outcome.PARTIALLY_APPROVED)
 
 
-MONEY_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.REFUND})
+_ACTS_AS = {
+    Operation.CARD_CHARGE: Operation.SALE, Operation.ACH_CHARGE: Operation.SALE,
+    Operation.CARD_CAPTURE: Operation.CAPTURE,
+    Operation.CARD_VOID: Operation.VOID, Operation.ACH_VOID: Operation.VOID,
+    Operation.CARD_REFUND: Operation.REFUND, Operation.ACH_REFUND: Operation.REFUND,
+}
+MONEY_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.REFUND,
+                              Operation.CARD_CHARGE, Operation.CARD_CAPTURE, Operation.CARD_REFUND,
+                              Operation.ACH_CHARGE, Operation.ACH_REFUND})
 """Operations that carry an amount in cents."""
-REF_OPERATIONS = frozenset({Operation.CAPTURE, Operation.VOID, Operation.REFUND})
-"""Operations that act on an earlier transaction named by its pnRefNum."""
-ORDER_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH})
+REF_OPERATIONS = frozenset({Operation.CAPTURE, Operation.VOID, Operation.REFUND, Operation.CARD_CAPTURE,
+                            Operation.CARD_VOID, Operation.CARD_REFUND, Operation.ACH_VOID, Operation.ACH_REFUND})
+"""Operations that act on an earlier transaction: its pnRefNum on a terminal, its payment
+id on the service's payment routes."""
+ORDER_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CARD_CHARGE, Operation.ACH_CHARGE})
 """Operations that charge an order and are therefore guarded per order key."""
+VOID_OPERATIONS = frozenset({Operation.VOID, Operation.CARD_VOID, Operation.ACH_VOID})
+REFUND_OPERATIONS = frozenset({Operation.REFUND, Operation.CARD_REFUND, Operation.ACH_REFUND})
+
+
+def sql_list(operations: frozenset[Operation]) -> str:
+    """``('a', 'b')``: the operations as an SQL list, for the guards' queries."""
+    return "(" + ", ".join(f"'{o.value}'" for o in sorted(operations)) + ")"
 GATEWAYS = frozenset({"S", "B", "auto"})
 
 SENT = "sent"

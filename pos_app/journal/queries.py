@@ -14,9 +14,20 @@ from typing import Any, NamedTuple
 
 from pos_app.journal.codec import load_json
 from pos_app.journal.errors import AttemptNotFound
-from pos_app.journal.models import ATTEMPT_COLUMNS, EVENT_COLUMNS, Outcome
+from pos_app.journal.models import (
+    ATTEMPT_COLUMNS,
+    EVENT_COLUMNS,
+    ORDER_OPERATIONS,
+    REFUND_OPERATIONS,
+    VOID_OPERATIONS,
+    Outcome,
+    sql_list,
+)
 
 _A_COLUMNS = ", ".join("a." + column for column in ATTEMPT_COLUMNS.split(", "))
+_CHARGES = sql_list(ORDER_OPERATIONS)
+_VOIDS = sql_list(VOID_OPERATIONS)
+_REFUNDS = sql_list(REFUND_OPERATIONS)
 _E_COLUMNS = ", ".join("e." + column for column in EVENT_COLUMNS.split(", "))
 
 LATEST_OUTCOME = (
@@ -32,7 +43,7 @@ BUSY_SQL = (
 TERMINAL_HOLD_SQL = (
     f"SELECT o.attempt_id, {LATEST_OUTCOME.format(id='o.attempt_id')} "
     "FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
-    "WHERE o.terminal_id = ? AND a.operation IN ('sale', 'preauth') ORDER BY a.rowid LIMIT 1"
+    f"WHERE o.terminal_id = ? AND a.operation IN {_CHARGES} ORDER BY a.rowid LIMIT 1"
 )
 # A capture, void or refund on a reference whose earlier follow-up is unresolved could move
 # the money twice: the reference is held until that one is resolved.
@@ -52,18 +63,18 @@ ORDER_PAID_SQL = (
     "SELECT a.id, (SELECT coalesce(json_extract(e.data, '$.result.transaction_id'), "
     "json_extract(e.data, '$.transaction_id')) FROM events e WHERE e.attempt_id = a.id "
     "AND e.kind IN ('outcome', 'late_answer') ORDER BY e.seq DESC LIMIT 1) "
-    "FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    f"FROM attempts a WHERE a.order_key = ? AND a.operation IN {_CHARGES} "
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND ("
     "(e.kind = 'outcome' AND e.outcome IN ('approved', 'partially_approved')) OR "
     "(e.kind = 'late_answer' AND json_extract(e.data, '$.outcome') IN ('approved', 'partially_approved'))))"
 )
 VOID_OF_SQL = (
     "SELECT v.id FROM attempts v CROSS JOIN events e ON e.attempt_id = v.id WHERE v.ref = ? "
-    "AND v.operation = 'void' AND e.kind = 'outcome' AND e.outcome = 'approved' LIMIT 1"
+    f"AND v.operation IN {_VOIDS} AND e.kind = 'outcome' AND e.outcome = 'approved' LIMIT 1"
 )
 # cents approved refunds gave back of a charge (its transaction id): what it no longer pays
 REFUNDED_OF_SQL = (
-    "SELECT coalesce(sum(r.amount), 0) FROM attempts r WHERE r.ref = ? AND r.operation = 'refund' "
+    f"SELECT coalesce(sum(r.amount), 0) FROM attempts r WHERE r.ref = ? AND r.operation IN {_REFUNDS} "
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = r.id AND e.kind = 'outcome' "
     "AND e.outcome = 'approved')"
 )
@@ -71,26 +82,27 @@ REFUNDED_OF_SQL = (
 # charge: open refunds' amounts, and whether an open void may have taken all of it
 OPEN_REFUNDS_OF_SQL = (
     "SELECT coalesce(sum(a.amount), 0) FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
-    "WHERE a.ref = ? AND a.operation = 'refund'"
+    f"WHERE a.ref = ? AND a.operation IN {_REFUNDS}"
 )
 OPEN_VOID_OF_SQL = (
     "SELECT o.attempt_id FROM open_attempts o CROSS JOIN attempts a ON a.id = o.attempt_id "
-    "WHERE a.ref = ? AND a.operation = 'void' LIMIT 1"
+    f"WHERE a.ref = ? AND a.operation IN {_VOIDS} LIMIT 1"
 )
-# the order a charge (its transaction id) paid, when it was made for one
+# the order a charge (its transaction id or payment id) paid, when it was made for one
 ORDER_OF_CHARGE_SQL = (
-    "SELECT a.order_key FROM attempts a WHERE a.order_key IS NOT NULL AND a.operation IN ('sale', 'preauth') "
+    f"SELECT a.order_key FROM attempts a WHERE a.order_key IS NOT NULL AND a.operation IN {_CHARGES} "
     "AND EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind IN ('outcome', 'late_answer') "
-    "AND coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ?) "
+    "AND (coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ? "
+    "OR coalesce(json_extract(e.data, '$.result.payment_id'), json_extract(e.data, '$.payment_id')) = ?)) "
     "ORDER BY a.rowid LIMIT 1"
 )
 ORDER_ROWS_SQL = (
-    f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') "
+    f"SELECT {_A_COLUMNS} FROM attempts a WHERE a.order_key = ? AND a.operation IN {_CHARGES} "
     "ORDER BY a.rowid"
 )
 ORDER_EVENTS_SQL = (
     f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id "
-    "WHERE a.order_key = ? AND a.operation IN ('sale', 'preauth') ORDER BY e.seq"
+    f"WHERE a.order_key = ? AND a.operation IN {_CHARGES} ORDER BY e.seq"
 )
 # Not a hot path (a follow-up names a pnRefNum the journal may know): the payment id an
 # earlier outcome recorded for that gateway transaction id.
@@ -101,9 +113,9 @@ PAYMENT_FOR_REF_SQL = (
 )
 CHARGE_OWNER_SQL = (
     "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
-    "WHERE e.kind IN ('outcome', 'late_answer') AND a.operation IN ('sale', 'preauth') "
+    f"WHERE e.kind IN ('outcome', 'late_answer') AND a.operation IN {_CHARGES} "
     "AND coalesce(json_extract(e.data, '$.result.payment_id'), json_extract(e.data, '$.payment_id')) = ? "
-    "OR e.kind IN ('outcome', 'late_answer') AND a.operation IN ('sale', 'preauth') "
+    f"OR e.kind IN ('outcome', 'late_answer') AND a.operation IN {_CHARGES} "
     "AND coalesce(json_extract(e.data, '$.result.transaction_id'), json_extract(e.data, '$.transaction_id')) = ? "
     "ORDER BY e.seq LIMIT 1"
 )
@@ -112,11 +124,11 @@ CHARGE_OWNER_SQL = (
 CHARGED_BY_SQL = (
     "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
     "WHERE e.kind = 'outcome' AND json_extract(e.data, '$.result.payment_id') = ? AND e.attempt_id <> ? "
-    "AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN ('sale', 'preauth') "
+    f"AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN {_CHARGES} "
     "UNION ALL "
     "SELECT e.attempt_id FROM events e CROSS JOIN attempts a ON a.id = e.attempt_id "
     "WHERE e.kind = 'outcome' AND json_extract(e.data, '$.result.transaction_id') = ? AND e.attempt_id <> ? "
-    "AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN ('sale', 'preauth') LIMIT 1"
+    f"AND e.outcome IN ('approved', 'partially_approved') AND a.operation IN {_CHARGES} LIMIT 1"
 )
 STATE_SQL = (
     "SELECT EXISTS (SELECT 1 FROM events e WHERE e.attempt_id = a.id AND e.kind = 'sent'), "

@@ -57,6 +57,7 @@ from pos_app.journal.models import (
     ORDER_OPERATIONS,
     OUTCOME,
     REF_OPERATIONS,
+    REFUND_OPERATIONS,
     SENT,
     SHARED_CHARGE,
     Attempt,
@@ -241,7 +242,7 @@ class Journal(CashLedger, ReturnBook):
                 pending = conn.execute(queries.REF_OPEN_SQL, (ref,)).fetchone()
                 if pending:
                     raise RefHasPendingFollowUp(ref, pending[0])
-                order_of_ref = balance.order_of_charge(conn, ref) if operation is Operation.REFUND else None
+                order_of_ref = balance.order_of_charge(conn, ref) if operation in REFUND_OPERATIONS else None
                 if order_of_ref is not None and amount is not None:
                     kept = balance.order_kept_for_giving_back(conn, order_of_ref)
                     if amount > kept:
@@ -251,10 +252,10 @@ class Journal(CashLedger, ReturnBook):
                 if unresolved:
                     raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
                 due = balance.order_due(conn, order_key)
-                if due is None:  # no total recorded: any charge pays the order
-                    for paid, charged in conn.execute(queries.ORDER_PAID_SQL, (order_key,)).fetchall():
-                        if not (charged and conn.execute(queries.VOID_OF_SQL, (charged,)).fetchone()):
-                            raise OrderAlreadyPaid(order_key, paid)
+                if due is None:  # no total recorded: any charge not voided since pays the order
+                    paid_by = next(iter(balance.order_charged(conn, order_key)), None)
+                    if paid_by is not None:
+                        raise OrderAlreadyPaid(order_key, paid_by)
                 elif due[0] <= 0 and due[1] is not None:
                     raise OrderAlreadyPaid(order_key, due[1])
                 elif amount is not None and amount > due[0]:

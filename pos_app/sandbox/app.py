@@ -39,12 +39,13 @@ from starlette.routing import Route as StarletteRoute
 from pos_app.api.routes import ROUTES, Route
 from pos_app.api.wire import encode_json
 from pos_app.sandbox import (
+    ach,
     attachments,
+    card_payments,
     catalog_routes,
     customers,
     links,
     payments,
-    pending,
     subscriptions,
     terminal,
     transactions,
@@ -68,7 +69,8 @@ HANDLERS: dict[str, Handler] = {
     **VAULT_HANDLERS,
     **VAULT_CSV_HANDLERS,
     **subscriptions.HANDLERS,
-    **pending.HANDLERS,
+    **card_payments.HANDLERS,
+    **ach.HANDLERS,
 }
 if set(HANDLERS) != set(ROUTES):
     raise RuntimeError(f"sandbox handlers do not match ROUTES: {sorted(set(HANDLERS) ^ set(ROUTES))}")

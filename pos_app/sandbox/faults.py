@@ -1,6 +1,7 @@
 """The ways the sandbox misbehaves on purpose: test amounts, fault knobs, injections.
 
-Test amounts (base cents sent to terminal pay or pre-auth)::
+Test amounts (base cents sent to terminal pay or pre-auth; the card and ACH charge routes
+take them too, ``pos_app.sandbox.card_payments``)::
 
     amount     type S (asynchronous)                          type B (synchronous)
     < 100      message completes, payment declined            2xx error true; transactionId
@@ -19,6 +20,7 @@ Test amounts (base cents sent to terminal pay or pre-auth)::
     9907       first poll_429_count polls of the message      approved
                answer 429 with Retry-After 1
     9908       503 before anything is charged                 503 before anything is charged
+    9909       (charge routes) charge made, then 500          charge made, then 500
     other      approved                                       approved
 
 Knobs (settable in ``SandboxConfig.faults``, ``POST /_sandbox/faults``, ``SandboxServer.
@@ -67,6 +69,7 @@ DECLINE_501 = 9905
 DROP_ANSWER = 9906
 POLL_429 = 9907
 UNAVAILABLE = 9908
+SERVER_ERROR_AFTER = 9909
 
 
 FOREIGN_USER_AGENT = "TerminalGateway/2.1 (device)"
@@ -97,6 +100,8 @@ KNOBS: dict[str, Knob] = {
         Knob("drop_next", int, 0, "next N money-moving requests: processed, then the answer dropped"),
         Knob("reset_next", int, 0, "next N money-moving requests: connection aborted before processing"),
         Knob("error_5xx_next", int, 0, "next N non-admin requests answer 503 before processing"),
+        Knob("error_5xx_after_next", int, 0, "next N money-moving requests: processed, then answer 500"),
+        Knob("bulk_delay_s", float, 0.3, "seconds before a queued bulk charge's payments are made"),
         Knob("close_batch_decline_next", int, 0, "next N close batches answer the decline shape"),
         Knob("list_lag_s", float, 0.0, "seconds before a transaction shows in the transaction list"),
         Knob("list_oldest_first", int, 0, "1: the transaction list is sorted oldest first", maximum=1),

@@ -23,6 +23,10 @@ class Terminal:
     is_active: bool = True
 
 
+ONLINE = Terminal("online", "Online (card not present)", "-")
+"""The "device" of a charge through the service's own routes: a card on file, ACH."""
+
+
 @dataclass(frozen=True)
 class Tax:
     id: str

@@ -60,12 +60,14 @@ def payment_json(payment: Payment) -> dict:
         "status": payment.status,
         "settled": payment.settled,
         "error": payment.error,
-        "card": {
+        "card": None if payment.sale.ach else {
             "last4": payment.card.last4,
             "network": payment.card.network,
             "brand": payment.card.brand,
             "type": payment.card.type,
         },
+        **({"ach": payment.sale.ach} if payment.sale.ach else {}),
+        **({"order": {"externalId": payment.sale.external_id}} if payment.sale.external_id else {}),
         "terminalId": payment.sale.terminal.id,
         "orderNumber": payment.sale.order_number,
         "contact": {"email": payment.sale.email, "phone": payment.sale.phone},

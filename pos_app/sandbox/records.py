@@ -10,6 +10,7 @@ message's state is a function of the monotonic clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pos_app.sandbox.merchants import Card, Merchant, Terminal
@@ -23,7 +24,9 @@ PROCESSING_STARTS = 0.2
 
 @dataclass(frozen=True)
 class Sale:
-    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request."""
+    """A validated terminal pay (``kind`` sale) or pre-auth (``kind`` auth) request, or a
+    charge through the service's charge routes (``terminal`` ``ONLINE``; ``kind`` ach for
+    an ACH charge)."""
 
     kind: str
     terminal: Terminal
@@ -35,6 +38,12 @@ class Sale:
     phone: str | None = None
     taxes: tuple[str, ...] = ()
     custom_values: tuple[dict, ...] = ()
+    external_id: str | None = None
+    """``order.externalId`` of a charge through the service's routes (stored, searchable)."""
+    customer_id: str | None = None
+    """The customer vault charged (card on file, ACH from a vault)."""
+    ach: dict[str, str | None] | None = None
+    """The bank account of an ACH payment (accountType, last4, names): no card then."""
 
 
 @dataclass(frozen=True)
@@ -141,3 +150,12 @@ class Message:
             return None
         end = self.duration + (self.hold if self.outcome == TIMEOUT_THEN_COMPLETE else 0.0)
         return self.created_wall + end if now - self.created_mono >= end else None
+
+
+@dataclass(frozen=True)
+class QueuedJob:
+    """Work the service does later, off the request (a bulk charge's payments): ``run`` once
+    the monotonic clock reaches ``due``."""
+
+    due: float
+    run: Callable[[], None]

@@ -44,7 +44,7 @@ from pos_app.sandbox.protocol import (
     rate_limited,
     refused,
 )
-from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, Sale, Transaction
+from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, QueuedJob, Sale, Transaction
 from pos_app.sandbox.settlement import latest_run, settle
 from pos_app.sandbox.subscription_book import SubscriptionBook
 from pos_app.sandbox.vaults import Vaults
@@ -68,6 +68,8 @@ class Book:
         self.by_transaction: dict[str, Payment] = {}
         self.messages: dict[str, Message] = {}
         self.transactions: list[Transaction] = []  # in the order recorded
+        self.queued: list[QueuedJob] = []
+        """Work queued by a request (a bulk charge), run once due (``materialize``)."""
         self.taxes: list[dict] = [tax.as_json() for tax in merchant.taxes]
         """The tax list as ``GET /public/tax`` answers it; ``POST /_sandbox/taxes`` replaces it
         with values the real service may send (a rate of 1E+30, a tax deleted that items name)."""
@@ -167,7 +169,12 @@ class Sandbox:
                 reply = handler(self, self.books[merchant.code], call)
             except Failure as failure:
                 reply = failure.reply(call.path, self.clock())
-            return DROPPED if drop else reply
+            if drop:
+                return DROPPED
+            if route.moves_money and self.knobs.take("error_5xx_after_next"):
+                return StatusFailure(500, "internal error after processing (sandbox fault error_5xx_after_next)") \
+                    .reply(call.path, self.clock())
+            return reply
 
     def latency_s(self) -> float:
         return self.knobs["latency_ms"] / 1000
@@ -249,6 +256,10 @@ class Sandbox:
                     mono=message.created_mono + message.duration,
                 )
                 message.payment_id = payment.id
+        for book in self.books.values():
+            for job in [job for job in book.queued if job.due <= self.now]:
+                book.queued.remove(job)
+                job.run()
         hour = int(self.knobs["settle_hour"])
         if hour >= 0:
             now = self.clock()

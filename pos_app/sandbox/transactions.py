@@ -6,7 +6,9 @@ user-agent), and so has each capture, void and refund of it (``type`` "capture",
 its own request, its own time). Entries are sorted newest first by ``createdAt``
 (oldest first with the ``list_oldest_first`` knob); an entry is listed only
 ``list_lag_s`` seconds after its transaction happened; ``list_bool_fields`` changes
-how ``error`` and ``captured`` are written. Paging works over the whole list.
+how ``error`` and ``captured`` are written. Paging works over the whole list. A charge
+through the service's routes carries its ``order.externalId`` (the query ``externalId``
+finds it) and, for ACH, its bank account under ``ach`` instead of a card.
 """
 
 from __future__ import annotations
@@ -109,7 +111,9 @@ def entry(transaction: Transaction, *, bool_fields: bool) -> dict:
         "updatedBy": "api",
         "owner": merchant.client_id,
         "ownerGroup": merchant.client_id,
-        "card": {
+        **({"order": {"externalId": payment.sale.external_id}} if payment.sale.external_id else {}),
+        **({"ach": payment.sale.ach} if payment.sale.ach else {}),
+        "card": None if payment.sale.ach else {
             "name": CARDHOLDER,
             "number": card.masked,
             "paymentToken": None,
@@ -124,6 +128,9 @@ def _transactions(sandbox: Sandbox, book: Book, call: Call) -> Reply:
     page, limit = page_query(call.query)
     knobs = sandbox.knobs
     rows = listed(book, now=sandbox.now, lag=knobs["list_lag_s"], oldest_first=bool(knobs["list_oldest_first"]))
+    external_id = call.query.get("externalId")
+    if external_id:  # order.externalId is stored and searchable
+        rows = [t for t in rows if t[0].sale.external_id == external_id]
     meta = page_meta(len(rows), page, limit)
     # The service echoes page and limit as strings when they came in the query.
     for name in ("page", "limit"):

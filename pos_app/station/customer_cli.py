@@ -4,7 +4,8 @@ Imports no Qt. Runs through the ``Station`` (its settings, key-hash and client) 
 ONE JSON object on stdout, as ``pos-app terminal`` does. Exit codes: 0 done; 1 refused or
 invalid (bad input refused before anything was sent, or the service refused the request:
 the sentence is under ``error``); 4 failed (no answer from the service, or a server error:
-nothing is known to have changed). None of these commands moves money.
+nothing is known to have changed). None of these commands moves money, except ``customer
+charge`` (``pos_app.station.charge_cli``: journaled, the exit codes of ``terminal sale``).
 
 - ``customer list [--keyword K]`` → ``{"customers": [{"id", "name", "email", "phone",
   "default_card": {"id", "brand", "last4"} | null}], "count"}`` (every vault, ``limit=0``)
@@ -35,6 +36,7 @@ from pos_app.api.customer_models import Customer, CustomerDraft
 from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
 from pos_app.api.vault_models import BulkDeleteFailed, ImportRejected, LinkContact, LinkExpiry, LinkQueued
 from pos_app.journal import Outcome
+from pos_app.station.charge_cli import add_customer_charge
 from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
 from pos_app.station.station import Station
 
@@ -67,6 +69,8 @@ def add_customer_commands(commands: argparse._SubParsersAction) -> None:  # type
     parser.add_argument("file", type=Path, metavar="FILE.csv")
     parser = action("import", "create or update customers from a CSV (all or nothing)")
     parser.add_argument("file", type=Path, metavar="FILE.csv")
+
+    add_customer_charge(actions)
 
 
 def _link_arguments(parser: argparse.ArgumentParser) -> None:

@@ -58,9 +58,9 @@ from pos_app.station.shift import (
     unresolved_close,
 )
 from pos_app.station.shift_document import report_stem, shift_document
+from pos_app.terminal.charges import ChargeService
 from pos_app.terminal.outcomes import OperationResult, Progress
 from pos_app.terminal.poller import PollScheduler
-from pos_app.terminal.service import TerminalService
 from pos_app.terminal.slots import SharedPollBudget
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class Station:
         self.events = events or EventBus()
         self.money = money_format(config.currency, config.locale)
         """How this store writes and reads amounts (its currency and locale)."""
-        self.service = TerminalService(
+        self.service = ChargeService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
             scheduler=PollScheduler(client.poll_message, shared=budget), save_later=journal.threaded,
             on_saved=self._saved_late,

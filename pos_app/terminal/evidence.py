@@ -162,7 +162,9 @@ class Change(Enum):
 
 
 def follow_up_change(operation: Operation, amount: int | None, before: dict[str, Any], after: Payment) -> Change:
-    """Compare a payment read before a capture, void or refund left with one read now."""
+    """Compare a payment read before a capture, void or refund left with one read now (the
+    follow-ups of the service's payment routes as the terminal's: ``Operation.acts_as``)."""
+    operation = operation.acts_as
     was, now = before.get("status"), after.status
     if operation is Operation.REFUND:
         had, has = before.get("refunded_amount"), after.refunded_amount

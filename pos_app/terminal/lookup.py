@@ -1,8 +1,9 @@
 """Reading the service's transaction list: to find an attempt whose answer was lost, and
 to reconcile a day of the journal.
 
-Every money-moving request names its attempt in the user-agent; the service records it
-as ``userAgent`` on the transaction (one entry per gateway transaction: a sale, a
+Every money-moving request names its attempt in the user-agent (and a charge through the
+service's routes in its ``order.externalId`` too); the service records it as ``userAgent``
+on the transaction (one entry per gateway transaction: a sale, a
 capture, a void, a refund). Nothing about the list is assumed beyond that:
 
 - its order: the first page tells whether it runs newest first (read forwards) or oldest
@@ -29,6 +30,8 @@ from pos_app.api.identity import attempt_in
 from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Operation
 
+ATTEMPT_PREFIX = "a-"
+"""How the journal's attempt ids begin (``pos_app.journal.store.new_attempt_id``)."""
 PAGE_SIZE = 50
 MAX_PAGES = 200
 CLOCK_SLACK = timedelta(minutes=60)
@@ -110,12 +113,23 @@ async def find_attempt(client: PaymentsClient, attempt: Attempt, *, waited: floa
     types = ENTRY_TYPES.get(attempt.operation, set())
     matches, possible = [], []
     for entry in window.entries:
-        named = attempt_in(entry.user_agent)
+        named = attempt_of(entry)
         if named == attempt.id:
             matches.append(entry)
         elif named is None and _could_be(entry, attempt, types, latest):
             possible.append(entry)
     return Found(tuple(matches), tuple(possible), window.complete)
+
+
+def attempt_of(entry: TransactionEntry) -> str | None:
+    """The attempt an entry names: its ``order.externalId`` when that is an attempt id (a
+    charge through the service's routes carries its own there; the rows of a bulk charge
+    share one request, so one user-agent), else the one its user-agent carries."""
+    order = (entry.model_extra or {}).get("order")
+    external = order.get("externalId") if isinstance(order, dict) else None
+    if isinstance(external, str) and external.startswith(ATTEMPT_PREFIX):
+        return external
+    return attempt_in(entry.user_agent)
 
 
 def _could_be(entry: TransactionEntry, attempt: Attempt, types: set[str], latest: datetime) -> bool:

@@ -20,7 +20,6 @@ from typing import Any
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import NotFound, PaymentsError, Unauthorized
-from pos_app.api.identity import attempt_in
 from pos_app.api.models import MessageStatus
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
@@ -35,7 +34,15 @@ from pos_app.terminal.evidence import (
     payment_evidence,
     payment_state,
 )
-from pos_app.terminal.lookup import CLOCK_SLACK, ENTRY_TYPES, entry_time, find_attempt, read_window, service_time
+from pos_app.terminal.lookup import (
+    CLOCK_SLACK,
+    ENTRY_TYPES,
+    attempt_of,
+    entry_time,
+    find_attempt,
+    read_window,
+    service_time,
+)
 from pos_app.terminal.outcomes import Phase
 from pos_app.terminal.poller import PollScheduler
 
@@ -226,17 +233,18 @@ class AttemptReader:
         if entry is None:  # its terminal and its maker are not known yet: never proof
             return Evidence(None, {}, f"the service's transaction list does not show payment {payment.id} yet (or "
                                       "not since this attempt began): try again in a few minutes")
-        made_by = attempt_in(entry.user_agent)
+        made_by = attempt_of(entry)
         if made_by is not None and made_by != attempt.id:
             return Evidence(None, {}, f"payment {payment.id} was made by attempt {made_by}, not this one")
-        if entry.terminal_id != attempt.terminal_id:
+        on_terminal = attempt.operation.acts_as is attempt.operation  # not a charge of the service's own routes
+        if on_terminal and entry.terminal_id != attempt.terminal_id:
             return Evidence(None, {}, f"payment {payment.id} was made on terminal {entry.terminal_id or 'unknown'}, "
                                       f"not {attempt.terminal_id}")
         made = entry_time(entry) or service_time(payment.created_at)
         if made is not None and made < attempt.created_at - CLOCK_SLACK:
             return Evidence(None, {}, f"payment {payment.id} was made at {made:%Y-%m-%d %H:%M} UTC, before this "
                                       "attempt began")
-        standing = STANDING_CHARGE[attempt.operation]
+        standing = STANDING_CHARGE[attempt.operation.acts_as]
         if payment.status not in standing:
             return Evidence(None, {}, f"payment {payment.id} is {payment.status or 'of no stated status'}, not "
                                       f"{' or '.join(sorted(standing))}: it does not stand as this {attempt.operation}")

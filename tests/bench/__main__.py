@@ -4,6 +4,7 @@ import json
 
 from tests.bench import (
     bench_bundle,
+    bench_card_on_file,
     bench_cash,
     bench_catalog,
     bench_chaos,
@@ -21,6 +22,7 @@ BENCHES = (
     ("journal", bench_journal),
     ("polling", bench_polling),
     ("chaos", bench_chaos),
+    ("card_on_file", bench_card_on_file),
     ("cash", bench_cash),
     ("catalog", bench_catalog),
     ("startup", bench_startup),
