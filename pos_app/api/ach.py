@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pos_app.api.card_payments import MoneyCaller, send_payment
+from pos_app.api.caller import Caller
+from pos_app.api.card_payments import send_payment
 from pos_app.api.charge_models import AchCharge, AchPayment, ChargeAnswer, PaymentRefund, PaymentVoid
 from pos_app.api.errors import InvalidInput
 from pos_app.api.models import Page
@@ -21,7 +22,7 @@ DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 class AchPayments:
     """The ACH operations of one ``PaymentsClient``."""
 
-    def __init__(self, client: MoneyCaller) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     async def charge(self, request: AchCharge, *, attempt_id: str) -> ChargeAnswer:

@@ -11,9 +11,9 @@ returned as it came: the terminal layer decides what it proves
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
+from pos_app.api.caller import Caller
 from pos_app.api.charge_models import (
     BulkCharge,
     BulkQueued,
@@ -24,27 +24,14 @@ from pos_app.api.charge_models import (
     PaymentVoid,
 )
 from pos_app.api.errors import GatewayDeclined
-from pos_app.api.parsing import Expect, instance
+from pos_app.api.parsing import instance
 
 ANSWER = instance(ChargeAnswer)
 
 
-class MoneyCaller(Protocol):
-    """What a money family needs of ``PaymentsClient``: its ``call`` with an attempt id."""
-
-    async def call[R](
-        self,
-        route_name: str,
-        expect: Expect[R],
-        *,
-        path_params: Mapping[str, str] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: Any = None,
-        attempt_id: str | None = None,
-    ) -> R: ...
 
 
-async def send_payment(client: MoneyCaller, route_name: str, body: dict[str, Any], attempt_id: str) -> ChargeAnswer:
+async def send_payment(client: Caller, route_name: str, body: dict[str, Any], attempt_id: str) -> ChargeAnswer:
     """One money-moving request whose answer is a payment; a stated decline raises."""
     answer = await client.call(route_name, ANSWER, body=body, attempt_id=attempt_id)
     if answer.declined:
@@ -55,7 +42,7 @@ async def send_payment(client: MoneyCaller, route_name: str, body: dict[str, Any
 class CardPayments:
     """The card payment operations of one ``PaymentsClient``."""
 
-    def __init__(self, client: MoneyCaller) -> None:
+    def __init__(self, client: Caller) -> None:
         self._client = client
 
     async def charge(self, request: CardCharge, *, attempt_id: str) -> ChargeAnswer:

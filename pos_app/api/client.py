@@ -34,6 +34,7 @@ import httpx
 
 from pos_app.api.ach import AchPayments
 from pos_app.api.address import check_base_url
+from pos_app.api.caller import RawAnswer
 from pos_app.api.card_payments import CardPayments
 from pos_app.api.customers import CustomerVaults
 from pos_app.api.errors import (
@@ -66,7 +67,6 @@ from pos_app.api.money import require_cents
 from pos_app.api.multipart import EncodedBody
 from pos_app.api.parsing import Expect as Expect
 from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
-from pos_app.api.raw_answer import RawAnswer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash

@@ -16,9 +16,10 @@ failing line numbers. Export and template answer the CSV's bytes as they came.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
+from pos_app.api.caller import Caller, RawAnswer
 from pos_app.api.customer_models import (
     Customer,
     CustomerChanges,
@@ -30,9 +31,8 @@ from pos_app.api.customer_models import (
 )
 from pos_app.api.errors import ApiError, InvalidInput, ProtocolError
 from pos_app.api.models import Page
-from pos_app.api.multipart import EncodedBody, FormFile, form_files
-from pos_app.api.parsing import Expect, instance, page_of, parse_answer
-from pos_app.api.raw_answer import RawAnswer
+from pos_app.api.multipart import FormFile, form_files
+from pos_app.api.parsing import instance, page_of, parse_answer
 from pos_app.api.vault_models import (
     AchAccount,
     BulkDeleted,
@@ -46,31 +46,6 @@ from pos_app.api.vault_models import (
     link_body,
     require_vault_ids,
 )
-
-
-class Caller(Protocol):
-    """What a family's methods need of ``PaymentsClient``: its ``call`` (no import of the
-    client here, so no import circle)."""
-
-    async def call[R](
-        self,
-        route_name: str,
-        expect: Expect[R],
-        *,
-        path_params: Mapping[str, str] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: Any = None,
-    ) -> R: ...
-
-    async def exchange(
-        self,
-        route_name: str,
-        *,
-        path_params: Mapping[str, str] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: EncodedBody | None = None,
-    ) -> RawAnswer: ...
-
 
 CUSTOMER = instance(Customer)
 METHOD = instance(PaymentMethod)

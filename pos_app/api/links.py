@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pos_app.api.attachments import LINK_LIMITS, AttachmentFile, UploadedFiles
-from pos_app.api.customers import Caller
+from pos_app.api.caller import Caller
 from pos_app.api.errors import InvalidInput
 from pos_app.api.link_models import (
     DeletedLink,

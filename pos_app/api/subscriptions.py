@@ -18,9 +18,10 @@ attempt row before the send, the lookup of a lost answer) is the caller's.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable
+from typing import Any
 
+from pos_app.api.caller import Caller
 from pos_app.api.customer_models import require_vault_id
 from pos_app.api.errors import (
     ApiError,
@@ -35,7 +36,7 @@ from pos_app.api.errors import (
 )
 from pos_app.api.models import Page
 from pos_app.api.money import require_cents
-from pos_app.api.parsing import Expect, instance, page_of
+from pos_app.api.parsing import instance, page_of
 from pos_app.api.subscription_models import (
     RetryOutcome,
     RetryResult,
@@ -45,21 +46,6 @@ from pos_app.api.subscription_models import (
     SubscriptionStatus,
 )
 from pos_app.api.units import request_unit, to_wire
-
-
-class Caller(Protocol):
-    """What the family's methods need of ``PaymentsClient``: its ``call``."""
-
-    async def call[R](
-        self,
-        route_name: str,
-        expect: Expect[R],
-        *,
-        path_params: Mapping[str, str] | None = None,
-        query: Mapping[str, Any] | None = None,
-        body: Any = None,
-        attempt_id: str | None = None,
-    ) -> R: ...
 
 
 class TransitionRefused(ApiError):

@@ -14,7 +14,7 @@ from pos_app.api.attachments import (
     UploadedFiles,
     checked_upload,
 )
-from pos_app.api.customers import Caller
+from pos_app.api.caller import Caller
 from pos_app.api.parsing import instance
 
 UPLOADED = instance(UploadedFiles)
