@@ -37,12 +37,14 @@ lint: install
 
 # Debian packages the system tests need (X server and window manager for the UI tests,
 # CUPS with a PDF printer and pdftotext for printing, a keyring, Qt's xcb libraries,
-# DejaVu for receipts). Idempotent: apt runs only when dpkg lacks one of them.
+# DejaVu for receipts; icu-devtools and binutils trim ICU's data in the Linux bundle).
+# Idempotent: apt runs only when dpkg lacks one of them.
 # (cups-pdf is Debian's printer-driver-cups-pdf.)
 SYSTEM_PACKAGES := xvfb openbox xdotool imagemagick x11-utils cups cups-client cups-bsd \
 	printer-driver-cups-pdf poppler-utils gnome-keyring dbus-x11 libsecret-tools libxcb-cursor0 \
 	libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0 \
-	libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core
+	libxcb-randr0 libxcb-xinerama0 libegl1 libgl1 libfontconfig1 libdbus-1-3 fonts-dejavu-core \
+	icu-devtools binutils
 
 system-deps:
 	@command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 || { \
