@@ -9,6 +9,7 @@ message: slot spacing x messages sharing the key).
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 
 import httpx
@@ -77,6 +78,33 @@ async def latency(base_url: str, messages: int) -> dict:
             "bound_s": round(bound, 3), "within_bound": delays[-1] <= bound}
 
 
+async def four_lanes(base_url: str, sales_per_lane: int = 5) -> dict:
+    """Four lanes sharing one key, each ringing sales one after another (type S, the
+    service completing each in 2-6 s): from the sandbox completing a message to its lane
+    seeing it, p95 and max over every sale (issue 21's goal: p95 ≤ 1.5 s)."""
+    httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": 2.0, "s_delay_max": 6.0})
+    async with PaymentsClient(base_url, KEY) as client:
+        scheduler = PollScheduler(client.poll_message)
+        terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
+        seen: dict[str, float] = {}
+
+        async def lane(number: int) -> None:
+            for sale in range(sales_per_lane):
+                accepted = await client.pay(PayRequest(terminalId=terminal, amount=3000 + number * 100 + sale),
+                                            attempt_id=f"a-lane-{number}-{sale}")
+                while (await scheduler.poll(accepted.msg_identifier)).status != "complete":
+                    pass
+                seen[accepted.msg_identifier] = time.time()
+
+        await asyncio.gather(*(lane(number) for number in range(4)))
+    stats = httpx.get(f"{base_url}/_sandbox/stats").json()
+    completed = {m["msgIdentifier"]: m["completedAt"] for m in stats["messages"]}
+    delays = sorted(seen[m] - completed[m] for m in seen)
+    p95 = statistics.quantiles(delays, n=20)[-1]
+    return {"lanes": 4, "sales": len(delays), "p95_s": round(p95, 3), "median_s": round(statistics.median(delays), 3),
+            "max_s": round(delays[-1], 3), "target_p95_s": 1.5}
+
+
 def _polls(base_url: str) -> int:
     return httpx.get(f"{base_url}/_sandbox/stats").json()["requests"].get("S", {}).get("terminal.poll_message", 0)
 
@@ -87,6 +115,8 @@ def main(window: float = 60.0) -> dict:
     with sandbox_process() as base_url:
         result["latency_1_message"] = asyncio.run(latency(base_url, 1))
         result["latency_10_messages"] = asyncio.run(latency(base_url, 10))
+    with sandbox_process() as base_url:
+        result["four_lanes"] = asyncio.run(four_lanes(base_url))
     print("polling:", result)
     return result
 
