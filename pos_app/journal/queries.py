@@ -176,6 +176,12 @@ CHANGED_EVENTS_SQL = (f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e 
 """Attempts of a day begun, or given an event, after a mark (last rowid, last seq), and all
 their events up to the new mark. Parameters: start, end, new rowid, old rowid, old seq, new
 seq (and new seq again for the events)."""
+_NEWEST_WHERE = ("WHERE a.rowid IN (SELECT rowid FROM attempts WHERE created_at >= ? AND created_at < ? "
+                 "ORDER BY rowid DESC LIMIT ?)")
+NEWEST_ROWS_SQL = f"SELECT {_A_COLUMNS} FROM attempts a {_NEWEST_WHERE} ORDER BY a.rowid"
+NEWEST_EVENTS_SQL = (f"SELECT {_E_COLUMNS} FROM attempts a CROSS JOIN events e ON e.attempt_id = a.id "
+                     f"{_NEWEST_WHERE} ORDER BY e.seq")
+"""The ``limit`` attempts of a day begun last, and their events. Parameters: start, end, limit."""
 MARK_SQL = "SELECT (SELECT coalesce(max(rowid), 0) FROM attempts), (SELECT coalesce(max(seq), 0) FROM events)"
 
 

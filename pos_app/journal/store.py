@@ -537,6 +537,15 @@ class Journal(CashLedger, ReturnBook):
             events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
         return fold_many(rows, events, keep_events=False)
 
+    def newest_attempts(self, day: date, limit: int, tz: tzinfo | str | None = None) -> list[Attempt]:
+        """The ``limit`` attempts of ``day`` begun last, in the order they were begun: the
+        first screen of a day's history, read before the whole day is."""
+        start, end = day_bounds(day, resolve_tz(tz))
+        with self._read("listing the newest attempts") as conn:
+            rows = conn.execute(queries.NEWEST_ROWS_SQL, (start, end, limit)).fetchall()
+            events = conn.execute(queries.NEWEST_EVENTS_SQL, (start, end, limit)).fetchall()
+        return fold_many(rows, events, keep_events=False)
+
     def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None
     ) -> tuple[list[Attempt], tuple[int, int]]:

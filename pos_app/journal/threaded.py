@@ -170,6 +170,9 @@ class AsyncJournal:
     async def z_reports(self) -> list[ZReport]:
         return await self._call(self.journal.z_reports)
 
+    async def newest_attempts(self, day: date, limit: int, tz: tzinfo | str | None = None) -> list[Attempt]:
+        return await self._call(self.journal.newest_attempts, day, limit, tz)
+
     async def attempts_changed(
         self, day: date, mark: tuple[int, int] = (0, 0), tz: tzinfo | str | None = None
     ) -> tuple[list[Attempt], tuple[int, int]]:

@@ -28,6 +28,9 @@ from pos_app.station.returns import OrderForReturn, ReturnDone, ReturnPlan, read
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult
 
+FIRST_PAGE = 60
+"""Payments read first on a cold F9: more than a screen's rows."""
+
 
 @dataclass(frozen=True)
 class History:
@@ -36,6 +39,8 @@ class History:
     """False when the service's list could not be read whole: rows may be missing."""
     problem: str | None = None
     """Why the list could not be read (the journal's rows are shown alone)."""
+    first_page: bool = False
+    """Only the journal's newest payments, read while the whole day is (``BackOffice.first_page``)."""
 
 
 class Problem(StrEnum):
@@ -80,6 +85,19 @@ class BackOffice:
             for attempt in changed:
                 self._attempts[attempt.id] = attempt  # a changed one keeps its place
             return list(self._attempts.values())
+
+    def is_warm(self, day: date) -> bool:
+        """Whether ``day``'s payments were read before (a refresh reads only what changed)."""
+        return self._day == day and bool(self._attempts)
+
+    async def first_page(self, day: date, limit: int = FIRST_PAGE) -> History:
+        """The journal's ``limit`` newest payments of ``day`` alone, for the screen to show
+        at once while ``payments`` reads the whole day and the service's list (a cold first
+        F9 on a day of thousands of payments). Their rows are not the ones to act on: the
+        service's list may change what can be voided or refunded."""
+        attempts = await self.station.journal.newest_attempts(day, limit)
+        rows = await asyncio.to_thread(merge_history, attempts, [])
+        return History(tuple(rows), False, first_page=True)
 
     async def warm(self, day: date) -> None:
         """Read the day's payments (journal and list) and build their rows ahead of the first

@@ -78,6 +78,8 @@ class PaymentsPanel(QWidget):
         self.money = money
         self.receipts = receipts
         self.history = History((), True)
+        self.day_read = False
+        """Whether the whole day has been read once (not only a first page): the rows can be acted on."""
         self.pending: str | None = None
         self.terminal = QComboBox()
         self.terminal.setAccessibleName("Terminal filter")
@@ -159,13 +161,22 @@ class PaymentsPanel(QWidget):
 
     @asyncSlot()
     async def refresh(self, said: str = "") -> None:
-        """Read today's payments again (``said``: the last action's result, kept shown)."""
+        """Read today's payments again (``said``: the last action's result, kept shown). A
+        first read of the day shows the journal's newest payments at once, then the whole day."""
         self.refresh_button.setEnabled(False)
+        today = datetime.now().date()
         try:
-            self.history = await self.office.payments(datetime.now().date())
+            if not self.office.is_warm(today):
+                self.show_history(await self.office.first_page(today), said)
+            self.show_history(await self.office.payments(today), said)
         finally:
             self.refresh_button.setEnabled(True)
-        terminals = sorted({row.terminal_id for row in self.history.rows if row.terminal_id})
+
+    def show_history(self, history: History, said: str = "") -> None:
+        """``history`` in the table, filtered as the fields say; a first page is shown to look
+        at, its actions off until the whole day is read."""
+        self.history = history
+        terminals = sorted({row.terminal_id for row in history.rows if row.terminal_id})
         current = self.terminal.currentText()
         self.terminal.blockSignals(True)
         self.terminal.clear()
@@ -173,13 +184,17 @@ class PaymentsPanel(QWidget):
         self.terminal.setCurrentText(current if current in terminals else ALL)
         self.terminal.blockSignals(False)
         self.apply_filter()
+        self.day_read = self.day_read or not history.first_page
+        if history.first_page:
+            self.message.setText(f"The newest {len(history.rows)} payments; reading the rest of today's…")
+            return
         if self.pending is not None:
             if not self.select(self.pending):
                 said = "That payment is not in today's list (it may be from another day). " + said
             self.pending = None
-        note = self.history.problem or ("" if self.history.complete else
-                                        "The service's list was not read to the end: some payments may be missing.")
-        count = len(self.history.rows)
+        note = history.problem or ("" if history.complete else
+                                   "The service's list was not read to the end: some payments may be missing.")
+        count = len(history.rows)
         self.message.setText(" ".join(part for part in (said, note) if part) or
                              f"{count} payment{'' if count == 1 else 's'} today. Type to search; Tab to the list; "
                              "Alt+V void, Alt+R refund, Alt+A refund all, Alt+I return items.")
@@ -233,6 +248,8 @@ class PaymentsPanel(QWidget):
 
     def _selected(self, *_: object) -> None:
         row = self.selected()
+        if self.history.first_page:  # rows to look at, not to act on, until the whole day is read
+            row = None
         self.void_button.setEnabled(row is not None and row.voidable)
         self.refund_button.setEnabled(row is not None and row.refundable > 0)
         self.refund_all_button.setEnabled(row is not None and row.refundable > 0)
@@ -240,7 +257,10 @@ class PaymentsPanel(QWidget):
                                       and row.status in (PaymentStatus.APPROVED, PaymentStatus.PARTLY_REFUNDED))
         self.slip_button.setEnabled(row is not None and row.payment_id is not None)
         self.merchant_button.setEnabled(row is not None and row.payment_id is not None)
-        self.detail.setText(self._describe(row) if row is not None else "Pick a payment to void, refund or reprint.")
+        if self.history.first_page:
+            self.detail.setText("Void, refund and reprint are ready once the rest of today's payments is read.")
+        else:
+            self.detail.setText(self._describe(row) if row is not None else "Pick a payment to void, refund or reprint.")
 
     def _describe(self, row: PaymentRow) -> str:
         parts = [f"{row.operation} of {self.money(row.total)}"]

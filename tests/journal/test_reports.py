@@ -232,3 +232,17 @@ def test_attempts_changed_gives_the_day_then_only_what_changed(timed, clock):
     at(clock, 2026, 3, 2, 16, 0)
     third = sale(timed, "T4", "o-3")  # begun, nothing sent yet: listed by its row alone
     assert [a.id for a in timed.attempts_changed(day, later, tz="UTC")[0]] == [third.id]
+
+
+def test_newest_attempts_are_the_last_begun_of_the_day_folded_alike(timed, clock):
+    at(clock, 2026, 3, 2, 15, 0)
+    begun = [sale(timed, f"T{n}", f"o-{n}") for n in range(5)]
+    timed.finish(begun[3].id, Outcome.APPROVED, {"transaction_id": "t-3"})
+    at(clock, 2026, 3, 3, 9, 0)
+    sale(timed, "T9", "o-next-day")  # the next day's: never among the 2nd's newest
+    day = date(2026, 3, 2)
+    newest = timed.newest_attempts(day, 2, tz="UTC")
+    assert [a.id for a in newest] == [begun[3].id, begun[4].id]  # the last two, in the order begun
+    assert newest == timed.attempts(day=day, tz="UTC")[-2:]  # folded exactly as attempts() folds them
+    assert newest[0].outcome is Outcome.APPROVED
+    assert [a.id for a in timed.newest_attempts(day, 50, tz="UTC")] == [a.id for a in begun]

@@ -89,13 +89,13 @@ def main_window(qtbot: Any) -> Any:
 
 
 def open_back_office(qtbot: Any, window: Any) -> Any:
-    """F9 on the sale screen: the back office, once its payments are read."""
+    """F9 on the sale screen: the back office, once the whole day's payments are read (not
+    only the first page a cold F9 shows at once)."""
     from pos_app.ui.back_office import BackOfficeDialog
 
     qtbot.keyClick(window, Qt.Key.Key_F9)
     office = modal(qtbot, BackOfficeDialog)
-    qtbot.waitUntil(lambda: office.payments.model.rowCount() > 0 or "today" in office.payments.message.text(),
-                    timeout=10_000)
+    qtbot.waitUntil(lambda: office.payments.day_read and not office.payments.history.first_page, timeout=10_000)
     return office
 
 

@@ -216,3 +216,26 @@ def test_a_german_euro_store_refunds_what_is_typed_its_way(qtbot, run, open_app,
     qtbot.waitUntil(lambda: payments.selected().refunded == 1250, timeout=10_000)
     [entry, *_] = audit(run, app)
     assert entry.action == "refund" and "refund of 12,50\u00a0€ of " in entry.detail
+
+
+def test_a_cold_f9_shows_the_newest_payments_to_look_at_then_the_day_to_act_on(qtbot, run, open_app, b_config):
+    """A first F9 of the day shows the journal's newest payments at once (issue 21: a day of
+    thousands opens without waiting for all of them), their actions off, then the whole day."""
+    from datetime import datetime
+
+    app = open_app(b_config, "B")
+    sign_in(qtbot, app.window)
+    sales = [run(app.station.service.sale("tb-2001", 1000 + n)) for n in range(3)]
+    office = open_back_office(qtbot, app.window)
+    payments = office.payments
+    assert payments.void_button.isEnabled()  # the whole day: the newest sale can be voided
+    first = run(office.office.first_page(datetime.now().date(), limit=2))
+    payments.show_history(first)
+    assert [row.attempt_id for row in payments.model.rows] == [sales[2].attempt_id, sales[1].attempt_id]
+    assert payments.selected() is not None and not payments.void_button.isEnabled()
+    assert not payments.refund_button.isEnabled() and not payments.return_button.isEnabled()
+    assert payments.message.text() == "The newest 2 payments; reading the rest of today's…"
+    save(office, "back-office-first-page")
+    qtbot.keyClick(office, Qt.Key.Key_F5)  # the whole day again: actions back
+    qtbot.waitUntil(lambda: not payments.history.first_page and payments.model.rowCount() == 3, timeout=10_000)
+    qtbot.waitUntil(payments.void_button.isEnabled, timeout=10_000)

@@ -163,7 +163,7 @@ def test_the_void_approval_forgets_a_refused_pin_and_keeps_the_focus_on_it(qtbot
     sale = run(app.station.service.sale("tb-2001", 2500))
     qtbot.keyClick(app.window, Qt.Key.Key_F9)
     office = modal(qtbot, BackOfficeDialog)
-    qtbot.waitUntil(lambda: office.payments.select(sale.attempt_id), timeout=10_000)
+    qtbot.waitUntil(lambda: office.payments.day_read and office.payments.select(sale.attempt_id), timeout=10_000)
     qtbot.mouseClick(office.payments.void_button, Qt.MouseButton.LeftButton)
     dialog = active(qtbot, modal(qtbot, ManagerApproval))
     qtbot.waitUntil(dialog.pin.hasFocus)
