@@ -259,8 +259,10 @@ class PaymentsPanel(QWidget):
         self.merchant_button.setEnabled(row is not None and row.payment_id is not None)
         if self.history.first_page:
             self.detail.setText("Void, refund and reprint are ready once the rest of today's payments is read.")
+        elif row is None:
+            self.detail.setText("Pick a payment to void, refund or reprint.")
         else:
-            self.detail.setText(self._describe(row) if row is not None else "Pick a payment to void, refund or reprint.")
+            self.detail.setText(self._describe(row))
 
     def _describe(self, row: PaymentRow) -> str:
         parts = [f"{row.operation} of {self.money(row.total)}"]
