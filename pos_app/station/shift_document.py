@@ -72,7 +72,8 @@ def shift_document(report: ShiftReport) -> TableDocument:
         Section("Tax collected (from the carts)", *_tax(figures, money)),
         Section("By cashier", *_groups(figures.by_cashier(), "Cashier", money, (
             "What each cashier did: their sales, the voids and refunds they made; net surcharge and tax.",))),
-        Section("By card brand", *_groups(figures.by_brand(), "Card brand", money)),
+        Section("By card brand" + (" (ACH: bank accounts)" if figures.ach.lines else ""),
+                *_groups(figures.by_brand(), "Card brand", money)),
         Section("Unknowns still open", *_open(report, money)),
         Section("Reconciliation with the service", _reconciliation(report, money)),
         Section("Sales, captures, voids and refunds", *_listed(figures, money)),
