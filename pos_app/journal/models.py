@@ -84,6 +84,8 @@ id on the service's payment routes."""
 ORDER_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CARD_CHARGE, Operation.ACH_CHARGE,
                               Operation.SUBSCRIPTION_RETRY})
 """Operations that charge an order and are therefore guarded per order key."""
+LISTED_OPERATIONS = ORDER_OPERATIONS - {Operation.SUBSCRIPTION_RETRY}
+"""Charges the service's transaction list shows: a subscription's retry is not listed there."""
 VOID_OPERATIONS = frozenset({Operation.VOID, Operation.CARD_VOID, Operation.ACH_VOID})
 REFUND_OPERATIONS = frozenset({Operation.REFUND, Operation.CARD_REFUND, Operation.ACH_REFUND})
 

@@ -179,13 +179,14 @@ class ChargeService(TerminalService):
                                    order_key=order_key, refusal=Refusal.SERVICE_UNREACHABLE,
                                    message=f"nothing was sent: the entry could not be read ({error})")
         lane, entry = SUBSCRIPTION_LANE.format(reading.subscription_id), reading.entry
-        if entry.status is EntryStatus.PAID or not entry.amount:
+        if not entry.amount:
+            return OperationResult(Outcome.FAILED, operation, lane, order_key=order_key, refusal=Refusal.INVALID_INPUT,
+                                   message=f"not sent: schedule entry {schedule_id} states no amount to charge")
+        if entry.status is EntryStatus.PAID:  # its unknown retry, if any, is looked at: most likely what paid it
             settled = await self._settle_blockers(operation, lane, order_key, None)
-            return OperationResult(
-                Outcome.FAILED, operation, lane, amount=entry.amount, order_key=order_key,
-                recovered=tuple(result for _, result in settled), refusal=Refusal.ORDER_PAID, message=(
-                    f"not sent: schedule entry {schedule_id} is already paid" if entry.status is EntryStatus.PAID
-                    else f"not sent: schedule entry {schedule_id} states no amount to charge"))
+            return OperationResult(Outcome.FAILED, operation, lane, amount=entry.amount, order_key=order_key,
+                                   recovered=tuple(result for _, result in settled), refusal=Refusal.ORDER_PAID,
+                                   message=f"not sent: schedule entry {schedule_id} is already paid")
         body = {"scheduleId": schedule_id, "subscriptionId": reading.subscription_id, "amount": entry.amount,
                 "entry_before": reading.before()}
         return await self._run(operation, lane, body, amount=entry.amount, order_key=order_key,

@@ -65,3 +65,10 @@ def test_an_entry_is_never_retried_while_a_retry_is_unknown_or_after_one_was_app
     with pytest.raises(OrderAlreadyPaid, match=first.id):
         retry(journal, subscription="s-other")
     assert retry(journal, entry="e-2").order_key == "schedule:e-2"  # another entry is another order
+
+
+def test_an_approved_retry_is_not_a_difference_with_the_transaction_list(journal):
+    approved = retry(journal)
+    journal.mark_sent(approved.id)
+    journal.finish(approved.id, Outcome.APPROVED, {"payment_id": "p-1", "amount": 1250})
+    assert journal.reconcile([]).journal_only == ()  # the service does not list a retry's charge
