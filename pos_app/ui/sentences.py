@@ -124,7 +124,7 @@ def shift_check_summary(check: ShiftCheck, where: str) -> str:
     since = "the last closed batch" if check.since_close else "the start of the day"
     local = check.start.astimezone()
     said = [f"Shift of {check.terminal_id} since {since} ({local:%Y-%m-%d %H:%M}): "
-            f"{_counted(len(check.lines), 'card attempt')} in this station's journal."]
+            f"{_counted(len(check.lines), 'payment attempt')} in this station's journal."]
     if check.list_error:
         said.append(f"Not reconciled: {check.list_error}. You can still close the batch.")
     elif check.differences:
