@@ -1,4 +1,4 @@
-"""The money figures of a set of card attempts (a shift, a day), Qt-free, worked out once
+"""The money figures of a set of payment attempts (a shift, a day), Qt-free, worked out once
 for every report that shows them (the end-of-shift PDF, the F10 screen, ``pos-app terminal
 report``):
 
