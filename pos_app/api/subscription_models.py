@@ -247,7 +247,12 @@ class ScheduleEntry(Lenient):
     date: Text | None = None
     amount: Cents | None = None
     status: EntryStatus | None = None
+    attempts: Cents | None = None
+    """How many times the entry was charged (on its date, and by each retry)."""
     payment_id: Text | None = Field(default=None, alias="paymentId")
+    transaction_id: Text | None = Field(default=None, alias="transactionId")
+    error: Text | None = None
+    """Why its last charge failed."""
 
 
 class ScheduleAnswer(Lenient):
@@ -281,13 +286,15 @@ class Subscription(Lenient):
 class RetryResult:
     """The result of retrying one schedule entry: ``outcome`` says what it proves;
     ``entry`` is the charged entry when the answer carried one; ``reason`` why it is not
-    approved (the decline's text, or what was lost)."""
+    approved (the decline's text, or what was lost); ``answered`` False when no answer came
+    back at all (the service may still be processing the request)."""
 
     outcome: RetryOutcome
     schedule_id: str
     entry: ScheduleEntry | None = None
     subscription_id: str | None = None
     reason: str | None = None
+    answered: bool = True
 
 
 def parse_subscription(body: Any) -> Subscription:

@@ -144,7 +144,7 @@ class Subscriptions:
         except TransportError as error:
             if not error.request_sent:
                 raise
-            return RetryResult(RetryOutcome.UNKNOWN, schedule_id, reason=str(error))
+            return RetryResult(RetryOutcome.UNKNOWN, schedule_id, reason=str(error), answered=False)
         return RetryResult(result.outcome, schedule_id, entry=result.entry, subscription_id=result.subscription_id,
                            reason=result.reason)
 

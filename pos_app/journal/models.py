@@ -36,6 +36,9 @@ class Operation(StrEnum):
     ACH_CHARGE = "ach_charge"
     ACH_VOID = "ach_void"
     ACH_REFUND = "ach_refund"
+    SUBSCRIPTION_RETRY = "subscription_retry"
+    """A subscription's schedule entry charged again now (a state-changing GET): its order is
+    ``schedule:<entry id>``, so the same entry is never charged twice."""
 
     @property
     def acts_as(self) -> Operation:
@@ -65,20 +68,24 @@ class Outcome(StrEnum):
 
 _ACTS_AS = {
     Operation.CARD_CHARGE: Operation.SALE, Operation.ACH_CHARGE: Operation.SALE,
+    Operation.SUBSCRIPTION_RETRY: Operation.SALE,
     Operation.CARD_CAPTURE: Operation.CAPTURE,
     Operation.CARD_VOID: Operation.VOID, Operation.ACH_VOID: Operation.VOID,
     Operation.CARD_REFUND: Operation.REFUND, Operation.ACH_REFUND: Operation.REFUND,
 }
 MONEY_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.REFUND,
                               Operation.CARD_CHARGE, Operation.CARD_CAPTURE, Operation.CARD_REFUND,
-                              Operation.ACH_CHARGE, Operation.ACH_REFUND})
+                              Operation.ACH_CHARGE, Operation.ACH_REFUND, Operation.SUBSCRIPTION_RETRY})
 """Operations that carry an amount in cents."""
 REF_OPERATIONS = frozenset({Operation.CAPTURE, Operation.VOID, Operation.REFUND, Operation.CARD_CAPTURE,
                             Operation.CARD_VOID, Operation.CARD_REFUND, Operation.ACH_VOID, Operation.ACH_REFUND})
 """Operations that act on an earlier transaction: its pnRefNum on a terminal, its payment
 id on the service's payment routes."""
-ORDER_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CARD_CHARGE, Operation.ACH_CHARGE})
+ORDER_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CARD_CHARGE, Operation.ACH_CHARGE,
+                              Operation.SUBSCRIPTION_RETRY})
 """Operations that charge an order and are therefore guarded per order key."""
+LISTED_OPERATIONS = ORDER_OPERATIONS - {Operation.SUBSCRIPTION_RETRY}
+"""Charges the service's transaction list shows: a subscription's retry is not listed there."""
 VOID_OPERATIONS = frozenset({Operation.VOID, Operation.CARD_VOID, Operation.ACH_VOID})
 REFUND_OPERATIONS = frozenset({Operation.REFUND, Operation.CARD_REFUND, Operation.ACH_REFUND})
 

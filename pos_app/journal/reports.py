@@ -15,7 +15,7 @@ from typing import Any
 
 from pos_app.api.identity import attempt_in
 from pos_app.journal.codec import tz_name
-from pos_app.journal.models import ORDER_OPERATIONS, Attempt, Operation, Outcome
+from pos_app.journal.models import LISTED_OPERATIONS, ORDER_OPERATIONS, Attempt, Operation, Outcome
 
 _ID_KEYS = ("transactionId", "paymentId")
 
@@ -133,7 +133,7 @@ def reconcile(
     candidates: Iterable[Attempt],
     lookup: Callable[[str], Attempt | None],
     *,
-    expected: frozenset[Operation] = ORDER_OPERATIONS,
+    expected: frozenset[Operation] = LISTED_OPERATIONS,
 ) -> Reconciliation:
     """Pair service entries with attempts: by the attempt id in userAgent, else by ids.
 

@@ -41,6 +41,8 @@ SQLite cannot change a CHECK constraint in place, so ``attempts`` is copied, row
 rowid for rowid, into a table that allows them (foreign keys checked at the commit, when
 every event and open attempt has its attempt again), and its indexes and triggers are made
 again.
+Version 11: the operation ``subscription_retry`` (a subscription's schedule entry charged
+again now), copied into a widened ``attempts`` exactly as version 10 did.
 """
 
 from __future__ import annotations
@@ -261,7 +263,41 @@ V10: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8, V9, V10)
+V11: tuple[str, ...] = (
+    "PRAGMA defer_foreign_keys = ON",  # until the commit: events and open_attempts name attempts meanwhile
+    "CREATE TEMP TABLE attempts_before_retry AS SELECT rowid AS old_rowid, * FROM attempts",
+    "DROP TABLE attempts",  # its indexes and triggers go with it
+    """CREATE TABLE attempts (
+        id TEXT PRIMARY KEY,
+        operation TEXT NOT NULL
+            CHECK (operation IN ('sale', 'preauth', 'capture', 'void', 'refund', 'close_batch', 'card_charge',
+                                 'card_capture', 'card_void', 'card_refund', 'ach_charge', 'ach_void',
+                                 'ach_refund', 'subscription_retry')),
+        terminal_id TEXT NOT NULL,
+        gateway TEXT NOT NULL,
+        amount INTEGER CHECK (amount IS NULL OR (typeof(amount) = 'integer' AND amount > 0)),
+        order_key TEXT,
+        ref TEXT,
+        created_at TEXT NOT NULL,
+        request TEXT NOT NULL,
+        owner TEXT,
+        cashier TEXT
+    )""",
+    "INSERT INTO attempts (rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, "
+    "owner, cashier) SELECT old_rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, "
+    "request, owner, cashier FROM attempts_before_retry ORDER BY old_rowid",
+    "DROP TABLE attempts_before_retry",
+    "CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at)",
+    "CREATE INDEX attempts_by_order ON attempts (order_key) WHERE order_key IS NOT NULL",
+    "CREATE INDEX attempts_by_day ON attempts (created_at)",
+    "CREATE INDEX attempts_by_ref ON attempts (ref) WHERE ref IS NOT NULL",
+    """CREATE TRIGGER attempts_append_only_u BEFORE UPDATE ON attempts
+        BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
+    """CREATE TRIGGER attempts_append_only_d BEFORE DELETE ON attempts
+        BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

@@ -2,7 +2,8 @@
 refund, the attempts that need a person, and the audit trail.
 
 Every money-moving action here needs a manager (checked by PIN by the caller through
-``verify_manager``) and a reason, goes through the terminal service (journaled before it
+``verify_manager``) and a reason, goes through the station's service on the route that
+took the payment (a terminal's, or the service's card-on-file and ACH routes; journaled before it
 leaves, never resent) and is written to the audit trail with its outcome: who, when, what,
 why. Journal reads run on the journal's thread, staff-file reads and writes on the
 counter's disk thread, and merging the day's rows on a worker thread.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
+from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Outcome
@@ -22,7 +24,7 @@ from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
 from pos_app.station.counter import Counter
-from pos_app.station.payments import Drafts, PaymentRow, PaymentStatus, merge_history
+from pos_app.station.payments import Drafts, PaymentMethod, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.station.returns import OrderForReturn, ReturnDone, ReturnPlan, read_order, run_return
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
@@ -125,26 +127,41 @@ class BackOffice:
             return await asyncio.to_thread(merge_history, attempts, entries, drafts=self._drafts)
 
     async def void(self, row: PaymentRow, *, manager: StaffMember, reason: str) -> OperationResult:
-        """Void an unsettled payment (or open pre-auth) on the terminal that took it."""
+        """Void an unsettled payment (or open pre-auth) on the terminal that took it; a card on
+        file's or an ACH payment by its payment id on the service's routes."""
         reason = check_reason(reason)
-        if not row.voidable or row.transaction_id is None:
+        ref = row.follow_up_ref
+        if not row.voidable or ref is None:
             raise ValueError(_not_voidable(row))
-        terminal = row.terminal_id or self._terminal()
-        result = await self.station.void(terminal, row.transaction_id, payment_id=row.payment_id)
+        service = self.station.service
+        if row.method is PaymentMethod.CARD_ON_FILE:
+            result = await self.station.published(service.card_void(ref, VoidReason.USER_CANCEL))
+        elif row.method is PaymentMethod.ACH:
+            result = await self.station.published(service.ach_void(ref, VoidReason.USER_CANCEL))
+        else:
+            result = await self.station.void(row.terminal_id or self._terminal(), ref, payment_id=row.payment_id)
         await self._audit(manager, AuditAction.VOID,
                           f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
         return result
 
     async def refund(self, row: PaymentRow, amount: int, *, manager: StaffMember, reason: str) -> OperationResult:
-        """Refund ``amount`` base cents (at most ``row.refundable``) of a settled payment."""
+        """Refund ``amount`` base cents (at most ``row.refundable``) of a settled payment, on the
+        route that took it (a terminal's, or the card-on-file or ACH routes by payment id)."""
         reason = check_reason(reason)
-        if row.transaction_id is None or row.refundable <= 0:
+        ref = row.follow_up_ref
+        if ref is None or row.refundable <= 0:
             raise ValueError(_not_refundable(row))
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
             raise ValueError(f"a refund of this payment is between {self.money(1)} and "
                              f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
-        terminal = row.terminal_id or self._terminal()
-        result = await self.station.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
+        service = self.station.service
+        if row.method is PaymentMethod.CARD_ON_FILE:
+            result = await self.station.published(service.card_refund(ref, amount, reason))
+        elif row.method is PaymentMethod.ACH:
+            result = await self.station.published(service.ach_refund(ref, amount, reason))
+        else:
+            result = await self.station.refund(row.terminal_id or self._terminal(), ref, amount,
+                                               payment_id=row.payment_id)
         await self._audit(manager, AuditAction.REFUND,
                           f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)

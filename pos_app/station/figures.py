@@ -1,4 +1,4 @@
-"""The money figures of a set of card attempts (a shift, a day), Qt-free, worked out once
+"""The money figures of a set of payment attempts (a shift, a day), Qt-free, worked out once
 for every report that shows them (the end-of-shift PDF, the F10 screen, ``pos-app terminal
 report``):
 
@@ -27,6 +27,14 @@ totals: it is counted in ``untaxed``.
 Surcharges come from the service's transaction list (``amount - baseAmount`` of the
 attempt's own entry, in cents); a void's is the surcharge the list shows on the payment it
 voids. Card brands are written one way (``pos_app.api.cards``).
+
+Money moved through the service's own payment routes counts too, by what it moves like
+(``Operation.acts_as``): a card on file (``card_charge``, a sale; one not captured, a
+pre-auth) and its capture, void and refund by payment id are **card** money, with the
+terminal's; an ACH charge, void and refund are **ACH** money (``Tender.ACH``), neither card
+nor cash: ``Figures.card`` and ``Figures.ach`` split them, and the reports show the card's
+figures as before with ACH on its own line. A subscription's retry is not counted: it
+charges whatever the customer's default method is, outside the counter.
 """
 
 from __future__ import annotations
@@ -45,9 +53,38 @@ from pos_app.journal.models import ORDER_OPERATIONS
 
 NO_NAME = "-"
 """The cashier or card of an attempt that does not say (automation, older journals)."""
-MONEY_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.VOID,
-                              Operation.REFUND})
+TERMINAL_OPERATIONS = frozenset({Operation.SALE, Operation.PREAUTH, Operation.CAPTURE, Operation.VOID,
+                                 Operation.REFUND})
+ON_FILE_OPERATIONS = frozenset({Operation.CARD_CHARGE, Operation.CARD_CAPTURE, Operation.CARD_VOID,
+                                Operation.CARD_REFUND})
+"""A card charged through the service's charge route (a card on file), and its follow-ups."""
+ACH_OPERATIONS = frozenset({Operation.ACH_CHARGE, Operation.ACH_VOID, Operation.ACH_REFUND})
+SERVICE_ROUTE_OPERATIONS = ON_FILE_OPERATIONS | ACH_OPERATIONS
+"""Money moved without a terminal: journaled on lanes of their own (``vault:<id>``,
+``payment:<id>``...), so a terminal's shift takes them by time, not by terminal."""
+MONEY_OPERATIONS = TERMINAL_OPERATIONS | SERVICE_ROUTE_OPERATIONS
 """The operations a report counts (a close batch moves no money of its own)."""
+
+
+class Tender(StrEnum):
+    """How the customer paid a line's money."""
+
+    CARD = "card"
+    """A card: on the terminal, or on file (the service's charge route)."""
+    ACH = "ach"
+    """A bank account: its own line, neither card nor cash."""
+
+
+def tender_of(operation: Operation) -> Tender:
+    return Tender.ACH if operation in ACH_OPERATIONS else Tender.CARD
+
+
+def moves_like(attempt: Attempt) -> Operation:
+    """The terminal operation an attempt's money moves like: a card on file charged without
+    capture holds the money as a pre-auth does."""
+    if attempt.operation is Operation.CARD_CHARGE and attempt.request.get("capture") is False:
+        return Operation.PREAUTH
+    return attempt.operation.acts_as
 
 
 class Category(StrEnum):
@@ -110,6 +147,9 @@ class MoneyLine:
     partial: bool = False
     """Approved for less than asked (``amount`` is what was charged): the order is not paid,
     so its cart's tax is not counted (``tax`` 0)."""
+    tender: Tender = Tender.CARD
+    on_file: bool = False
+    """Money of the service's charge route (a card on file), not of a terminal."""
 
     @property
     def charged(self) -> int:
@@ -173,6 +213,16 @@ class Figures:
         return self.by_category[Category.CAPTURE]
 
     @cached_property
+    def card(self) -> Figures:
+        """The card lines alone (a terminal's and cards on file): the batch's card money."""
+        return Figures(tuple(line for line in self.lines if line.tender is Tender.CARD))
+
+    @cached_property
+    def ach(self) -> Figures:
+        """The ACH lines alone: bank-account money, neither card nor cash."""
+        return Figures(tuple(line for line in self.lines if line.tender is Tender.ACH))
+
+    @cached_property
     def net(self) -> Tally:
         """Gross less voids and refunds; its count is of the sales and captures not voided."""
         gross, voids, refunds = self.gross, self.voids, self.refunds
@@ -226,14 +276,19 @@ class Figures:
 
 
 def sentence(figures: Figures, money: Callable[[int], str]) -> str:
-    """The figures in two lines for a screen (the F10 shift end): the money, then the rest."""
+    """The figures in two lines for a screen (the F10 shift end): the card money, then the
+    rest (ACH, when there was any, on a third line)."""
+    ach = figures.ach
+    figures = figures.card
     gross, net, held = figures.gross, figures.net, figures.held
     untaxed = f" ({_count(figures.untaxed, 'sale')} without cart totals)" if figures.untaxed else ""
     return (f"Gross {money(gross.amount)} ({_count(gross.count, 'sale or capture', 'sales and captures')}) "
             f"- voids {money(figures.voids.amount)} - refunds {money(figures.refunds.amount)} "
             f"= net {money(net.amount)}\n"
             f"Surcharge {money(net.surcharge)} · tax collected {money(figures.tax)}{untaxed} · "
-            f"pre-auths held {money(held.amount)} ({held.count})")
+            f"pre-auths held {money(held.amount)} ({held.count})"
+            + (f"\nACH (bank accounts) net {money(ach.net.amount)} ({_count(ach.gross.count, 'charge')})"
+               if ach.lines else ""))
 
 
 def _count(number: int, one: str, many: str | None = None) -> str:
@@ -250,7 +305,7 @@ class Ledger:
     surcharge the service's list shows on each payment."""
 
     originals: Mapping[str, Attempt]
-    """Transaction id → the sale or pre-auth that made it."""
+    """Transaction id, and payment id → the sale or pre-auth (or charge) that made it."""
     captures: Mapping[str, tuple[Attempt, ...]]
     """Transaction id → its approved captures, in the order begun."""
     voids: Mapping[str, tuple[Attempt, ...]]
@@ -266,12 +321,14 @@ class Ledger:
         captures: dict[str, list[Attempt]] = {}
         voids: dict[str, list[Attempt]] = {}
         for attempt in history:
-            if attempt.operation in ORDER_OPERATIONS and attempt.result.get("transaction_id"):
-                originals[str(attempt.result["transaction_id"])] = attempt
+            if attempt.operation in ORDER_OPERATIONS:
+                for made in made_as(attempt):
+                    originals[made] = attempt
             elif attempt.outcome is not None and attempt.outcome.moved_money and attempt.ref:
-                if attempt.operation is Operation.CAPTURE:
+                acts_as = attempt.operation.acts_as
+                if acts_as is Operation.CAPTURE:
                     captures.setdefault(attempt.ref, []).append(attempt)
-                elif attempt.operation is Operation.VOID:
+                elif acts_as is Operation.VOID:
                     voids.setdefault(attempt.ref, []).append(attempt)
         surcharges: dict[str, int] = {}
         for entry in entries:  # a capture's surcharge is what the payment finally charged
@@ -280,7 +337,7 @@ class Ledger:
                 continue
             if kind == "capture":
                 surcharges[payment] = surcharge_of(entry)
-            elif kind in ("sale", "auth"):
+            elif kind in ("sale", "auth", "ach"):
                 surcharges.setdefault(payment, surcharge_of(entry))
         return cls(originals, {ref: tuple(found) for ref, found in captures.items()},
                    {ref: tuple(found) for ref, found in voids.items()}, orders or {}, surcharges)
@@ -295,16 +352,16 @@ class Ledger:
         return keys
 
     def category(self, attempt: Attempt) -> Category:
-        outcome, operation = attempt.outcome, attempt.operation
+        outcome, operation = attempt.outcome, moves_like(attempt)
         if outcome is None or outcome is Outcome.UNKNOWN:
             return Category.OPEN
-        if outcome is Outcome.DECLINED and operation in ORDER_OPERATIONS:
+        if outcome is Outcome.DECLINED and attempt.operation in ORDER_OPERATIONS:
             return Category.DECLINED
         if not outcome.moved_money:
             return Category.NOT_CHARGED
         if operation is Operation.PREAUTH:
-            made = str(attempt.result.get("transaction_id") or "")
-            return Category.PREAUTH_CLOSED if made in self.captures or made in self.voids else Category.HELD
+            closed = any(made in self.captures or made in self.voids for made in made_as(attempt))
+            return Category.PREAUTH_CLOSED if closed else Category.HELD
         if operation is Operation.VOID:
             return Category.RELEASED if self._releases(attempt) else Category.VOIDED
         return {Operation.SALE: Category.SALE, Operation.CAPTURE: Category.CAPTURE,
@@ -315,10 +372,12 @@ class Ledger:
         own service entry, and for a follow-up from the payment it acts on."""
         category = self.category(attempt)
         original = self.originals.get(attempt.ref) if attempt.ref else None
-        card: Mapping[str, Any] = (entry.get("card") or {}) if entry else {}
+        tender = tender_of(attempt.operation)
+        card: Mapping[str, Any] = (entry.get("card") or entry.get("ach") or {}) if entry else {}
         result = attempt.result
-        brand = (card_brand(result.get("card_brand")) or card_brand(card.get("brand"), card.get("network"))
-                 or (card_brand(original.result.get("card_brand")) if original else None) or NO_NAME)
+        brand = "ACH" if tender is Tender.ACH else (
+            card_brand(result.get("card_brand")) or card_brand(card.get("brand"), card.get("network"))
+            or (card_brand(original.result.get("card_brand")) if original else None) or NO_NAME)
         last4 = (result.get("card_last4") or card.get("last4")
                  or (original.result.get("card_last4") if original else None) or "")
         surcharge = 0
@@ -331,18 +390,19 @@ class Ledger:
             at=attempt.created_at, cashier=attempt.cashier or NO_NAME, brand=brand, last4=str(last4),
             amount=self._amount(attempt, entry), surcharge=surcharge, tax=tax, taxes=MappingProxyType(taxes),
             listed=entry is not None, voided=category in GROSS and self._voided(attempt), partial=partial,
+            tender=tender, on_file=attempt.operation in ON_FILE_OPERATIONS,
         )
 
     def _releases(self, void: Attempt) -> bool:
         """A void of a pre-auth that no capture had taken before it."""
         original = self.originals.get(void.ref or "")
-        if original is None or original.operation is not Operation.PREAUTH:
+        if original is None or moves_like(original) is not Operation.PREAUTH:
             return False
         return not any(capture.created_at < void.created_at for capture in self.captures.get(void.ref or "", ()))
 
     def _voided(self, charge: Attempt) -> bool:
-        made = charge.ref if charge.operation is Operation.CAPTURE else charge.result.get("transaction_id")
-        return any(void.created_at > charge.created_at for void in self.voids.get(str(made or ""), ()))
+        made = [charge.ref or ""] if charge.operation.acts_as is Operation.CAPTURE else made_as(charge)
+        return any(void.created_at > charge.created_at for name in made for void in self.voids.get(name, ()))
 
     def _amount(self, attempt: Attempt, entry: Mapping[str, Any] | None) -> int:
         if attempt.amount is not None:  # asked; what moved when it moved money (a partial approval's)
@@ -377,6 +437,12 @@ class Ledger:
         if totals is None:
             return None, {}
         return totals.tax, dict(totals.taxes)
+
+
+def made_as(charge: Attempt) -> list[str]:
+    """The names a charge's follow-ups give it: its gateway transaction id (a terminal's
+    pnRefNum) and its payment id (the ref of a follow-up by the service's payment routes)."""
+    return [str(name) for name in (charge.result.get("transaction_id"), charge.result.get("payment_id")) if name]
 
 
 def surcharge_of(entry: Mapping[str, Any]) -> int:

@@ -12,6 +12,13 @@ the needs-attention workflow resolves it (checked against the service), never a 
 Money: ``base`` is what the cart cost (the amount sent to the terminal), ``surcharge``
 what the service added; both integer cents. Refunds move the base (the terminal refund
 route takes the base amount), so ``refundable`` is the base not yet refunded.
+
+A payment made through the service's charge routes (a card on file, a bank account) is a
+row too, saying what it is (``PaymentMethod``: "card on file •••• 4242", "ACH ••6789"), its
+follow-ups found by its payment id; it is voided and refunded through those routes, never a
+terminal's. One only the service lists is taken for such a payment when its entry is ACH,
+carries an ``order.externalId`` (as every charge of pos-app's charge routes does) or names
+no terminal.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 from pos_app.api.identity import attempt_in, cashier_in
 from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.station.figures import moves_like
 from pos_app.terminal.lookup import entry_time
 
 
@@ -43,6 +51,22 @@ class PaymentStatus(StrEnum):
     """Money may or may not have moved: see the needs-attention list."""
 
 
+class PaymentMethod(StrEnum):
+    """What a payment was taken on, and so which routes void and refund it."""
+
+    TERMINAL = "terminal"
+    """A card on a payment terminal: its follow-ups name the terminal and the pnRefNum."""
+    CARD_ON_FILE = "card on file"
+    """A card charged through the service's charge route (no terminal): by payment id."""
+    ACH = "ACH"
+    """A bank account: by payment id on the ACH routes."""
+
+
+CHARGE_OPERATIONS = {Operation.SALE: PaymentMethod.TERMINAL, Operation.PREAUTH: PaymentMethod.TERMINAL,
+                     Operation.CARD_CHARGE: PaymentMethod.CARD_ON_FILE, Operation.ACH_CHARGE: PaymentMethod.ACH}
+"""The journal's operations that make a payment (a row), and what it is taken on."""
+
+
 class Source(StrEnum):
     JOURNAL = "journal"
     """Only this station's journal knows it (the list does not show it, or not yet)."""
@@ -51,7 +75,7 @@ class Source(StrEnum):
     BOTH = "both"
 
 
-PAYMENT_TYPES = frozenset({"sale", "auth"})
+PAYMENT_TYPES = frozenset({"sale", "auth", "ach"})
 FOLLOW_UP_TYPES = frozenset({"capture", "void", "refund"})
 _JOURNAL_STATUS = {Outcome.DECLINED: PaymentStatus.DECLINED, Outcome.FAILED: PaymentStatus.FAILED,
                    Outcome.UNKNOWN: PaymentStatus.UNKNOWN}
@@ -59,12 +83,14 @@ _JOURNAL_STATUS = {Outcome.DECLINED: PaymentStatus.DECLINED, Outcome.FAILED: Pay
 
 @dataclass(frozen=True)
 class PaymentRow:
-    """One card payment (a sale, or a pre-auth and its capture) as the list shows it."""
+    """One payment (a sale, or a pre-auth and its capture; a card on file's or a bank
+    account's charge) as the list shows it."""
 
     key: str
     """Stable identity: the payment id, else the gateway transaction id, else the attempt id."""
     at: datetime | None
     terminal_id: str | None
+    """The terminal that took it; None for a payment of the service's charge routes."""
     cashier: str | None
     operation: Operation
     """``SALE`` or ``PREAUTH`` (a captured pre-auth stays ``PREAUTH``: its status says captured)."""
@@ -88,6 +114,7 @@ class PaymentRow:
     """Decided not paid, but the service's later answer says the card was charged: the
     row shows the charge (so it can be voided or refunded) and the needs-attention list
     shows the conflict."""
+    method: PaymentMethod = PaymentMethod.TERMINAL
 
     @property
     def total(self) -> int:
@@ -105,12 +132,21 @@ class PaymentRow:
     def voidable(self) -> bool:
         """An unsettled charge or open pre-auth: voided, not refunded."""
         return (self.status in (PaymentStatus.APPROVED, PaymentStatus.PREAUTH) and self.settled is False
-                and self.refunded == 0 and self.transaction_id is not None)
+                and self.refunded == 0 and self.follow_up_ref is not None)
+
+    @property
+    def follow_up_ref(self) -> str | None:
+        """What a void or refund names: a terminal's pnRefNum, else the payment id."""
+        return self.transaction_id if self.method is PaymentMethod.TERMINAL else self.payment_id
 
     @property
     def card(self) -> str:
-        return " ".join(part for part in (self.card_brand, f"•••• {self.card_last4}" if self.card_last4 else None)
+        """``Visa •••• 4242``, ``card on file Visa •••• 4242`` or ``ACH ••6789``."""
+        if self.method is PaymentMethod.ACH:
+            return f"ACH ••{self.card_last4}" if self.card_last4 else "ACH"
+        card = " ".join(part for part in (self.card_brand, f"•••• {self.card_last4}" if self.card_last4 else None)
                         if part)
+        return f"card on file {card}".strip() if self.method is PaymentMethod.CARD_ON_FILE else card
 
     @cached_property
     def text(self) -> str:
@@ -118,7 +154,7 @@ class PaymentRow:
         row: a keystroke over 10,000 rows only tests substrings)."""
         return " ".join(str(part) for part in (
             self.key, self.payment_id, self.transaction_id, self.attempt_id, self.cashier, self.terminal_id,
-            self.card_brand, self.card_last4, self.status.value) if part).casefold()
+            self.card_brand, self.card_last4, self.status.value, self.method.value) if part).casefold()
 
 
 @dataclass(frozen=True)
@@ -189,7 +225,7 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
     kept_rows: Drafts = drafts if drafts is not None else {}
     follow_ups: dict[str, list[Attempt]] = {}
     for attempt in attempts:
-        if attempt.operation in (Operation.CAPTURE, Operation.VOID, Operation.REFUND) and attempt.ref:
+        if attempt.operation.acts_as in (Operation.CAPTURE, Operation.VOID, Operation.REFUND) and attempt.ref:
             follow_ups.setdefault(attempt.ref, []).append(attempt)
     by_attempt: dict[str, str] = {}
     by_transaction: dict[str, str] = {}
@@ -203,7 +239,7 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
     rows: list[PaymentRow] = []
     used: set[str] = set()
     for attempt in attempts:
-        if attempt.operation not in (Operation.SALE, Operation.PREAUTH):
+        if attempt.operation not in CHARGE_OPERATIONS:
             continue
         kept = kept_rows.get(attempt.id)
         if kept is None or kept.attempt is not attempt:
@@ -215,7 +251,8 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
         if found and found not in used:
             used.add(found)
             _add_service(draft, groups[found])
-        _add_journal_follow_ups(draft, follow_ups.get(draft["transaction_id"] or "", []))
+        _add_journal_follow_ups(draft, [*follow_ups.get(draft["transaction_id"] or "", []),
+                                        *follow_ups.get(draft["payment_id"] or "", [])])
         rows.append(_row(kept, draft))
     for key, group in groups.items():
         if key not in used and group.payment is not None:
@@ -251,18 +288,20 @@ def _journal_draft(attempt: Attempt) -> dict[str, Any]:
     late = attempt.conflict or {}
     charged_anyway = late.get("outcome") == Outcome.APPROVED.value  # a late approval after "not paid"
     result = {**(attempt.result or {}), **late} if charged_anyway else (attempt.result or {})
+    operation, method = moves_like(attempt), CHARGE_OPERATIONS[attempt.operation]
     if attempt.outcome is Outcome.APPROVED or charged_anyway:
-        status = PaymentStatus.PREAUTH if attempt.operation is Operation.PREAUTH else PaymentStatus.APPROVED
+        status = PaymentStatus.PREAUTH if operation is Operation.PREAUTH else PaymentStatus.APPROVED
     else:
         status = _JOURNAL_STATUS.get(attempt.outcome or Outcome.UNKNOWN, PaymentStatus.UNKNOWN)
     return {
         "key": _text(result.get("payment_id")) or _text(result.get("transaction_id")) or attempt.id,
-        "at": attempt.created_at, "terminal_id": attempt.terminal_id, "cashier": attempt.cashier,
-        "operation": attempt.operation, "status": status, "base": attempt.amount, "surcharge": 0, "refunded": 0,
+        "at": attempt.created_at, "cashier": attempt.cashier,
+        "terminal_id": attempt.terminal_id if method is PaymentMethod.TERMINAL else None,
+        "operation": operation, "status": status, "base": attempt.amount, "surcharge": 0, "refunded": 0,
         "surcharge_returned": 0, "settled": None, "card_brand": _text(result.get("card_brand")),
         "card_last4": _text(result.get("card_last4")), "payment_id": _text(result.get("payment_id")),
         "transaction_id": _text(result.get("transaction_id")), "attempt_id": attempt.id, "source": Source.JOURNAL,
-        "decided_by": attempt.resolved_by, "conflict": charged_anyway,
+        "decided_by": attempt.resolved_by, "conflict": charged_anyway, "method": method,
     }
 
 
@@ -273,13 +312,26 @@ def _service_draft(key: str, entry: TransactionEntry) -> dict[str, Any]:
     else:
         status = PaymentStatus.PREAUTH if kind == "auth" else PaymentStatus.APPROVED
     return {
-        "key": key, "at": entry_time(entry), "terminal_id": entry.terminal_id, "cashier": cashier_in(entry.user_agent),
+        "key": key, "at": entry_time(entry), "cashier": cashier_in(entry.user_agent),
+        "terminal_id": entry.terminal_id if _method(entry) is PaymentMethod.TERMINAL else None,
         "operation": Operation.PREAUTH if kind == "auth" else Operation.SALE, "status": status,
         "base": entry.base_amount if entry.base_amount is not None else entry.amount, "surcharge": 0, "refunded": 0,
         "surcharge_returned": 0, "settled": None, "card_brand": None, "card_last4": None,
         "payment_id": entry.payment_id, "transaction_id": entry.transaction_id,
         "attempt_id": attempt_in(entry.user_agent), "source": Source.SERVICE, "decided_by": None, "conflict": False,
+        "method": _method(entry),
     }
+
+
+def _method(entry: TransactionEntry) -> PaymentMethod:
+    """What a payment only the service lists was taken on (see the module docstring)."""
+    extra = entry.model_extra or {}
+    if (entry.type or "").casefold() == "ach" or isinstance(extra.get("ach"), dict):
+        return PaymentMethod.ACH
+    order = extra.get("order")
+    if (isinstance(order, dict) and order.get("externalId")) or entry.terminal_id is None:
+        return PaymentMethod.CARD_ON_FILE
+    return PaymentMethod.TERMINAL
 
 
 def _add_service(draft: dict[str, Any], group: _Group) -> None:
@@ -292,12 +344,17 @@ def _add_service(draft: dict[str, Any], group: _Group) -> None:
     surcharge = entry.surcharge if entry.surcharge is not None else (
         entry.amount - entry.base_amount if entry.amount is not None and entry.base_amount is not None else 0)
     draft["surcharge"] = max(surcharge, 0)
-    if card is not None:
+    account = (entry.model_extra or {}).get("ach")
+    if draft["method"] is PaymentMethod.ACH and isinstance(account, dict):  # a bank account: no card brand
+        draft["card_brand"] = None
+        draft["card_last4"] = draft["card_last4"] or _text(account.get("last4"))
+    elif card is not None:
         draft["card_brand"] = draft["card_brand"] or card.brand or card.network or card.type
         draft["card_last4"] = draft["card_last4"] or card.last4
     draft["payment_id"] = draft["payment_id"] or entry.payment_id
     draft["transaction_id"] = draft["transaction_id"] or entry.transaction_id
-    draft["terminal_id"] = draft["terminal_id"] or entry.terminal_id
+    if draft["method"] is PaymentMethod.TERMINAL:
+        draft["terminal_id"] = draft["terminal_id"] or entry.terminal_id
     if draft["cashier"] is None:
         draft["cashier"] = cashier_in(entry.user_agent)
     if draft["source"] is Source.JOURNAL:
@@ -330,13 +387,13 @@ def _add_journal_follow_ups(draft: dict[str, Any], follow_ups: list[Attempt]) ->
     approved = [a for a in follow_ups if a.outcome is Outcome.APPROVED]
     if not approved:
         return
-    captures = [a for a in approved if a.operation is Operation.CAPTURE]
+    captures = [a for a in approved if a.operation.acts_as is Operation.CAPTURE]
     if captures and draft["status"] is PaymentStatus.PREAUTH:
         draft["status"] = PaymentStatus.APPROVED
         draft["base"] = captures[-1].amount
-    refunded = sum(a.amount or 0 for a in approved if a.operation is Operation.REFUND)
+    refunded = sum(a.amount or 0 for a in approved if a.operation.acts_as is Operation.REFUND)
     draft["refunded"] = max(draft["refunded"], refunded)
-    _settle_status(draft, any(a.operation is Operation.VOID for a in approved))
+    _settle_status(draft, any(a.operation.acts_as is Operation.VOID for a in approved))
 
 
 def _settle_status(draft: dict[str, Any], voided: bool) -> None:

@@ -16,6 +16,11 @@ reference's money table lists transaction list entries under cents, so nothing i
 converted), and the card. The service's entries that the journal does not know, approvals
 that the service does not list and pairs that disagree are the differences a manager sees
 before closing.
+
+Money moved without a terminal (a card on file, ACH, and their follow-ups: journaled on
+lanes of their own) belongs to the shift of the station's terminal by its time: each one
+begun since the shift started is a line of it (``figures.SERVICE_ROUTE_OPERATIONS``), its
+service entry paired as a sale's is, whatever terminal that entry names.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
@@ -37,8 +42,15 @@ from pos_app.api.models import TransactionEntry
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.journal.reports import Reconciliation, reconcile
 from pos_app.journal.threaded import AsyncJournal
-from pos_app.station.figures import MONEY_OPERATIONS, Figures, Ledger, MoneyLine, cents_in
-from pos_app.station.report import ours
+from pos_app.station.figures import (
+    MONEY_OPERATIONS,
+    SERVICE_ROUTE_OPERATIONS,
+    Figures,
+    Ledger,
+    MoneyLine,
+    cents_in,
+)
+from pos_app.station.report import HISTORY_DAYS, ours
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult, Refusal
 
@@ -214,8 +226,11 @@ async def check_shift(
     ``start`` (from ``shift_start``) fixes where the shift begins, e.g. as it was before a
     close that has just succeeded. A list that cannot be read gives a check without
     differences and with ``list_error``; it does not raise."""
-    everything = await journal.attempts(terminal_id=terminal_id)
-    begun, since_close = start or shift_start(everything, now)
+    on_terminal = await journal.attempts(terminal_id=terminal_id)
+    begun, since_close = start or shift_start(on_terminal, now)
+    without_terminal = [a for a in await journal.attempts(since=begun - timedelta(days=HISTORY_DAYS))
+                        if a.operation in SERVICE_ROUTE_OPERATIONS]
+    everything = sorted([*on_terminal, *without_terminal], key=lambda attempt: attempt.created_at)
     shift = [a for a in everything if a.created_at >= begun and a.operation in MONEY_OPERATIONS]
     open_attempts = tuple(a for a in await journal.in_flight() if a.terminal_id == terminal_id)
     known = {a.id: a for a in everything}
@@ -253,13 +268,16 @@ async def check_shift(
 
 def _belongs(entry: TransactionEntry, terminal_id: str, station: Identity, start: datetime,
              known: Mapping[str, Attempt], in_shift: set[str]) -> bool:
-    """An entry of this station (or of no pos-app) on this terminal, made during the shift:
-    one naming an attempt of the terminal belongs when that attempt does; any other by its time."""
-    if not ours(entry.user_agent, station) or entry.terminal_id not in (None, terminal_id):
+    """An entry of this station (or of no pos-app) of this shift: one naming an attempt the
+    shift knows belongs when that attempt does (a card on file's names no terminal of ours);
+    any other when it is of this terminal, by its time."""
+    if not ours(entry.user_agent, station):
         return False
     named = attempt_in(entry.user_agent)
     if named is not None and named in known:
         return named in in_shift
+    if entry.terminal_id not in (None, terminal_id):
+        return False
     moment = entry_time(entry)
     return moment is None or moment >= start
 

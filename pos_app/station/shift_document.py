@@ -2,7 +2,8 @@
 batch's result first, then the money taken (gross, voids, refunds, net, with surcharge and
 tax), what was not taken (held pre-auths, declines, failures, unknowns), the tax collected
 by tax, per cashier and per card brand, the unknowns still open, the reconciliation with
-the service, and every sale, capture, void and refund of the shift.
+the service, and every sale, capture, void and refund of the shift. "Money taken" is card
+money (the terminal's and cards on file); ACH, neither card nor cash, has its own table.
 
 Pages are Letter for stores in US or Canadian dollars, A4 elsewhere (105 characters a line
 at the report's size: every table fits). Amounts are written by ``pos_app.money`` in the
@@ -62,13 +63,17 @@ def shift_document(report: ShiftReport) -> TableDocument:
     sections = [
         Section("Close batch", (HEADLINES[close.state], close.sentence, *((attempt,) if attempt else ())),
                 boxed=True),
-        Section("Money taken", ("A voided sale stays in the gross (it was charged); its void takes it off, "
-                                "surcharge and tax included.",), table=_taken(figures, money)),
+        Section("Money taken", ("Card money: the terminal's and cards on file. A voided sale stays in the "
+                                "gross (it was charged); its void takes it off, surcharge and tax included.",
+                                *_on_file(figures, money)), table=_taken(figures.card, money)),
+        *((Section("ACH (bank accounts: neither card nor cash)", table=_taken(figures.ach, money, ach=True)),)
+          if figures.ach.lines else ()),
         Section("Not taken", table=_not_taken(figures, money)),
         Section("Tax collected (from the carts)", *_tax(figures, money)),
         Section("By cashier", *_groups(figures.by_cashier(), "Cashier", money, (
             "What each cashier did: their sales, the voids and refunds they made; net surcharge and tax.",))),
-        Section("By card brand", *_groups(figures.by_brand(), "Card brand", money)),
+        Section("By card brand" + (" (ACH: bank accounts)" if figures.ach.lines else ""),
+                *_groups(figures.by_brand(), "Card brand", money)),
         Section("Unknowns still open", *_open(report, money)),
         Section("Reconciliation with the service", _reconciliation(report, money)),
         Section("Sales, captures, voids and refunds", *_listed(figures, money)),
@@ -90,11 +95,19 @@ def _amounts(tally: Tally, money: Money, sign: int = 1) -> list[str]:
             money(sign * tally.charged), money(sign * tally.tax)]
 
 
-def _taken(figures: Figures, money: Money) -> Table:
+def _on_file(figures: Figures, money: Money) -> tuple[str, ...]:
+    on_file = [line for line in figures.card.lines if line.on_file and line.category in GROSS]
+    if not on_file:
+        return ()
+    return (f"Of the gross, {len(on_file)} charged to a card on file (no terminal): "
+            f"{money(sum(line.amount for line in on_file))}.",)
+
+
+def _taken(figures: Figures, money: Money, *, ach: bool = False) -> Table:
     cells = figures.by_category
-    rows = [["Sales approved", *_amounts(cells[Category.SALE], money)],
-            ["Pre-auths captured (amount captured)", *_amounts(cells[Category.CAPTURE], money)],
-            ["Gross (sales and captures)", *_amounts(figures.gross, money)],
+    rows = [["ACH charges approved" if ach else "Sales approved", *_amounts(cells[Category.SALE], money)],
+            *(() if ach else (["Pre-auths captured (amount captured)", *_amounts(cells[Category.CAPTURE], money)],)),
+            ["Gross (charges)" if ach else "Gross (sales and captures)", *_amounts(figures.gross, money)],
             ["Voided (given back)", *_amounts(figures.voids, money, -1)],
             ["Refunded (tax not split out)", *_amounts(figures.refunds, money, -1)[:-1], "-"]]
     columns = (Column("", 38), Column("Count", 5, True), Column("Amount", 12, True), Column("Surcharge", 10, True),
@@ -170,7 +183,7 @@ def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | No
     columns = (Column("Time", 8), Column("Attempt", 22), Column("Cashier", 11), Column("What", 12),
                Column("Card", 21), Column("Amount", 10, True), Column("Surcharge", 9, True))
     rows = [[f"{line.at.astimezone():%H:%M:%S}", line.attempt_id, line.cashier, _what(line),
-             f"{line.brand} {line.last4}".strip(), money(_signed(line) * line.amount),
+             _paid_with(line), money(_signed(line) * line.amount),
              money(_signed(line) * line.surcharge)] for line in lines]
     net = figures.net
     return (), Table(columns, rows, total=["", "", "", "Net", "", money(net.amount), money(net.surcharge)])
@@ -179,6 +192,11 @@ def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | No
 def _what(line: MoneyLine) -> str:
     what = ("partial " if line.partial else "") + WHAT[line.category]
     return what + (", voided" if line.voided else "")
+
+
+def _paid_with(line: MoneyLine) -> str:
+    """``Visa 4242``, ``on file Visa 4242`` or ``ACH 6789``: what the line's money moved on."""
+    return f"{'on file ' if line.on_file else ''}{line.brand} {line.last4}".strip()
 
 
 def _signed(line: MoneyLine) -> int:

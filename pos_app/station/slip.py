@@ -1,4 +1,5 @@
-"""The slip of an approved capture, void or refund: the operation's result and the payment
+"""The slip of an approved capture, void or refund (a terminal's, or one by payment id on the
+service's card-on-file and ACH routes): the operation's result and the payment
 it acted on (``ActedOn``: a row of the day's payments, or an open pre-auth) as ``SlipData``,
 in the station's local time, TRAINING when so. No Qt.
 
@@ -62,7 +63,7 @@ async def slip_of(result: OperationResult, acted_on: ActedOn, config: StoreConfi
                   cashier: str, manager: str = "", training: bool, when: datetime | None = None) -> SlipData:
     """The slip of ``result``, an approved capture, void or refund of ``acted_on``;
     ``ValueError`` for any other result, or amounts that do not add up."""
-    kind = KINDS.get(result.operation)
+    kind = KINDS.get(result.operation.acts_as)  # a card on file's or an ACH payment's as a terminal's
     if kind is None or result.outcome is not Outcome.APPROVED or result.refusal is not None:
         raise ValueError(f"only an approved capture, void or refund has a slip, not a {result.outcome} "
                          f"{result.operation}")

@@ -19,7 +19,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from types import TracebackType
@@ -231,6 +231,11 @@ class Station:
                      payment_id: str | None = None) -> OperationResult:
         """Refund ``amount`` base cents of the settled payment ``ref``."""
         return await self._published(await self.service.refund(terminal_id, ref, amount, payment_id=payment_id))
+
+    async def published(self, sent: Awaitable[OperationResult]) -> OperationResult:
+        """A call of the service's own payment routes (``self.service``: a card on file's or an
+        ACH payment's void or refund), its one outcome event published as every other's."""
+        return await self._published(await sent)
 
     async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
         """Poll, read or look the attempt up (never resend)."""

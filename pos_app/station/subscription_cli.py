@@ -6,8 +6,9 @@ every amount of the command line. Exit codes: 0 done; 1 refused or invalid (bad 
 refused before anything was sent, or the service refused: a transition its state does not
 allow, with the service's sentence under ``error``); 4 failed (no answer from the
 service, or a server error: nothing is known to have changed). None of these commands
-moves money: retrying a schedule entry does, and it waits for the journal's
-money-moving path (not a command yet).
+moves money but ``retry``, which goes through the journal (``ChargeService``) and answers
+with the exit codes of ``pos-app terminal sale`` (0 approved, 1 invalid: nothing sent, 2
+declined, 3 unknown, 4 failed, 5 partially approved).
 
 - ``subscription create --customer ID --amount CENTS (--every-days N | --every-months N
   --day D) [--payments N] [--start YYYY-MM-DD]`` → ``{"subscription": {…}}``
@@ -15,6 +16,10 @@ money-moving path (not a command yet).
   page; inactive ones only when ``--status`` names them, as the service lists)
 - ``subscription get|pause|resume|cancel ID`` → ``{"subscription": {…}}`` with its
   ``status``; ``get`` adds the ``schedule``
+- ``subscription retry SCHEDULE_ID [--subscription ID]`` charges an unpaid schedule entry
+  now → the attempt's result (``operation`` ``subscription_retry``, ``order_key``
+  ``schedule:<id>``); never sent for a paid entry, nor while an earlier retry of it is
+  unknown (``pos-app terminal resume`` settles that one from the entry)
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pos_app.api.money import parse_cents
 from pos_app.api.subscription_models import CustomSchedule, Subscription, SubscriptionDraft, SubscriptionStatus
 from pos_app.api.subscriptions import Subscriptions
 from pos_app.journal import Outcome
+from pos_app.station.charge_cli import money_payload
 from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
 from pos_app.station.station import Station
 
@@ -64,6 +70,9 @@ def add_subscription_commands(commands: argparse._SubParsersAction) -> None:  # 
                             ("resume", "resume a paused subscription (the schedule restarts tomorrow)"),
                             ("cancel", "cancel a subscription (it becomes inactive)")):
         action(name, help_text).add_argument("id", help="the subscription id")
+    parser = action("retry", "charge an unpaid schedule entry now (journaled; never twice)")
+    parser.add_argument("schedule_id", metavar="SCHEDULE_ID", help="the entry's id (subscription get lists them)")
+    parser.add_argument("--subscription", metavar="ID", help="the subscription holding it (found when omitted)")
 
 
 def run_subscription_command(args: argparse.Namespace) -> int:
@@ -94,6 +103,9 @@ def shown(subscription: Subscription, *, with_schedule: bool = False) -> dict[st
 
 async def _subscription_command(station: Station, args: argparse.Namespace) -> Payload:
     subscriptions = station.client.subscriptions
+    if args.action == "retry":
+        return money_payload(await station.service.subscription_retry(args.schedule_id,
+                                                                      subscription_id=args.subscription))
     try:
         if args.action == "list":
             return await _list(subscriptions, _statuses(args.status))

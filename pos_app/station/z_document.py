@@ -1,7 +1,8 @@
 """A Z report laid out as a document of tables (``receipts.tables``), from its journal row
 alone, so that a reprint shows exactly what was closed: the count first (expected,
 counted, over or short, why, what stays in the drawer), then each cash figure adding up to
-the expected cash, then the card batch's close and the card figures of its shift.
+the expected cash, then the card batch's close and the card figures of its shift (cards on
+file among them; ACH on a line of its own).
 
 Everything the page needs is in the row: its columns (expected, counted, float, left, who,
 reason) and its ``figures`` (``station.z_report.z_figures``: the cash figures, the card
@@ -162,5 +163,12 @@ def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tu
     net = ["Net (taken - voided - refunded)", "", money(int(card.get("net", 0)))]
     notes = [f"Surcharge (net): {money(int(card.get('surcharge', 0)))}; tax collected (from the carts): "
              f"{money(int(card.get('tax', 0)))}."]
+    if int(card.get("on_file") or 0):
+        notes.append(f"Of the card taken, cards on file (no terminal): {money(int(card['on_file']))}.")
+    ach: Mapping[str, Any] = card.get("ach") or {}
+    if int(ach.get("taken_count") or 0) or int(ach.get("voids") or 0) or int(ach.get("refunds") or 0):
+        notes.append(f"ACH (bank accounts; neither card nor cash): taken {money(int(ach.get('taken', 0)))} "
+                     f"({_count(int(ach.get('taken_count', 0)), 'charge')}), voided {money(-int(ach.get('voids', 0)))}"
+                     f", refunded {money(-int(ach.get('refunds', 0)))}, net {money(int(ach.get('net', 0)))}.")
     columns = (Column("", 48), Column("Count", 6, True), Column("Amount", 14, True))
     return (*filter(None, said), *notes), Table(columns, rows, total=net)

@@ -35,7 +35,7 @@ from pos_app.journal import InvalidTransition, ZReport
 from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.staff import AuditAction
 from pos_app.station.cash_shift import CashCount, CashShift, count_cash
-from pos_app.station.figures import Figures
+from pos_app.station.figures import GROSS, Figures
 from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
 from pos_app.station.station import Station
 from pos_app.station.z_document import signed, x_document, z_document, z_stem
@@ -54,14 +54,20 @@ class ZState(StrEnum):
 
 def card_figures(figures: Figures, check: ShiftCheck | None = None) -> dict[str, Any]:
     """A batch's card figures in integer cents, as the X report's JSON and the Z row keep
-    them: ``taken`` is the gross (approved sales and captures, base amounts), ``net`` the
-    gross less voids and refunds."""
+    them: ``taken`` is the card gross (approved sales and captures, base amounts: the
+    terminal's and cards on file, ``on_file`` of it), ``net`` the gross less voids and
+    refunds; ``ach`` the bank-account money of the shift, neither card nor cash."""
+    ach = figures.ach
+    figures = figures.card
     gross, voids, refunds, net = figures.gross, figures.voids, figures.refunds, figures.net
     found: dict[str, Any] = {
         "taken": gross.amount, "taken_count": gross.count, "voids": voids.amount, "voids_count": voids.count,
         "refunds": refunds.amount, "refunds_count": refunds.count, "net": net.amount, "surcharge": net.surcharge,
         "tax": figures.tax, "held": figures.held.amount,
         "by_brand": {name: group.gross.amount for name, group in figures.by_brand() if group.gross.count},
+        "on_file": sum(line.amount for line in figures.lines if line.on_file and line.category in GROSS),
+        "ach": {"taken": ach.gross.amount, "taken_count": ach.gross.count, "voids": ach.voids.amount,
+                "refunds": ach.refunds.amount, "net": ach.net.amount},
     }
     if check is not None:
         found.update(terminal=check.terminal_id, since=check.start.isoformat(), list_error=check.list_error,

@@ -1,6 +1,6 @@
 """``ChargeService``: the money-moving calls of the service's own payment routes (a card on
-file, ACH, a queued bulk charge, and the follow-ups of such a payment by its id), on the
-one request path of ``TerminalService``.
+file, ACH, a queued bulk charge, the follow-ups of such a payment by its id, and the retry
+of a subscription's schedule entry), on the one request path of ``TerminalService``.
 
 Each goes exactly as a terminal sale does: the journal records the attempt before the
 request leaves (refused while its order is unknown or paid, while the customer's lane
@@ -17,7 +17,9 @@ approval); a decline is a 2xx with ``error`` set, a 501, a 901-906, or a gateway
 again, shows it (compared with the reading from before it left). A bulk charge journals
 one attempt per entry, sends them in one request (the first entry's attempt in the
 user-agent, each entry's own in its ``externalId``), then reads the transaction list until
-every entry's payment shows or the wait ends (the rest stay ``unknown``: ``resume``).
+every entry's payment shows or the wait ends (the rest stay ``unknown``: ``resume``). A
+subscription retry is proven by its answer, else by its schedule entry read again
+(``pos_app.terminal.retries``): nothing carries its attempt id.
 """
 
 from __future__ import annotations
@@ -48,11 +50,20 @@ from pos_app.api.errors import (
     ServiceError,
     TransportError,
 )
+from pos_app.api.subscription_models import EntryStatus, RetryResult
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, REF_OPERATIONS
 from pos_app.terminal.evidence import ERROR_ANSWER, NO_ANSWER, Evidence, entries_evidence, error_details, for_amount
 from pos_app.terminal.lookup import CLOCK_SLACK, attempt_of, read_window
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal, blocking_attempt, refusal_for
+from pos_app.terminal.retries import (
+    SCHEDULE_ORDER,
+    SUBSCRIPTION_LANE,
+    EntryNotFound,
+    answer_evidence,
+    entry_evidence,
+    read_entry,
+)
 from pos_app.terminal.service import Send, TerminalService
 
 BULK_POLL_INTERVAL = 0.25
@@ -150,6 +161,53 @@ class ChargeService(TerminalService):
         return await self._follow_up(Operation.ACH_VOID, payment_id, request.wire(), None,
                                      lambda attempt_id: self.client.ach.void(request, attempt_id=attempt_id))
 
+    # ------------------------------------------------------------ subscription retry
+
+    async def subscription_retry(self, schedule_id: str, *, subscription_id: str | None = None) -> OperationResult:
+        """Charge a subscription's unpaid schedule entry again, now (``pos_app.terminal.retries``):
+        the entry is read first (its amount, its subscription, how it stands); its order
+        ``schedule:<id>`` is refused after an approval and while a retry of it is unknown."""
+        operation, order_key = Operation.SUBSCRIPTION_RETRY, SCHEDULE_ORDER.format(schedule_id)
+        try:
+            reading = await read_entry(self.client, schedule_id, subscription_id)
+        except (EntryNotFound, InvalidInput) as error:
+            return OperationResult(Outcome.FAILED, operation, SUBSCRIPTION_LANE.format(subscription_id or "?"),
+                                   order_key=order_key, message=f"nothing was sent: {error}",
+                                   refusal=Refusal.INVALID_INPUT)
+        except PaymentsError as error:
+            return OperationResult(Outcome.FAILED, operation, SUBSCRIPTION_LANE.format(subscription_id or "?"),
+                                   order_key=order_key, refusal=Refusal.SERVICE_UNREACHABLE,
+                                   message=f"nothing was sent: the entry could not be read ({error})")
+        lane, entry = SUBSCRIPTION_LANE.format(reading.subscription_id), reading.entry
+        if not entry.amount:
+            return OperationResult(Outcome.FAILED, operation, lane, order_key=order_key, refusal=Refusal.INVALID_INPUT,
+                                   message=f"not sent: schedule entry {schedule_id} states no amount to charge")
+        if entry.status is EntryStatus.PAID:  # its unknown retry, if any, is looked at: most likely what paid it
+            settled = await self._settle_blockers(operation, lane, order_key, None)
+            return OperationResult(Outcome.FAILED, operation, lane, amount=entry.amount, order_key=order_key,
+                                   recovered=tuple(result for _, result in settled), refusal=Refusal.ORDER_PAID,
+                                   message=f"not sent: schedule entry {schedule_id} is already paid")
+        body = {"scheduleId": schedule_id, "subscriptionId": reading.subscription_id, "amount": entry.amount,
+                "entry_before": reading.before()}
+        return await self._run(operation, lane, body, amount=entry.amount, order_key=order_key,
+                               send=lambda attempt_id: self.client.subscriptions.retry(schedule_id,
+                                                                                       attempt_id=attempt_id))
+
+    async def _settle_retry(self, attempt: Attempt, result: RetryResult) -> OperationResult:
+        await self.reader.note(attempt.id, "answer" if result.answered else NO_ANSWER, {
+            "outcome": result.outcome.value, **({"reason": result.reason} if result.reason else {})})
+        evidence = answer_evidence(result, attempt)
+        if evidence.outcome is None and result.answered:  # a 5xx: the entry says whether it was charged
+            try:
+                evidence = await entry_evidence(self.client, attempt, answered=True,
+                                                settle=self.reader.follow_up_settle)
+            except PaymentsError as error:
+                evidence = Evidence(None, evidence.details, f"the entry could not be read again: {error}")
+        if evidence.outcome is None:
+            return await self.outcomes.finish(attempt, Outcome.UNKNOWN, {**evidence.details, "message": (
+                f"{evidence.note}; `pos-app terminal resume` reads the entry again (never retry it again)")})
+        return await self.outcomes.finish_evidence(attempt, evidence)
+
     # ------------------------------------------------------------ the request path
 
     async def _charge(self, operation: Operation, lane: str, amount: int, body: dict[str, Any],
@@ -173,6 +231,8 @@ class ChargeService(TerminalService):
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             return await self.outcomes.finish(attempt, Outcome.UNKNOWN,
                                               {"message": f"internal error: {type(error).__name__}"})
+        if isinstance(answer, RetryResult):
+            return await self._settle_retry(attempt, answer)
         assert isinstance(answer, ChargeAnswer)
         await self.reader.note(attempt.id, "answer", {k: v for k, v in {
             "paymentId": answer.of_payment, "transactionId": answer.transaction_id, "amount": answer.amount,
@@ -200,7 +260,8 @@ class ChargeService(TerminalService):
                 if isinstance(error, ChargeRequestError):
                     details["gateway_text"] = error.meaning
                 return await self.outcomes.finish(attempt, Outcome.DECLINED, details)
-            if operation in REF_OPERATIONS and isinstance(error, ServiceError) and error.status_code == 400:
+            refused_here = operation in REF_OPERATIONS or operation is Operation.SUBSCRIPTION_RETRY
+            if refused_here and isinstance(error, ServiceError) and error.status_code == 400:
                 await self.reader.note(attempt.id, ERROR_ANSWER, answered)  # the payment's state refused it
                 return await self.outcomes.finish(attempt, Outcome.FAILED, {"message": error.text or str(error)},
                                                   refusal=Refusal.SERVICE_REFUSED)

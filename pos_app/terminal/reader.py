@@ -45,6 +45,7 @@ from pos_app.terminal.lookup import (
 )
 from pos_app.terminal.outcomes import Phase
 from pos_app.terminal.poller import PollScheduler
+from pos_app.terminal.retries import entry_evidence
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +266,8 @@ class AttemptReader:
             return Evidence(None, {}, "a close batch cannot be looked up: check the terminal's batch "
                                       "report, then a manager resolves it")
         self._progress(attempt, Phase.CHECKING, time.monotonic())
+        if attempt.operation is Operation.SUBSCRIPTION_RETRY:  # nothing carries its attempt id: its entry tells
+            return await entry_evidence(self.client, attempt, answered=False, settle=self.follow_up_settle)
         payment_id = attempt.result.get("payment_id")
         if attempt.operation in REF_OPERATIONS:
             before = attempt.payment_before

@@ -15,7 +15,7 @@ from pos_app.journal import JournalError, Outcome
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.staff import StaffMember
 from pos_app.station.back_office import BackOffice, History
-from pos_app.station.payments import PaymentFilter, PaymentRow, PaymentStatus, filtered
+from pos_app.station.payments import PaymentFilter, PaymentMethod, PaymentRow, PaymentStatus, filtered
 from pos_app.station.slip import ActedOn
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import shown
@@ -60,7 +60,8 @@ class PaymentsModel(RowsModel[PaymentRow]):
     def cells(self, row: PaymentRow) -> tuple[str, ...]:
         status = row.status.value + (" ⚠ charged after 'not paid'" if row.conflict else "")
         settled = {True: "yes", False: "no", None: "?"}[row.settled]
-        return (row.at.astimezone().strftime("%H:%M:%S") if row.at else "?", row.terminal_id or "?",
+        terminal = row.terminal_id or ("?" if row.method is PaymentMethod.TERMINAL else "—")  # no terminal took it
+        return (row.at.astimezone().strftime("%H:%M:%S") if row.at else "?", terminal,
                 row.cashier or "—", self.money(row.total), self.money(row.surcharge) if row.surcharge else "",
                 row.card or "—", status, settled)
 
@@ -290,7 +291,8 @@ class PaymentsPanel(QWidget):
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
             return
         manager = approval.manager
-        result = await self._guarded(lambda: self.office.void(row, manager=manager, reason=approval.reason_text))
+        result = await self._guarded(lambda: self.office.void(row, manager=manager, reason=approval.reason_text),
+                                     row)
         await self._done(result, row, manager)
 
     @asyncSlot()
@@ -314,7 +316,7 @@ class PaymentsPanel(QWidget):
         assert amount is not None
         manager = approval.manager
         result = await self._guarded(lambda: self.office.refund(row, amount, manager=manager,
-                                                               reason=approval.reason_text))
+                                                               reason=approval.reason_text), row)
         extra = self._surcharge_note(row) if everything and result and result.outcome is Outcome.APPROVED else ""
         await self._done(result, row, manager, extra)
 
@@ -357,12 +359,14 @@ class PaymentsPanel(QWidget):
         kept = row.surcharge - row.surcharge_returned
         if kept <= 0:
             return ""
-        return (f"The terminal refund returns the amount of the sale; the {self.money(kept)} card surcharge is "
+        route = "terminal refund" if row.method is PaymentMethod.TERMINAL else "refund"
+        return (f"The {route} returns the amount of the sale; the {self.money(kept)} card surcharge is "
                 "returned only if the service reverses it (the list shows it after the refund). If it does not, "
                 "give it back by store policy.")
 
-    async def _guarded(self, action: Callable[[], Any]) -> OperationResult | None:
-        self.message.setText("Sending to the terminal…")
+    async def _guarded(self, action: Callable[[], Any], row: PaymentRow) -> OperationResult | None:
+        self.message.setText("Sending to the terminal…" if row.method is PaymentMethod.TERMINAL
+                             else "Sending to the payment service…")
         try:
             result: OperationResult = await action()
         except ValueError as error:

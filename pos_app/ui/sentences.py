@@ -54,7 +54,9 @@ FOLLOW_UP_DONE = {
     Operation.REFUND: "Refunded to the card.",
     Operation.CAPTURE: "Captured: the held amount is charged.",
     Operation.CLOSE_BATCH: "The batch is closed.",
+    Operation.ACH_REFUND: "Refunded to the bank account.",
 }
+"""By operation; a card on file's or an ACH payment's follow-up says what its terminal twin says."""
 
 
 def headline(result: OperationResult) -> str:
@@ -76,8 +78,9 @@ def explain(result: OperationResult, money: Callable[[int], str]) -> str:
     the technical detail stays one click away."""
     if result.refusal is not None:
         return REFUSALS[result.refusal]
-    if result.outcome is Outcome.APPROVED and result.operation in FOLLOW_UP_DONE:
-        return FOLLOW_UP_DONE[result.operation]
+    done = FOLLOW_UP_DONE.get(result.operation) or FOLLOW_UP_DONE.get(result.operation.acts_as)
+    if result.outcome is Outcome.APPROVED and done:
+        return done
     card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
                     if part)
     asked, charged = result.amount or 0, result.charged or 0
@@ -121,7 +124,7 @@ def shift_check_summary(check: ShiftCheck, where: str) -> str:
     since = "the last closed batch" if check.since_close else "the start of the day"
     local = check.start.astimezone()
     said = [f"Shift of {check.terminal_id} since {since} ({local:%Y-%m-%d %H:%M}): "
-            f"{_counted(len(check.lines), 'card attempt')} in this station's journal."]
+            f"{_counted(len(check.lines), 'payment attempt')} in this station's journal."]
     if check.list_error:
         said.append(f"Not reconciled: {check.list_error}. You can still close the batch.")
     elif check.differences:

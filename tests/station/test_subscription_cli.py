@@ -114,3 +114,43 @@ def test_a_server_error_is_exit_4_failed(sandbox, env):
     sandbox.inject("subscription.get", 503, count=5)
     run = run_cli(env, "subscription", "get", "0123456789abcdef01234567")
     assert run.code == 4 and run.payload["outcome"] == "failed"
+
+
+def subscribed(sandbox, customer_id: str, amount: int) -> tuple[str, str]:
+    """A weekly subscription of ``amount`` cents made over HTTP: (its id, its first entry's)."""
+    answer = httpx.post(f"{sandbox.base_url}/public/subscription", headers={"key-hash": sandbox.keys["B"]},
+                        json={"customerVaultId": customer_id,
+                              "customSchedule": {"amount": amount, "payments": 2, "dayFrequency": 7}})
+    assert answer.status_code == 201, answer.text
+    data = answer.json()["data"]
+    return data["id"], data["schedule"][0]["id"]
+
+
+def retry_charges(sandbox) -> int:
+    return len(sandbox.sandbox.books["B"].subscriptions.charges)
+
+
+def test_retry_charges_an_entry_once_with_the_exit_codes_of_a_sale(sandbox, env, customer_id):
+    subscription_id, entry_id = subscribed(sandbox, customer_id, 1250)
+    approved = run_cli(env, "subscription", "retry", entry_id)
+    assert approved.code == 0, approved.payload
+    assert {k: approved.payload[k] for k in ("outcome", "operation", "amount", "order_key", "terminal_id")} == {
+        "outcome": "approved", "operation": "subscription_retry", "amount": 1250, "order_key": f"schedule:{entry_id}",
+        "terminal_id": f"subscription:{subscription_id}"}
+    _, declined_entry = subscribed(sandbox, customer_id, 99)
+    declined = run_cli(env, "subscription", "retry", declined_entry)
+    assert declined.code == 2 and declined.payload["gateway_text"] == "DECLINED"
+    assert retry_charges(sandbox) == 2
+
+
+def test_a_lost_retry_is_unknown_until_resume_reads_its_entry_and_is_never_sent_twice(sandbox, env, customer_id):
+    subscription_id, entry_id = subscribed(sandbox, customer_id, 9906)  # charged, then the answer is dropped
+    lost = run_cli(env, "subscription", "retry", entry_id, "--subscription", subscription_id)
+    assert lost.code == 3 and lost.payload["outcome"] == "unknown", lost.payload
+    resumed = run_cli(env, "terminal", "resume", "--wait", "0")
+    assert resumed.code == 0, resumed.payload
+    assert [(a["attempt_id"], a["outcome"]) for a in resumed.payload["attempts"]] == [
+        (lost.payload["attempt_id"], "approved")]
+    again = run_cli(env, "subscription", "retry", entry_id, "--subscription", subscription_id)
+    assert again.code == 4 and again.payload["refusal"] == "order_paid", again.payload
+    assert retry_charges(sandbox) == 1

@@ -1,0 +1,132 @@
+"""A subscription's schedule entry charged again (``GET …/subscription/retry/{scheduleId}``):
+what the service can say of such a retry, read without sending it again.
+
+The retry's answer is the entry it charged. Nothing else carries the attempt id: the sandbox
+and the reference list the retry's charge neither in the transaction list nor under a
+payment the app could read by the attempt id. So a lost answer is settled only by the entry
+itself, read from its subscription and compared with the reading journaled with the attempt
+(``entry_before`` in its request: status and attempt count before the retry left):
+
+- the entry is ``paid`` now and was charged exactly once since: approved (for the amount asked);
+- it failed again, charged exactly once since: declined;
+- it shows no new charge and the service answered (a 503 before charging), or the request
+  left ``follow_up_settle`` seconds ago: failed, nothing moved;
+- anything else (two charges since, the count not stated, the entry gone): unknown, for a
+  manager; the entry's order stays held.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pos_app.api.client import PaymentsClient
+from pos_app.api.subscription_models import (
+    EntryStatus,
+    RetryOutcome,
+    RetryResult,
+    ScheduleEntry,
+    Subscription,
+    SubscriptionStatus,
+)
+from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.terminal.evidence import Evidence, age, for_amount
+
+SUBSCRIPTION_LANE = "subscription:{}"
+"""The journal's "terminal" of a retry: one retry in flight per subscription."""
+SCHEDULE_ORDER = "schedule:{}"
+"""The order a retry pays: its schedule entry, never charged twice."""
+SEARCH_PAGE = 100
+"""Subscriptions read per request while looking for the one that holds an entry."""
+
+
+class EntryNotFound(LookupError):
+    """No subscription of the merchant has the schedule entry."""
+
+
+@dataclass(frozen=True)
+class EntryReading:
+    """A schedule entry as read before its retry leaves, with the subscription that holds it."""
+
+    subscription_id: str
+    entry: ScheduleEntry
+
+    def before(self) -> dict[str, Any]:
+        """What a lost answer is compared with later (journaled in the attempt's request)."""
+        return {"status": None if self.entry.status is None else self.entry.status.value,
+                "attempts": self.entry.attempts}
+
+
+async def read_entry(client: PaymentsClient, schedule_id: str, subscription_id: str | None = None) -> EntryReading:
+    """The entry and its subscription: that subscription when named, else the merchant's
+    subscriptions in every state, read one by one until one lists the entry. Raises
+    ``EntryNotFound``, or ``PaymentsError`` when the service cannot be asked."""
+    if subscription_id is not None:
+        found = _entry_of(await client.subscriptions.get(subscription_id), schedule_id)
+        if found is None:
+            raise EntryNotFound(f"subscription {subscription_id} has no schedule entry {schedule_id}")
+        return EntryReading(subscription_id, found)
+    page_number = 1
+    while True:
+        page = await client.subscriptions.list(statuses=tuple(SubscriptionStatus), page=page_number,
+                                               limit=SEARCH_PAGE)
+        for listed in page.data:
+            found = _entry_of(await client.subscriptions.get(listed.id), schedule_id)
+            if found is not None:
+                return EntryReading(listed.id, found)
+        if not page.data or page_number >= (page.meta.total_pages or 1):
+            raise EntryNotFound(f"no subscription has the schedule entry {schedule_id}")
+        page_number += 1
+
+
+def _entry_of(subscription: Subscription, schedule_id: str) -> ScheduleEntry | None:
+    return next((entry for entry in subscription.schedule if entry.id == schedule_id), None)
+
+
+def answer_evidence(result: RetryResult, attempt: Attempt) -> Evidence:
+    """What the retry's own answer proves (``None`` outcome: the entry must be read)."""
+    entry = result.entry
+    details = _details(entry)
+    if result.outcome is RetryOutcome.DECLINED:
+        return Evidence(Outcome.DECLINED, {**details, "gateway_text": result.reason or "declined"})
+    if result.outcome is RetryOutcome.APPROVED:
+        return for_amount(Evidence(Outcome.APPROVED, details), Operation.SUBSCRIPTION_RETRY, attempt.amount)
+    return Evidence(None, details, result.reason or "the answer does not say whether the entry was charged")
+
+
+async def entry_evidence(client: PaymentsClient, attempt: Attempt, *, answered: bool, settle: float) -> Evidence:
+    """The entry read again and compared with its reading from before the retry left
+    (see the module docstring). Raises ``PaymentsError`` when the service cannot be asked."""
+    request = attempt.request
+    schedule_id, subscription_id = str(request["scheduleId"]), str(request["subscriptionId"])
+    before = request.get("entry_before") or {}
+    entry = _entry_of(await client.subscriptions.get(subscription_id), schedule_id)
+    if entry is None:
+        return Evidence(None, {}, f"subscription {subscription_id} no longer lists entry {schedule_id}: a manager "
+                                  "must check it")
+    details = _details(entry)
+    was, now = before.get("attempts"), entry.attempts
+    charged = None if not isinstance(was, int) or now is None else now - was
+    state = f"entry {schedule_id} is {entry.status or 'of no stated status'}"
+    if charged == 1 and entry.status is EntryStatus.PAID:
+        return for_amount(Evidence(Outcome.APPROVED, details, f"{state}: the retry charged it"),
+                          Operation.SUBSCRIPTION_RETRY, attempt.amount)
+    if charged == 1 and entry.status is EntryStatus.FAILED:
+        return Evidence(Outcome.DECLINED, {**details, "gateway_text": entry.error or "declined"},
+                        f"{state}: the retry was declined")
+    if charged == 0 and entry.status is not EntryStatus.PAID and entry.status == before.get("status"):
+        if answered or age(attempt) >= settle:
+            return Evidence(Outcome.FAILED, details, f"{state} as before, charged no more times: nothing moved")
+        return Evidence(None, details, f"{state} as before: the service may still be processing the retry")
+    if charged is None:
+        return Evidence(None, details, f"{state}, but the service does not say how many times it was charged: "
+                                       "a manager must check it")
+    return Evidence(None, details, f"{state}, charged {charged} times since this retry: a manager must check "
+                                   "which charge is this one")
+
+
+def _details(entry: ScheduleEntry | None) -> dict[str, Any]:
+    if entry is None:
+        return {}
+    return {k: v for k, v in {"payment_id": entry.payment_id, "transaction_id": entry.transaction_id,
+                              "amount": entry.amount}.items() if v is not None}
