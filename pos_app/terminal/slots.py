@@ -23,6 +23,7 @@ import hashlib
 import logging
 import os
 import struct
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +43,9 @@ class SharedPollBudget:
     def __init__(self, folder: Path, key: str) -> None:
         digest = hashlib.sha256(f"pos-app poll budget\0{key}".encode()).hexdigest()[:20]
         self.path = Path(folder) / f"{digest}.slot"
+        self.ages_path = Path(folder) / f"{digest}.ages"
+        """The ages at which the key's recent messages finished (``PollScheduler``'s model),
+        so that a process started later polls by them from its first message."""
         self.trouble: OSError | None = None
         """Why the shared file could not be used at the last try (None: it works)."""
 
@@ -58,6 +62,28 @@ class SharedPollBudget:
     async def push(self, until: float) -> None:
         """No slot before wall time ``until`` (a 429's Retry-After)."""
         await self._update(lambda stored, now: (max(stored, until), 0.0))
+
+    def finished_ages(self) -> list[float]:
+        """The recent finishing ages kept for the key, oldest first (none when unreadable)."""
+        try:
+            raw = self.ages_path.read_bytes()
+        except OSError:
+            return []
+        count = len(raw) // _SLOT.size
+        ages = [_SLOT.unpack_from(raw, i * _SLOT.size)[0] for i in range(count)]
+        return [age for age in ages if 0.0 <= age <= MAX_AHEAD * 10]
+
+    def add_finished_age(self, age: float, keep: int) -> None:
+        """Keep ``age`` with the key's ``keep`` most recent (a tiny write; a failure is ignored:
+        the model is a hint, the slots are the rule)."""
+        ages = [*self.finished_ages(), age][-keep:]
+        temporary = self.ages_path.with_name(f"{self.ages_path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            self.ages_path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(b"".join(_SLOT.pack(value) for value in ages))
+            os.replace(temporary, self.ages_path)
+        except OSError as error:
+            log.debug("the poll model's ages could not be kept in %s: %s", self.ages_path, error)
 
     async def _update(self, change: Callable[[float, float], tuple[float, float]]) -> float:
         try:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import httpx
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.requests import PayRequest
 from pos_app.terminal.poller import PollScheduler
+from pos_app.terminal.slots import SharedPollBudget
 from tests.bench.sandbox_process import sandbox_process
 
 KEY = "sandbox-key-type-s"
@@ -78,20 +81,22 @@ async def latency(base_url: str, messages: int) -> dict:
             "bound_s": round(bound, 3), "within_bound": delays[-1] <= bound}
 
 
-async def four_lanes(base_url: str, sales_per_lane: int = 5) -> dict:
+async def four_lanes(base_url: str, budget: Path, sales_per_lane: int = 8) -> dict:
     """Four lanes sharing one key, each ringing sales one after another (type S, the
     service completing each in 2-6 s): from the sandbox completing a message to its lane
-    seeing it, p95 and max over every sale (issue 21's goal: p95 ≤ 1.5 s)."""
+    seeing it, p95 and max over every sale (issue 21's goal: p95 ≤ 1.5 s). The poll
+    budget (and the finishing ages the scheduler keeps there) lives in ``budget``, as a
+    station's does in its data folder."""
     httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": 2.0, "s_delay_max": 6.0})
     async with PaymentsClient(base_url, KEY) as client:
-        scheduler = PollScheduler(client.poll_message)
+        scheduler = PollScheduler(client.poll_message, shared=SharedPollBudget(budget, KEY))
         terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
         seen: dict[str, float] = {}
 
         async def lane(number: int) -> None:
             for sale in range(sales_per_lane):
                 accepted = await client.pay(PayRequest(terminalId=terminal, amount=3000 + number * 100 + sale),
-                                            attempt_id=f"a-lane-{number}-{sale}")
+                                            attempt_id=f"a-lane-{budget.name}-{number}-{sale}")
                 while (await scheduler.poll(accepted.msg_identifier)).status != "complete":
                     pass
                 seen[accepted.msg_identifier] = time.time()
@@ -99,10 +104,11 @@ async def four_lanes(base_url: str, sales_per_lane: int = 5) -> dict:
         await asyncio.gather(*(lane(number) for number in range(4)))
     stats = httpx.get(f"{base_url}/_sandbox/stats").json()
     completed = {m["msgIdentifier"]: m["completedAt"] for m in stats["messages"]}
-    delays = sorted(seen[m] - completed[m] for m in seen)
+    in_order = [round(seen[m] - completed[m], 2) for m in sorted(seen, key=lambda m: completed[m])]
+    delays = sorted(in_order)
     p95 = statistics.quantiles(delays, n=20)[-1]
     return {"lanes": 4, "sales": len(delays), "p95_s": round(p95, 3), "median_s": round(statistics.median(delays), 3),
-            "max_s": round(delays[-1], 3), "target_p95_s": 1.5}
+            "max_s": round(delays[-1], 3), "target_p95_s": 1.5, "delays_in_completion_order_s": in_order}
 
 
 def _polls(base_url: str) -> int:
@@ -115,8 +121,11 @@ def main(window: float = 60.0) -> dict:
     with sandbox_process() as base_url:
         result["latency_1_message"] = asyncio.run(latency(base_url, 1))
         result["latency_10_messages"] = asyncio.run(latency(base_url, 10))
-    with sandbox_process() as base_url:
-        result["four_lanes"] = asyncio.run(four_lanes(base_url))
+    with sandbox_process() as base_url, tempfile.TemporaryDirectory() as folder:
+        # a station's first sales (nothing kept yet), then the same station again: its scheduler
+        # starts with the finishing ages the first run kept, as an app does from its second start
+        result["four_lanes_first_start"] = asyncio.run(four_lanes(base_url, Path(folder)))
+        result["four_lanes"] = asyncio.run(four_lanes(base_url, Path(folder)))
     print("polling:", result)
     return result
 

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 import pytest
 
 from pos_app.api.identity import Identity
+from pos_app.api.models import MessageStatus
 from pos_app.journal import Journal, Outcome
 from pos_app.station.report import day_report
 from pos_app.terminal.poller import PollScheduler
@@ -92,8 +93,9 @@ def test_the_log_receives_the_services_decisions(sandbox, tmp_path):
 async def test_row11_two_processes_on_one_key_share_one_poll_budget(tmp_path):
     sent: list[float] = []
 
-    async def poll(message_id: str):
+    async def poll(message_id: str) -> MessageStatus:
         sent.append(time.monotonic())
+        return MessageStatus.model_validate({"msgIdentifier": message_id, "status": "processing"})
 
     budget_dir = tmp_path / "poll-budget"
     # two schedulers, each with its own queue, as in two processes; one key, so one budget

@@ -1,4 +1,6 @@
-"""The poll scheduler: evenly spaced slots, round-robin across messages, backoff on 429."""
+"""The poll scheduler: evenly spaced slots, round-robin across messages until the key has
+finished a few, then the ones most likely finished first; backoff on 429; the finishing
+ages kept for the next start."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
 from pos_app.terminal import PollScheduler
 from pos_app.terminal.outcomes import Phase
+from pos_app.terminal.poller import STALENESS_PER_S, CompletionModel
+from pos_app.terminal.slots import SharedPollBudget
 
 
 async def start_messages(client: PaymentsClient, count: int) -> list[str]:
@@ -96,3 +100,34 @@ async def test_a_broken_progress_listener_does_not_break_the_sale(lane_factory):
         lane.service.on_progress = explode
         result = await lane.service.sale(lane.active[0], 1500)
     assert result.outcome is Outcome.APPROVED
+
+
+def test_the_model_ranks_messages_where_the_service_usually_finishes_first():
+    model = CompletionModel()
+    assert not model.ready and model.claim(0.0, 1.0, 1.0) == 1.0  # no history yet: staleness, round-robin
+    for age in (3.0, 3.5, 4.0, 4.5, 5.0):  # this key's service finishes in 3-5 s
+        model.observe(age)
+    assert model.ready and model.finished_by(1.0) == 0.0 and model.finished_by(9.0) == 1.0
+    assert 0.0 < model.finished_by(3.2) < model.finished_by(4.0) < model.finished_by(4.8) < 1.0
+    young = model.claim(0.5, 1.5, 1.0)  # 1.5 s old: nothing finishes that early
+    due = model.claim(3.5, 4.5, 1.0)  # polled at 3.5 s, now 4.5 s: most finish in between
+    overdue = model.claim(20.0, 21.0, 1.0)  # a timeout long past every finished message
+    assert due > young and due > overdue and young == overdue == STALENESS_PER_S
+    assert model.claim(20.0, 40.0, 20.0) > due  # left alone long enough, anything is polled
+
+
+async def test_finishing_ages_are_kept_for_the_next_scheduler_of_the_key(tmp_path, sandbox):
+    sandbox.set_faults(s_delay_min=0.2, s_delay_max=0.4, rate_limit_per_minute=600)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        messages = await start_messages(client, 3)
+        scheduler = PollScheduler(client.poll_message, per_minute=600, shared=SharedPollBudget(tmp_path, "key-s"))
+
+        async def until_finished(message_id):
+            while (await scheduler.poll(message_id)).status not in ("complete", "failed"):
+                pass
+
+        await asyncio.gather(*(until_finished(m) for m in messages))
+    kept = SharedPollBudget(tmp_path, "key-s").finished_ages()
+    assert len(kept) == 3 and all(0.0 < age < 2.0 for age in kept), kept
+    again = PollScheduler(client.poll_message, per_minute=600, shared=SharedPollBudget(tmp_path, "key-s"))
+    assert again.model.ready and again.model.finished_by(max(kept) + 1.0) == 1.0  # starts from what was kept
