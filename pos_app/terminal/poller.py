@@ -5,7 +5,8 @@ at a time, first come first served (so N messages are polled round-robin), never
 than ``interval`` apart (60/120 s plus a 1 % margin: no bursts, and ≤ 120 in any
 minute even with network jitter). A 429 pushes the next slot past its Retry-After.
 With a ``SharedPollBudget`` the slots are also shared with the station's other processes
-on the same key (the app and a scripted ``resume``).
+on the same key (the app and a scripted ``resume``). Reads that must come after the
+terminal's polls (the payment link watcher) take only a slot left over: ``spare_slot``.
 """
 
 from __future__ import annotations
@@ -69,3 +70,18 @@ class PollScheduler:
             if self._shared is not None:
                 await self._shared.push(time.time() + wait)
             raise
+
+    async def spare_slot(self) -> None:
+        """Wait for a slot no poll wants, and take it: none of this scheduler's polls waiting,
+        its next slot due now and (shared) the key's next slot free now in every process. For
+        reads that come after the terminal's polls (the payment link watcher): they only ever
+        take what the polls leave of the budget."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if self.waiting == 0 and not self._turn.locked():
+                async with self._turn:  # free: taken at once, and a poll arriving now waits for this check only
+                    if self._next_slot <= loop.time() and (
+                            self._shared is None or await self._shared.take_if_free(self.interval)):
+                        self._next_slot = loop.time() + self.interval
+                        return
+            await asyncio.sleep(self.interval)
