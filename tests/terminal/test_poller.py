@@ -96,3 +96,32 @@ async def test_a_broken_progress_listener_does_not_break_the_sale(lane_factory):
         lane.service.on_progress = explode
         result = await lane.service.sale(lane.active[0], 1500)
     assert result.outcome is Outcome.APPROVED
+
+
+async def test_a_spare_slot_comes_after_every_waiting_poll_and_keeps_the_spacing(sandbox, tmp_path):
+    """The link watcher's reads take what the terminal's polls leave: with polls waiting, a
+    spare slot is taken only once none waits, and never closer than one slot to a poll."""
+    from pos_app.terminal.slots import SharedPollBudget
+
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30, rate_limit_per_minute=600)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        messages = await start_messages(client, 2)
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, per_minute=600, shared=SharedPollBudget(tmp_path, "key"))
+        loop = asyncio.get_running_loop()
+        spare_at: list[float] = []
+
+        async def polls():
+            for _ in range(3):
+                await asyncio.gather(*(scheduler.poll(m) for m in messages))
+
+        async def spare():
+            await scheduler.spare_slot()
+            spare_at.append(loop.time())
+
+        poller = asyncio.ensure_future(polls())
+        await asyncio.sleep(0)  # the first polls are queued
+        await asyncio.gather(poller, spare())
+    times = sorted([t for t, _ in recorder.calls] + spare_at)
+    assert len(recorder.calls) == 6 and spare_at[0] >= max(t for t, _ in recorder.calls[:2])
+    assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= scheduler.interval * 0.98
