@@ -190,8 +190,9 @@ class WaitingLinksDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the items: the rest fit whole
         self.message = QLabel("Loading…")
         self.message.setWordWrap(True)
         self.show_button = QPushButton("Show / reprint  (Enter)")
@@ -207,7 +208,7 @@ class WaitingLinksDialog(QDialog):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        self.resize(760, 380)
+        self.resize(980, 420)
         self.show_button.clicked.connect(self._show)
         self.cancel_button.clicked.connect(self._cancel)
         self.pay_button.clicked.connect(self._pay)
@@ -233,9 +234,13 @@ class WaitingLinksDialog(QDialog):
         rows.sort(key=lambda p: (not p.waiting, p.parked_at))
         self.model.show(rows)
         waiting = sum(1 for p in rows if p.waiting)
-        hint = (f"{waiting} link{'' if waiting == 1 else 's'} waiting. Enter shows one (reprints a paid one's "
-                "receipt), Delete cancels it."
-                if rows else "No payment links waiting. Ctrl+K on a sale sends one.")
+        if waiting:
+            hint = (f"{waiting} link{'' if waiting == 1 else 's'} waiting. Enter shows one (reprints a paid one's "
+                    "receipt), Delete cancels it.")
+        elif rows:
+            hint = "No link waiting. Those paid or cancelled lately are listed: Enter reprints a paid one's receipt."
+        else:
+            hint = "No payment links waiting. Ctrl+K on a sale sends one."
         self.message.setText(f"{status}\n{hint}" if status else hint)
         at = next((n for n, p in enumerate(rows) if before is not None and p.parking_id == before.parking_id), 0)
         if rows:
