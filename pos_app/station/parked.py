@@ -34,7 +34,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pos_app.api.customer_models import EMAIL
-from pos_app.api.errors import ApiError, InvalidInput, NotFound, PaymentsError
+from pos_app.api.errors import ApiError, InvalidInput, PaymentsError
 from pos_app.api.link_models import LinkDraft, PaymentLink
 from pos_app.cart import Cart
 from pos_app.cart.store import decode, encode
@@ -251,14 +251,15 @@ class ParkedOrders:
         client, journal = self.station.client, self.station.journal
         if parking.link_id is None:
             return await self._returned(parking, "no link had been made")
+        refused: ApiError | None = None
         try:
             link = await client.links.get(parking.link_id)
             if link.is_paid:
                 return await self._settle(parking, link)
             try:
                 await client.links.delete(parking.link_id)
-            except NotFound:
-                pass  # gone already: read below whether it was paid before
+            except ApiError as error:  # answered: deleted already (elsewhere), or refused; read below which
+                refused = error
             after = await client.links.get(parking.link_id)
         except PaymentsError as error:
             raise ValueError(f"The link could not be cancelled ({error}): it may still be paid, so the order stays "
@@ -266,7 +267,8 @@ class ParkedOrders:
         if after.is_paid:
             return await self._settle(parking, after)
         if after.active:
-            raise ValueError("The service still shows the link as live: the order stays parked. Try again.")
+            said = f" (the service said: {refused})" if refused is not None else ""
+            raise ValueError(f"The service still shows the link as live{said}: the order stays parked. Try again.")
         current = await journal.parking(parking.parking_id)
         if not current.waiting:  # another process moved it meanwhile
             return current

@@ -318,6 +318,8 @@ class ParkedLinks(QObject):
         super().__init__(parent)
         self.window = window
         self.parent_widget = parent
+        self.troubles: dict[str, str] = {}
+        """What went wrong with a parking's link (not sent...), by parking id, as last said."""
         self.parked = ParkedOrders(window.counter)
         self.watcher = LinkWatcher(self.parked, window.station.service.scheduler)
         QShortcut(QKeySequence("Ctrl+K"), parent).activated.connect(self._park)
@@ -348,8 +350,9 @@ class ParkedLinks(QObject):
         await shown(dialog)
         parking = dialog.parking
         if parking is not None:
-            window.status.setText(f"Link for {window.sale.money(parking.amount)} sent to {parking.contact}: the sale "
-                                  "waits for it (Ctrl+W lists it). Next customer.")
+            window.status.setText(self.troubles.get(parking.parking_id) or (
+                f"Link for {window.sale.money(parking.amount)} sent to {parking.contact}: the sale waits for it "
+                "(Ctrl+W lists it). Next customer."))
         self._back_to_sale()
 
     @asyncSlot()
@@ -366,6 +369,7 @@ class ParkedLinks(QObject):
 
     def _trouble(self, event: ParkedOrdersChanged) -> None:
         if event.trouble:
+            self.troubles[event.parking.parking_id] = event.trouble
             self.window.status.setText(event.trouble)
 
     @asyncSlot(object)

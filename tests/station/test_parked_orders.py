@@ -155,3 +155,22 @@ async def test_no_answer_and_no_link_found_sends_nothing_and_keeps_the_sale(sand
         assert it.counter.cart is cart and sent_links(sandbox.sandbox, "B") == []
         assert await it.parked.waiting() == [] or (await it.parked.waiting())[0].stage is ParkStage.FAILED
         assert (await it.parked.park(PHONE)).stage is ParkStage.PARKED  # tried again: parked
+
+
+async def test_a_link_deleted_elsewhere_can_still_be_cancelled_and_its_order_comes_back(sandbox, tmp_path):
+    async with lane(sandbox, tmp_path / "data", watching=False) as it:
+        await cart_over(it.counter, 1000)
+        parking = await it.parked.park(PHONE)
+        await it.station.client.links.delete(parking.link_id)  # e.g. pos-app link delete
+        back = await it.parked.cancel(parking)
+        assert back.stage is ParkStage.RETURNED and it.counter.cart.order_key == parking.order_key
+
+
+async def test_a_link_the_service_did_not_send_stays_parked_and_says_so(sandbox, tmp_path):
+    async with lane(sandbox, tmp_path / "data", watching=False) as it:
+        await cart_over(it.counter, 1000)
+        answer_once(sandbox, "link.send_sms", {"success": False, "message": "carrier unreachable"}, status=201)
+        parking = await it.parked.park(PHONE)
+        assert parking.stage is ParkStage.PARKED and it.counter.cart.is_empty
+        assert "did not send the link to (555) 123-4567 (carrier unreachable)" in it.changes[-1].trouble
+        assert "cancel it in Ctrl+W" in it.changes[-1].trouble
