@@ -5,37 +5,21 @@ completes it once: one completion, one paid row, whatever it reads after."""
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from pos_app.journal import ParkStage
+from tests.killing import run_until_killed
 from tests.links import paid
 from tests.parking import lane, lane_config
 from tests.waiting import wait_until_async
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-
 
 def park_then_kill(sandbox, data_dir: Path) -> list[str]:
     """The worker's ``parked`` line (order key, link id, total); the worker is then killed."""
-    child = subprocess.Popen([sys.executable, "-m", "tests.station.parked_worker", sandbox.base_url,
-                              sandbox.keys["B"], str(data_dir)], cwd=ROOT, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        word, *said = child.stdout.readline().split()
-        assert word == "parked", f"the worker said {word!r}"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=10)
-        for stream in (child.stdin, child.stdout):
-            if stream is not None:
-                stream.close()
-    return said
+    said = run_until_killed("tests.station.parked_worker", [sandbox.base_url, sandbox.keys["B"], str(data_dir)],
+                            "parked")
+    return said["parked"]
 
 
 async def test_a_parked_order_waits_through_a_kill_then_completes_once(sandbox, tmp_path):
