@@ -11,17 +11,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from tests.counters import cart_over
 from tests.parking import PHONE, lane
 
 
 async def main(base_url: str, key: str, data_dir: str) -> None:
-    class Sandbox:  # what ``lane`` reads of the sandbox fixture
-        keys = {"B": key}
-
-    Sandbox.base_url = base_url  # type: ignore[attr-defined]
-    async with lane(Sandbox(), Path(data_dir), every=0.2) as it:
+    sandbox = SimpleNamespace(base_url=base_url, keys={"B": key})  # what ``lane`` reads of the sandbox fixture
+    async with lane(sandbox, Path(data_dir), every=0.2) as it:
         total = await cart_over(it.counter, 1000)
         parking = await it.parked.park(PHONE)
         print("parked", parking.order_key, parking.link_id, total, flush=True)
