@@ -65,12 +65,20 @@ def test_ctrl_k_parks_the_sale_and_ctrl_w_pays_it_in_training(qtbot, run, open_a
     assert row == [item, "Jane Roe", "(555) 123-4567", window.sale.money(total), "just now", "waiting"]
     assert waiting.pay_button.isVisible()
     save(waiting, "light-waiting-links")
+    qtbot.keyClick(waiting.table, Qt.Key.Key_Return)  # shows the waiting one
+    qtbot.waitUntil(lambda: "asked of (555) 123-4567" in waiting.message.text())
     qtbot.keyClick(waiting, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)
     close_preview(qtbot)  # no printer set: the receipt is shown
     qtbot.waitUntil(lambda: "Paid by link: Jane Roe's sale" in window.status.text(), timeout=10_000)
     qtbot.waitUntil(lambda: waiting.model.row_at(0) is not None and waiting.model.row_at(0).paid, timeout=10_000)
     parking = waiting.model.row_at(0)
     qtbot.waitUntil(lambda: run(app.station.journal.parking(parking.parking_id)).stage is ParkStage.RECEIPTED)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is waiting)
+    waiting.activateWindow()
+    qtbot.waitUntil(waiting.isActiveWindow)
+    qtbot.keyClick(waiting.table, Qt.Key.Key_Return)  # a paid one: its receipt again
+    close_preview(qtbot)
+    qtbot.waitUntil(lambda: "Jane Roe's sale" in waiting.message.text() and "Receipt" in waiting.message.text())
     qtbot.keyClick(waiting, Qt.Key.Key_Escape)
 
 
