@@ -17,11 +17,12 @@ JPG = b"\xff\xd8\xff\xe0" + b"\x00" * 28
 
 
 def pay_link(sandbox: Any, link_id: str, amount: int | None = None) -> httpx.Response:
-    """``POST /_sandbox/pay-link``: the link's customer pays (``amount`` cents, else the rest)."""
-    request: dict[str, Any] = {"id": link_id}
+    """``POST /_sandbox/payment-link/{id}/pay``: the link's customer pays (``amount`` cents,
+    else the rest)."""
+    request: dict[str, Any] = {}
     if amount is not None:
         request["amount"] = amount
-    return httpx.post(f"{sandbox.base_url}/_sandbox/pay-link", content=encode_json(request),
+    return httpx.post(f"{sandbox.base_url}/_sandbox/payment-link/{link_id}/pay", content=encode_json(request),
                       headers={"content-type": "application/json"}, timeout=5)
 
 

@@ -29,6 +29,7 @@ from pos_app.journal.errors import (
 )
 from pos_app.journal.models import Attempt, Event, Operation, Outcome
 from pos_app.journal.orders import OrderLine, OrderTotals
+from pos_app.journal.parked import ParkedOrder, ParkingRefused, ParkStage
 from pos_app.journal.reports import Match, Reconciliation, Summary, SummaryLine
 from pos_app.journal.returns import ReturnRecord, ReturnStage
 from pos_app.journal.schema import CURRENT_VERSION
@@ -59,6 +60,9 @@ __all__ = [
     "OrderLine",
     "OrderTotals",
     "Outcome",
+    "ParkStage",
+    "ParkedOrder",
+    "ParkingRefused",
     "Reconciliation",
     "RefHasPendingFollowUp",
     "ReturnRecord",

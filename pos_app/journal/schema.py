@@ -43,6 +43,9 @@ every event and open attempt has its attempt again), and its indexes and trigger
 again.
 Version 11: the operation ``subscription_retry`` (a subscription's schedule entry charged
 again now), copied into a widened ``attempts`` exactly as version 10 did.
+Version 12: ``parked_orders``, the orders parked on a payment link (phone orders), a row per
+stage (parking, parked, paid, receipted, returned, failed), append-only; a unique index lets
+one ``paid`` row per order in, so a parked order completes once (see ``parked``).
 """
 
 from __future__ import annotations
@@ -297,7 +300,25 @@ V11: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11)
+V12: tuple[str, ...] = (
+    """CREATE TABLE parked_orders (
+        seq INTEGER PRIMARY KEY,
+        parking_id TEXT NOT NULL,
+        order_key TEXT NOT NULL CHECK (order_key <> ''),
+        stage TEXT NOT NULL CHECK (stage IN ('parking', 'parked', 'paid', 'receipted', 'returned', 'failed')),
+        recorded_at TEXT NOT NULL,
+        data TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (parking_id, stage)
+    )""",
+    "CREATE UNIQUE INDEX parked_orders_paid_once ON parked_orders (order_key) WHERE stage = 'paid'",
+    "CREATE INDEX parked_orders_by_order ON parked_orders (order_key, seq)",
+    """CREATE TRIGGER parked_orders_append_only_u BEFORE UPDATE ON parked_orders
+        BEGIN SELECT raise(ABORT, 'parked orders are append-only'); END""",
+    """CREATE TRIGGER parked_orders_append_only_d BEFORE DELETE ON parked_orders
+        BEGIN SELECT raise(ABORT, 'parked orders are append-only'); END""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12)
 CURRENT_VERSION = len(MIGRATIONS)
 
 

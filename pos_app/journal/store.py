@@ -69,6 +69,7 @@ from pos_app.journal.models import (
     fold_many,
     make_event,
 )
+from pos_app.journal.parked import ParkedBook
 from pos_app.journal.returns import ReturnBook
 from pos_app.journal.schema import connect
 
@@ -84,7 +85,7 @@ def new_attempt_id() -> str:
     return "a-" + secrets.token_urlsafe(15)
 
 
-class Journal(CashLedger, ReturnBook):
+class Journal(CashLedger, ReturnBook, ParkedBook):
     """One open journal file. Use from one thread; other processes may open the same file."""
 
     def __init__(

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from pos_app.journal.cash import CashEntry, CashKind, ZReport
 from pos_app.journal.models import Attempt, Operation, Outcome
 from pos_app.journal.orders import OrderLine, OrderTotals
+from pos_app.journal.parked import ParkedOrder, ParkStage
 from pos_app.journal.reports import Reconciliation, Summary
 from pos_app.journal.returns import ReturnRecord
 from pos_app.journal.store import Journal
@@ -185,3 +186,30 @@ class AsyncJournal:
         self, service_entries: list[dict[str, Any]], *, day: date | None = None, tz: tzinfo | str | None = None
     ) -> Reconciliation:
         return await self._call(self.journal.reconcile, service_entries, day=day, tz=tz)
+
+    # orders parked on a payment link (``parked``) ---------------------------------------
+
+    async def begin_parking(self, order_key: str, amount: int, *, contact: str, cart: str,
+                            cashier: str | None) -> ParkedOrder:
+        return await self._call(self.journal.begin_parking, order_key, amount, contact=contact, cart=cart,
+                                cashier=cashier)
+
+    async def record_link(self, parking: ParkedOrder, link_id: str, url: str | None) -> ParkedOrder:
+        return await self._call(self.journal.record_link, parking, link_id, url)
+
+    async def end_parking(self, parking: ParkedOrder, stage: ParkStage, detail: str) -> ParkedOrder:
+        return await self._call(self.journal.end_parking, parking, stage, detail)
+
+    async def record_link_paid(self, parking: ParkedOrder, *, payment_id: str | None, surcharge: int,
+                               detail: str) -> ParkedOrder | None:
+        return await self._call(self.journal.record_link_paid, parking, payment_id=payment_id, surcharge=surcharge,
+                                detail=detail)
+
+    async def record_receipt(self, parking: ParkedOrder) -> ParkedOrder | None:
+        return await self._call(self.journal.record_receipt, parking)
+
+    async def parked_orders(self, *, since: datetime | None = None) -> list[ParkedOrder]:
+        return await self._call(self.journal.parked_orders, since=since)
+
+    async def parking(self, parking_id: str) -> ParkedOrder:
+        return await self._call(self.journal.parking, parking_id)

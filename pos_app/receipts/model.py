@@ -52,6 +52,8 @@ class TaxLine:
 class TenderKind(StrEnum):
     CARD = "card"
     CASH = "cash"
+    LINK = "link"
+    """A payment link its customer paid on the service's page (a phone order)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class ReceiptTender:
         """"Cash", "Card Visa **** 4242" (the receipt font may lack a bullet)."""
         if self.kind is TenderKind.CASH:
             return "Cash"
+        if self.kind is TenderKind.LINK:
+            return "Payment link"
         card = " ".join(part for part in (self.card_brand, f"**** {self.card_last4}" if self.card_last4 else "")
                         if part)
         return f"Card {card}".rstrip()

@@ -130,11 +130,13 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
         if tender.kind is TenderKind.CARD:
             for label, value in (("  Auth ref", tender.auth_ref), ("  Payment", tender.payment_id)):
                 pair(label, value or "-")
+        elif tender.kind is TenderKind.LINK:
+            pair("  Payment", tender.payment_id or "-")
     if data.change_cents:
         pair("Change", data.money(data.change_cents), bold=True)
     if data.owed_cents:
         pair("Charged beyond the total, owed back", data.money(data.owed_cents), bold=True)
-    word = "APPROVED" if any(t.kind is TenderKind.CARD for t in data.tenders) else "PAID"
+    word = "APPROVED" if any(t.kind in (TenderKind.CARD, TenderKind.LINK) for t in data.tenders) else "PAID"
     rows.extend(roll_footer(word, data.footer, width, training=data.training))
     return rows
 

@@ -18,7 +18,7 @@ Admin routes (no key needed):
     POST /_sandbox/item-fields  {merchant, id, fields: {...}}: the item's answers carry
                             ``fields`` as given, over its own (values the item routes refuse)
     POST /_sandbox/reset    fresh state (same seed, knobs as configured)
-    POST /_sandbox/pay-link {id, amount?}: a payment link's customer pays it
+    POST /_sandbox/payment-link/{id}/pay {amount?}: a payment link's customer pays it
                             (``pos_app.sandbox.links``)
     POST /_sandbox/subscription-fail  {scheduleId, error?}: a pending schedule entry fails
                             as on its date, for a retry to act on (``sandbox.subscriptions``)
@@ -230,7 +230,7 @@ def build_app(sandbox: Sandbox) -> Starlette:
         ("POST", "/taxes", _set_taxes),
         ("POST", "/item-fields", _set_item_fields),
         ("POST", "/reset", _reset),
-        ("POST", "/pay-link", links.pay_link),
+        ("POST", "/payment-link/{id}/pay", links.pay_link),
         ("POST", "/subscription-fail", subscriptions.fail_entry),
     ]
     routes += [

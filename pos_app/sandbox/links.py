@@ -19,7 +19,7 @@ be neither sent nor paid, and a second delete is refused.
 
 Sandbox action (not a service route, no key needed):
 
-    POST /_sandbox/pay-link  {id, amount?}: the link's customer pays ``amount`` cents
+    POST /_sandbox/payment-link/{id}/pay  {amount?}: the link's customer pays ``amount`` cents
         (default: what is left of the total) by card: a payment is recorded (as the
         gateway records a card sale, on the merchant's first terminal), ``paidAmount``
         grows by it, ``paymentId`` names it, its surcharge adds to the link's. Answers
@@ -234,9 +234,10 @@ def _send(channel: Channel) -> Handler:
 
 
 def pay_link(sandbox: Sandbox, call: Call) -> dict[str, Any]:
-    """``POST /_sandbox/pay-link``: the link's customer pays (see the module docstring)."""
-    f = Fields(call.json_object())
-    link_id = f.text("id")
+    """``POST /_sandbox/payment-link/{id}/pay``: the link's customer pays (see the module
+    docstring); an empty body pays the rest."""
+    f = Fields(call.json_object() if call.body.strip() else {})
+    link_id = call.params["id"]
     amount = f.body.get("amount")
     if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0):
         f.fail("amount must be a positive integer (cents)")

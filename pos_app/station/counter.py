@@ -392,6 +392,13 @@ class Counter(Till):
             self.payments = OrderPayments(self.cart.order_key)
         await self._changed()
 
+    async def resume_order(self, cart: Cart) -> None:
+        """``cart`` back on the empty lane as it was (a parked order whose link was cancelled),
+        under its own order key, charged nothing."""
+        self.cart = cart
+        self.payments = OrderPayments(cart.order_key)
+        await self._changed()
+
     async def new_sale(self) -> None:
         """An empty cart with a new order key, charged nothing yet (the last one was paid or abandoned)."""
         self.cart = Cart()

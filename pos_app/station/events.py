@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pos_app.cart import Cart
     from pos_app.catalog import SyncResult
-    from pos_app.journal import Attempt, CashEntry
+    from pos_app.journal import Attempt, CashEntry, ParkedOrder
     from pos_app.station.order import PaidCart
     from pos_app.terminal.outcomes import OperationResult, Progress
 
@@ -102,8 +102,29 @@ class SaveTrouble:
     saved: bool = False
 
 
+@dataclass(frozen=True)
+class ParkedOrdersChanged:
+    """An order was parked on a payment link, came back to the lane, or a link could not be
+    followed (``trouble`` says why): the list of waiting links changed."""
+
+    parking: ParkedOrder
+    trouble: str = ""
+
+
+@dataclass(frozen=True)
+class LinkOrderPaid:
+    """A parked order's link was paid and this process completed it (once, whoever else saw
+    it): its receipt is due. ``restored``: completed before a restart, its receipt never
+    handed out."""
+
+    parking: ParkedOrder
+    paid: PaidCart
+    restored: bool = False
+
+
 StationEvent = (PaymentProgress | OperationEnded | AttemptsSettled | LateConflict | CatalogSynced
-                | CatalogSyncFailed | CartChanged | OrderPaid | CashMoved | SaveTrouble)
+                | CatalogSyncFailed | CartChanged | OrderPaid | CashMoved | SaveTrouble | ParkedOrdersChanged
+                | LinkOrderPaid)
 Subscriber = Callable[[StationEvent], None]
 
 

@@ -34,6 +34,8 @@ class Tender(StrEnum):
     CARD = "card"
     """A card on the payment terminal."""
     CASH = "cash"
+    LINK = "link"
+    """A payment link its customer paid (a phone order)."""
 
 
 class LineState(StrEnum):
@@ -59,6 +61,16 @@ _CARD_STATE = {Outcome.APPROVED: LineState.APPROVED, Outcome.PARTIALLY_APPROVED:
 
 
 @dataclass(frozen=True)
+class LinkPayment:
+    """What paid a link line: the link, the service's payment and the surcharge the
+    customer paid on the link's page above the amount."""
+
+    link_id: str
+    payment_id: str | None
+    surcharge: int = 0
+
+
+@dataclass(frozen=True)
 class PaymentLine:
     """One payment line of an order, in cents: what was asked (a card) or kept (cash), and
     what it counts toward the balance."""
@@ -72,10 +84,13 @@ class PaymentLine:
     tendered: int | None = None
     change: int | None = None
     card: OperationResult | None = None
+    link: LinkPayment | None = None
 
     @property
     def label(self) -> str:
-        """How the panel and the receipt name it ("Card Visa •••• 4242", "Cash")."""
+        """How the panel and the receipt name it ("Card Visa •••• 4242", "Cash", "Payment link")."""
+        if self.tender is Tender.LINK:
+            return "Payment link"
         if self.tender is Tender.CASH:
             return "Cash" if self.state is LineState.RECEIVED else "Cash given back"
         card = self.card

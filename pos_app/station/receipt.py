@@ -1,6 +1,6 @@
 """The customer's itemized receipt of a paid cart: what was bought, the taxes (named, adding
 up to the tax charged), the card surcharge the service added, every tender (each card with
-its authorization, the cash handed over) and the change, in the station's local time,
+its authorization, the cash handed over, a payment link with its payment) and the change, in the station's local time,
 TRAINING when so."""
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
         card = line.card
         if line.tender is Tender.CASH:
             tenders.append(ReceiptTender(TenderKind.CASH, line.tendered if line.tendered is not None else line.counted))
+            continue
+        if line.tender is Tender.LINK and line.link is not None:
+            surcharges += line.link.surcharge
+            tenders.append(ReceiptTender(TenderKind.LINK, line.counted + line.link.surcharge,
+                                         payment_id=line.link.payment_id or ""))
             continue
         assert card is not None
         surcharge = await surcharge_of(client, card)

@@ -18,8 +18,12 @@ Simulated (4 lanes, 2 polls a second, the service finishing in 2-6 s): p95 from
 completion to result 1.7 s instead of round-robin's 1.9 s, median 0.65 s instead of
 1.0 s; in 3-5 s: 1.4 s instead of 1.9 s (``make bench``'s ``four_lanes`` measures it over
 loopback). Until the key has finished ``MIN_OBSERVED`` messages every message counts as
-equally likely and the one polled longest ago goes first (round-robin). With a ``SharedPollBudget`` the ages are
-kept beside the key's slot file, for every process on the key and the next start.
+equally likely and the one polled longest ago goes first (round-robin). With a
+``SharedPollBudget`` the ages are kept beside the key's slot file, for every process on
+the key and the next start.
+
+Reads that must come after the terminal's polls (the payment link watcher) take only a
+slot left over: ``spare_slot``.
 """
 
 from __future__ import annotations
@@ -206,3 +210,16 @@ class PollScheduler:
                 and now - (message.last_polled or message.first_seen) > FORGET_AFTER]
         for message_id in idle:
             del self._messages[message_id]
+
+    async def spare_slot(self) -> None:
+        """Wait for a slot no poll wants, and take it: none of this scheduler's polls waiting,
+        its next slot due now and (shared) the key's next slot free now in every process. For
+        reads that come after the terminal's polls (the payment link watcher): they only ever
+        take what the polls leave of the budget."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if not self._waiters and self._next_slot <= loop.time() and (
+                    self._shared is None or await self._shared.take_if_free(self.interval)):
+                self._next_slot = loop.time() + self.interval  # a poll arriving meanwhile takes the next one
+                return
+            await asyncio.sleep(self.interval)

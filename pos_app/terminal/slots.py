@@ -59,6 +59,18 @@ class SharedPollBudget:
 
         return await self._update(advance)
 
+    async def take_if_free(self, interval: float) -> bool:
+        """Take the key's next slot only if it is free now (no process reserved it ahead);
+        whether it was taken. A file that cannot be used takes it (this process's own spacing
+        holds)."""
+
+        def advance(stored: float, now: float) -> tuple[float, float]:
+            if now < stored <= now + MAX_AHEAD:
+                return stored, -1.0
+            return now + interval, 0.0
+
+        return await self._update(advance) >= 0
+
     async def push(self, until: float) -> None:
         """No slot before wall time ``until`` (a 429's Retry-After)."""
         await self._update(lambda stored, now: (max(stored, until), 0.0))

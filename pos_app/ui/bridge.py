@@ -17,7 +17,9 @@ from pos_app.station.events import (
     CatalogSyncFailed,
     EventBus,
     LateConflict,
+    LinkOrderPaid,
     OrderPaid,
+    ParkedOrdersChanged,
     PaymentProgress,
     SaveTrouble,
     StationEvent,
@@ -34,6 +36,8 @@ class StationBridge(QObject):
     cart_changed = Signal(object)  # cart.Cart
     order_paid = Signal(object)  # station.order.PaidCart
     save_trouble = Signal(object)  # station.events.SaveTrouble
+    parked_changed = Signal(object)  # station.events.ParkedOrdersChanged
+    link_paid = Signal(object)  # station.events.LinkOrderPaid
 
     def __init__(self, events: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -57,3 +61,7 @@ class StationBridge(QObject):
                 self.order_paid.emit(paid)
             case SaveTrouble():
                 self.save_trouble.emit(event)
+            case ParkedOrdersChanged():
+                self.parked_changed.emit(event)
+            case LinkOrderPaid():
+                self.link_paid.emit(event)

@@ -21,6 +21,9 @@ KEYS = (
     ("F3", "Misc item: one the catalog lacks, at a price you type, with its tax (Tab between the fields)"),
     ("F6", "Customer: find one (name, email, phone, last four) and Enter to attach; Ctrl+N a new one"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
+    ("Ctrl+K", "Pay by link (phone order): type the mobile number or email, Enter; the sale waits, the lane is free"),
+    ("Ctrl+W", "Waiting links: ↑ ↓, Enter shows or reprints, Delete cancels one (the sale comes back); "
+               "in training Alt+P pays it"),
     ("F9", "Back office: today's payments (void, refund, receipts), needs attention, audit trail"),
     ("F5", "Refresh the back office tab; Alt+P, Alt+N, Alt+T or Ctrl+Tab change tabs"),
     ("F10", "End of shift (a manager): count the drawer, close the batch, write the Z report (Z-0001…)"),

@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         """The payment side is open (client, journal, terminal service): card payments,
         receipts and the manager's windows work from now on."""
         from pos_app.station.back_office import BackOffice
+        from pos_app.ui.parked_links import ParkedLinks
         from pos_app.ui.qt import QTimer
         from pos_app.ui.receipt_desk import ReceiptDesk
 
@@ -163,6 +164,7 @@ class MainWindow(QMainWindow):
         self.counter.attach(station)
         self.office = BackOffice(self.counter)
         self.receipts = ReceiptDesk(self.counter, self)
+        self.parked_links = ParkedLinks(self, self)  # Ctrl+K, Ctrl+W and the link watcher
         self._warm_timer = QTimer(self)  # the day's payments read ahead of the first F9, once start-up is done
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_BACK_OFFICE_MS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import httpx
 import pytest
 
 from pos_app.api.routes import ROUTES
@@ -124,6 +125,13 @@ def test_pay_action_records_a_payment_and_pays_the_link(sandbox, b_client):
     gone = create(b_client)
     call(b_client, "link.delete", id=gone["id"])
     assert "is not active" in pay_link(sandbox, gone["id"]).text
+
+
+def test_pay_action_without_a_body_pays_the_rest(sandbox, b_client):
+    made = create(b_client, amount=700)
+    answer = httpx.post(f"{sandbox.base_url}/_sandbox/payment-link/{made['id']}/pay", timeout=5)
+    assert answer.status_code == 200, answer.text
+    assert body(answer)["data"]["paidAmount"] == 700 == body(answer)["payment"]["amount"]
 
 
 @pytest.mark.parametrize("route", ["link.upload_attachments", "old_link.upload_attachments",

@@ -6,10 +6,6 @@ same amount due, and the rest pays it: card and cash counted once each."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,32 +13,14 @@ import pytest
 from pos_app.config import StoreConfig
 from pos_app.station import Station
 from pos_app.station.order import LineState, Tender
+from tests import killing
 from tests.counters import counter_for
-
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def run_until_killed(sandbox, data_dir: Path, after: str) -> dict[str, list[str]]:
     """The worker's lines up to the step ``after``; the worker is then killed with SIGKILL."""
-    child = subprocess.Popen([sys.executable, "-m", "tests.station.till_worker", sandbox.base_url,
-                              sandbox.keys["B"], str(data_dir)], cwd=ROOT, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    said: dict[str, list[str]] = {}
-    try:
-        assert child.stdout is not None
-        for line in child.stdout:
-            word, *rest = line.split()
-            said[word] = rest
-            if word == after:
-                break
-        assert after in said, f"the worker stopped before {after!r}: {said}"
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(timeout=10)
-        for stream in (child.stdin, child.stdout):
-            if stream is not None:
-                stream.close()
-    return said
+    return killing.run_until_killed("tests.station.till_worker", [sandbox.base_url, sandbox.keys["B"],
+                                                                   str(data_dir)], after)
 
 
 @pytest.mark.parametrize("after", ["cart", "card", "cash"])

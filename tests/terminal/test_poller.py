@@ -131,3 +131,30 @@ async def test_finishing_ages_are_kept_for_the_next_scheduler_of_the_key(tmp_pat
     assert len(kept) == 3 and all(0.0 < age < 2.0 for age in kept), kept
     again = PollScheduler(client.poll_message, per_minute=600, shared=SharedPollBudget(tmp_path, "key-s"))
     assert again.model.ready and again.model.finished_by(max(kept) + 1.0) == 1.0  # starts from what was kept
+
+
+async def test_a_spare_slot_comes_after_every_waiting_poll_and_keeps_the_spacing(sandbox, tmp_path):
+    """The link watcher's reads take what the terminal's polls leave: with polls waiting, a
+    spare slot is taken only once none waits, and never closer than one slot to a poll."""
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30, rate_limit_per_minute=600)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        messages = await start_messages(client, 2)
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, per_minute=600, shared=SharedPollBudget(tmp_path, "key"))
+        loop = asyncio.get_running_loop()
+        spare_at: list[float] = []
+
+        async def polls():
+            for _ in range(3):
+                await asyncio.gather(*(scheduler.poll(m) for m in messages))
+
+        async def spare():
+            await scheduler.spare_slot()
+            spare_at.append(loop.time())
+
+        poller = asyncio.ensure_future(polls())
+        await asyncio.sleep(0)  # the first polls are queued
+        await asyncio.gather(poller, spare())
+    times = sorted([t for t, _ in recorder.calls] + spare_at)
+    assert len(recorder.calls) == 6 and spare_at[0] >= max(t for t, _ in recorder.calls[:2])
+    assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= scheduler.interval * 0.98
