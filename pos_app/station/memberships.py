@@ -89,11 +89,15 @@ class Membership:
         """The list's line: name, amount and schedule, next payment, status."""
         amount = money(self.amount) if self.amount is not None else "amount unknown"
         status = STATUS_WORDS.get(self.status, "status unknown") if self.status else "status unknown"
-        parts = [self.name, f"{amount} {self.schedule}".strip()]
-        if self.next_payment is not None:
-            parts.append(f"next payment {format_date(self.next_payment, format='medium', locale=money.locale)}")
+        parts = [self.name, f"{amount} {self.schedule}".strip(), self.next_payment_words(money)]
         parts.append(status.upper() if self.status is not SubscriptionStatus.RUNNING else status)
-        return "  ·  ".join(parts)
+        return "  ·  ".join(part for part in parts if part)
+
+    def next_payment_words(self, money: MoneyFormat) -> str:
+        """"next payment Dec 1, 2026" (the day the store's way), "" without one."""
+        if self.next_payment is None:
+            return ""
+        return f"next payment {format_date(self.next_payment, format='medium', locale=money.locale)}"
 
 
 def schedule_words(*, every_months: int | None, day: int | None, every_days: int | None, payments: int | None) -> str:
