@@ -53,6 +53,12 @@ class MembershipPlan(BaseModel):
         return self
 
 
+DEMO_PLANS = (
+    MembershipPlan(name="Coffee club", amount=1500, every_months=1, day=1, payments=12),
+    MembershipPlan(name="Weekly flowers", amount=999, every_days=7, payments=0),
+)
+"""The training store's plans (``pos-app --sandbox``; the demo store profile lists the same)."""
+
 FIELD_RULES = {
     "name": "a name of 1 to 60 characters, e.g. name = \"Coffee club\"",
     "amount": f"a whole number of cents above 0 and at most {MAX_PLAN_CENTS}, e.g. amount = 2500 for 25.00",

@@ -45,3 +45,15 @@ def test_a_bad_plan_is_refused_naming_the_file_the_plan_and_the_field(tmp_path, 
     with pytest.raises(ConfigError, match=expected) as refused:
         load(tmp_path, plan)
     assert str(refused.value).startswith(f"{tmp_path / 'store.toml'}: ")
+
+
+def test_training_and_the_demo_store_offer_the_same_two_plans():
+    from pathlib import Path
+
+    from pos_app.config import check_store_profile
+    from pos_app.membership_plans import DEMO_PLANS
+    from pos_app.ui.app import training_config
+
+    demo = Path(__file__).parent.parent / "packaging" / "stores" / "demo.toml"
+    assert len(DEMO_PLANS) == 2
+    assert check_store_profile(demo).memberships == DEMO_PLANS == training_config().memberships
