@@ -13,6 +13,7 @@ request could not succeed.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from pos_app.api.client import PaymentsClient
     from pos_app.money import MoneyFormat
     from pos_app.station.counter import Counter
+
+log = logging.getLogger(__name__)
 
 LIST_PAGE = 100
 """Subscriptions read per request when a customer's are listed."""
@@ -168,6 +171,7 @@ async def memberships_of(client: PaymentsClient, customer_id: str,
         page += 1
     rank = {status: index for index, status in enumerate(LISTED_ORDER)}
     memberships = [_membership(s, plans) for s in found if s.customer_vault_id in (None, customer_id)]
+    log.info("read %d membership(s) of customer %s", len(memberships), customer_id)
     return sorted(memberships, key=lambda m: (rank.get(m.status, len(rank)) if m.status else len(rank),
                                               m.next_payment or date.max))
 
@@ -196,6 +200,7 @@ async def enroll(client: PaymentsClient, customer: OrderCustomer, plan: Membersh
         made = await client.subscriptions.create(draft)
     except ApiError as error:
         raise ValueError(f"the service refused the membership: {_refused(error)}") from error
+    log.info("customer %s enrolled in %s: subscription %s", customer.id, plan.name, made.id)
     return _membership(made, plans)
 
 
@@ -221,6 +226,7 @@ async def change_membership(counter: Counter, customer: OrderCustomer, membershi
     cashier = counter.cashier.name if counter.cashier else "-"
     detail = (f"{membership.name} ({membership.id}) of {customer.name} ({customer.id}) {change.done}, "
               f"on {cashier}'s screen")
+    log.info("membership %s of customer %s %s by %s", membership.id, customer.id, change.done, manager.name)
     await counter.disk(counter.staff.record, manager.name, change.audit_action, detail, reason)
     plans = counter.config.memberships
     return _membership(moved, plans)

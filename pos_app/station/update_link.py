@@ -12,6 +12,7 @@ can act on; nothing is sent then.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -22,6 +23,8 @@ from pos_app.cart import OrderCustomer
 
 if TYPE_CHECKING:
     from pos_app.api.client import PaymentsClient
+
+log = logging.getLogger(__name__)
 
 LINK_EXPIRY = LinkExpiry(expirationTime=24, unitOfTime=TimeUnit.HOURS)
 """How long the link stays valid (the command line's default too)."""
@@ -89,6 +92,7 @@ async def send_update_link(client: PaymentsClient, target: LinkTarget, contact: 
     except ApiError as error:
         reason = "; ".join(error.messages) or error.text or str(error)
         raise ValueError(f"the service did not queue the link: {reason}") from error
+    log.info("update link queued for customer %s by %s", target.customer.id, contact.kind.value)
     purpose = "update the card on file" if target.has_card else "add a card"
     return (f"Link queued for {contact.address}: {target.customer.name} can {purpose} with it for "
             f"{LINK_EXPIRY.time} hours (the service sends it; delivery is not confirmed).")
