@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         the window, and a PIN already entered is checked. Card payments follow with
         ``attach_station``."""
         from pos_app.ui.bridge import StationBridge
+        from pos_app.ui.field_keys import leave_ctrl_u_to
         from pos_app.ui.qt import QKeySequence, QShortcut, QTimer
         from pos_app.ui.sale_screen import SaleScreen
         from pos_app.ui.theme import icon
@@ -142,6 +143,7 @@ class MainWindow(QMainWindow):
                             ("F9", self._back_office), ("F10", self._shift_end), ("F3", self._open_price),
                             ("F6", self._customer), ("Ctrl+U", self._update_link)):
             QShortcut(QKeySequence(key), self, activated=action)
+        leave_ctrl_u_to(self)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
         self._age_timer.timeout.connect(self._show_sync_age)

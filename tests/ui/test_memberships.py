@@ -121,6 +121,13 @@ def test_enroll_list_pause_resume_cancel_by_keyboard(qtbot, open_app, run, b_con
     qtbot.waitUntil(lambda: not dialog.isVisible())
 
 
+def press_ctrl_u(qtbot, window) -> None:
+    """Ctrl+U in the scan field, where the keyboard is at the sale screen."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window.sale.scan, Qt.Key.Key_U, Qt.KeyboardModifier.ControlModifier)
+
+
 def test_ctrl_u_needs_a_customer_then_queues_the_link_to_the_contact_picked(qtbot, open_app, run, b_config,
                                                                             sandbox):
     from pos_app.ui.update_link_dialog import UpdateLinkDialog
@@ -130,12 +137,12 @@ def test_ctrl_u_needs_a_customer_then_queues_the_link_to_the_contact_picked(qtbo
     ada = run(made_customer(app.station.client, "Ada", "Lovelace", "ada@example.com", "(555) 987-6543",
                             card=False))
     sign_in(qtbot, window)
-    qtbot.keyClick(window, Qt.Key.Key_U, Qt.KeyboardModifier.ControlModifier)
+    press_ctrl_u(qtbot, window)
     qtbot.waitUntil(lambda: window.status.text() == ("Attach a customer first (F6): the link goes to the customer "
                                                      "of the sale."))
 
     run(app.counter.attach_customer(ada))
-    qtbot.keyClick(window, Qt.Key.Key_U, Qt.KeyboardModifier.ControlModifier)
+    press_ctrl_u(qtbot, window)
     dialog = modal(qtbot, UpdateLinkDialog)
     assert [dialog.contacts.item(i).text() for i in range(dialog.contacts.count())] == [
         "Email  ada@example.com", "Text message  (555) 987-6543"]
