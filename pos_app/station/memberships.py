@@ -89,12 +89,20 @@ class Membership:
     next_payment: date | None
 
     def line(self, money: MoneyFormat) -> str:
-        """The list's line: name, amount and schedule, next payment, status."""
+        """One line: what it is, then where it stands."""
+        return f"{self.heading(money)}  ·  {self.standing(money)}"
+
+    def heading(self, money: MoneyFormat) -> str:
+        """Its name, amount and schedule: "Coffee club  ·  $15.00 every month on day 1, 12 payments"."""
         amount = money(self.amount) if self.amount is not None else "amount unknown"
+        return f"{self.name}  ·  {f'{amount} {self.schedule}'.strip()}"
+
+    def standing(self, money: MoneyFormat) -> str:
+        """Its next payment and status: "next payment Dec 1, 2026  ·  active" (a status
+        that is not active in capitals)."""
         status = STATUS_WORDS.get(self.status, "status unknown") if self.status else "status unknown"
-        parts = [self.name, f"{amount} {self.schedule}".strip(), self.next_payment_words(money)]
-        parts.append(status.upper() if self.status is not SubscriptionStatus.RUNNING else status)
-        return "  ·  ".join(part for part in parts if part)
+        said = status if self.status is SubscriptionStatus.RUNNING else status.upper()
+        return "  ·  ".join(part for part in (self.next_payment_words(money), said) if part)
 
     def next_payment_words(self, money: MoneyFormat) -> str:
         """"next payment Dec 1, 2026" (the day the store's way), "" without one."""

@@ -79,7 +79,7 @@ class CustomerDialog(QDialog):
         if counter.cart.customer is not None:
             find_layout.addWidget(QLabel(f"Attached now: {counter.cart.customer.name}"))
         find_layout.addWidget(self.search)
-        find_layout.addWidget(self.results, 1)
+        find_layout.addWidget(self.results, 2)
         find_layout.addWidget(self.message)
         buttons = QHBoxLayout()
         for button in (self.attach_button, self.new_button, self.detach_button, close):
@@ -93,7 +93,7 @@ class CustomerDialog(QDialog):
         self.pages.addWidget(find_page)
         self.pages.addWidget(self.form)
         QVBoxLayout(self).addWidget(self.pages)
-        self.resize(760, 600)
+        self.resize(860, 680)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SEARCH_DELAY_MS)

@@ -93,6 +93,7 @@ class MembershipsPanel(QWidget):
         layout.addWidget(line)
         layout.addWidget(self.title)
         layout.addWidget(self.list, 1)
+        self.list.setMinimumHeight(self.fontMetrics().lineSpacing() * 4 + 12)  # two memberships
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         self._timer = QTimer(self)
@@ -150,7 +151,8 @@ class MembershipsPanel(QWidget):
         self.memberships = found
         self.list.clear()
         for membership in found:
-            QListWidgetItem(membership.line(self.counter.money), self.list)
+            money = self.counter.money
+            QListWidgetItem(f"{membership.heading(money)}\n    {membership.standing(money)}", self.list)
         if found:
             self.list.setCurrentRow(0)
         none = f"{customer.name} has no membership: Alt+E enrolls them."

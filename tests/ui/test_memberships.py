@@ -85,7 +85,7 @@ def test_enroll_list_pause_resume_cancel_by_keyboard(qtbot, open_app, run, b_con
                                                             "payment "), timeout=10_000)
     assert panel.list.count() == 1
     line = panel.list.item(0).text()
-    assert line.startswith("Weekly flowers  ·  $9.99 every 7 days, until cancelled  ·  next payment ")
+    assert line.startswith("Weekly flowers  ·  $9.99 every 7 days, until cancelled\n    next payment ")
     assert line.endswith("active")
     [subscription] = run(app.station.client.subscriptions.list(customer_id=ada.id)).data
     assert subscription.amount == 999 and subscription.custom_schedule.day_frequency == 7
