@@ -13,12 +13,15 @@ from datetime import date
 import pytest
 
 from pos_app.api.subscription_models import CustomSchedule, SubscriptionDraft, SubscriptionStatus
+from pos_app.cart import OrderCustomer
 from pos_app.config import StoreConfig
 from pos_app.membership_plans import MembershipPlan
 from pos_app.sandbox.subscriptions import PAUSE_PAUSED
-from pos_app.staff import AuditAction
+from pos_app.staff import AuditAction, StaffMember
 from pos_app.station import Station
+from pos_app.station.counter import Counter
 from pos_app.station.memberships import (
+    Membership,
     MembershipChange,
     NoPaymentMethod,
     change_membership,
@@ -40,6 +43,14 @@ def config(sandbox, tmp_path):
 
 def subscription_requests(sandbox) -> int:
     return sum(n for route, n in sandbox.stats()["requests"].get("B", {}).items() if route.startswith("subscri"))
+
+
+async def ada_in_the_coffee_club(station: Station) -> tuple[Counter, StaffMember, OrderCustomer, Membership]:
+    """A counter, its demo manager, and Ada (with a card) enrolled in the Coffee club."""
+    counter = await counter_for(station)
+    ada = await made_customer(station.client, "Ada", "Lovelace", "ada@example.com")
+    return (counter, await manager_of(counter), ada,
+            await enroll(station.client, ada, COFFEE, station.config.memberships))
 
 
 async def test_a_customer_with_a_card_is_enrolled_and_listed_by_plan_with_next_payment(sandbox, config):
@@ -80,10 +91,7 @@ async def test_a_customer_without_a_card_is_told_how_and_nothing_is_sent(sandbox
 
 async def test_a_manager_pauses_resumes_and_cancels_each_in_the_audit_trail(sandbox, config):
     async with await Station.open(config, sandbox.keys["B"], training=True) as station:
-        counter = await counter_for(station)
-        manager = await manager_of(counter)
-        ada = await made_customer(station.client, "Ada", "Lovelace", "ada@example.com")
-        membership = await enroll(station.client, ada, COFFEE, config.memberships)
+        counter, manager, ada, membership = await ada_in_the_coffee_club(station)
 
         paused = await change_membership(counter, ada, membership, MembershipChange.PAUSE, manager, "travelling")
         assert paused.status is SubscriptionStatus.PAUSED and paused.next_payment is None
@@ -110,10 +118,7 @@ async def test_a_manager_pauses_resumes_and_cancels_each_in_the_audit_trail(sand
 
 async def test_a_change_the_service_refuses_is_said_in_its_words_and_not_audited(sandbox, config):
     async with await Station.open(config, sandbox.keys["B"], training=True) as station:
-        counter = await counter_for(station)
-        manager = await manager_of(counter)
-        ada = await made_customer(station.client, "Ada", "Lovelace", "ada@example.com")
-        membership = await enroll(station.client, ada, COFFEE, config.memberships)
+        counter, manager, ada, membership = await ada_in_the_coffee_club(station)
         await station.client.subscriptions.pause(membership.id)  # paused elsewhere: the list shown is stale
         stale = dataclasses.replace(membership, status=SubscriptionStatus.RUNNING)
         with pytest.raises(ValueError, match=f"the service refused to pause it: {PAUSE_PAUSED}"):

@@ -10,18 +10,13 @@ import subprocess
 
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.ui.desktop import add_staff, store_station, window_named, xdotool
-from tests.ui.helpers import SCREENS, x_server
+from tests.ui.desktop import add_staff, shoot, store_station, window_named, xdotool
+from tests.ui.helpers import x_server
 from tests.vault_customers import customer_now
 from tests.waiting import wait_until
 
 PLANS = ('[[memberships]]\nname = "Coffee club"\namount = 1500\nevery_months = 1\nday = 1\npayments = 12\n'
          '[[memberships]]\nname = "Weekly flowers"\namount = 999\nevery_days = 7\n')
-
-
-def shoot(env: dict[str, str], name: str) -> None:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["import", "-window", "root", str(SCREENS / f"{name}.png")], env=env, timeout=30)
 
 
 def test_enroll_from_f6_and_send_the_update_link_by_keyboard(sandbox, tmp_path, cups_pdf):
