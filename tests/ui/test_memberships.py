@@ -116,7 +116,7 @@ def test_enroll_list_pause_resume_cancel_by_keyboard(qtbot, open_app, run, b_con
     qtbot.waitUntil(lambda: "has no card on file" in panel.message.text(), timeout=10_000)
     assert panel.message.text() == ("Cara Nocard has no card on file to charge: attach them and press Ctrl+U to "
                                     "send a link to add one, then enroll them; nothing was sent.")
-    assert subscription_requests(sandbox) == before + 1  # the list read again, nothing created
+    assert subscription_requests(sandbox) == before + 1  # her memberships read, nothing created
     qtbot.keyClick(dialog.search, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not dialog.isVisible())
 
