@@ -46,6 +46,7 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
+from pos_app.membership_plans import MembershipPlan, plan_sentence, unique_names
 from pos_app.profile import (
     ENV_PREFIX,
     ConfigError,
@@ -156,6 +157,9 @@ class StoreConfig(BaseSettings):
     cash_difference_limit: Cents = 500
     """How far the counted cash may be over or short of the expected cash before a Z needs a
     reason (and in the app a manager's PIN)."""
+    memberships: tuple[MembershipPlan, ...] = Field(
+        default=(), description="a list of [[memberships]] tables, each with name, amount (cents), every_months "
+                                "and day or every_days, payments")
     data_dir: Path = Field(default=Path("."), description="the data folder (POS_DATA_DIR)")
 
     @classmethod
@@ -210,6 +214,11 @@ class StoreConfig(BaseSettings):
                              "\\\\.\\COM3 on Windows); leave it out for a station without a drawer")
         return value
 
+    @field_validator("memberships")
+    @classmethod
+    def _plans(cls, plans: tuple[MembershipPlan, ...]) -> tuple[MembershipPlan, ...]:
+        return unique_names(plans)
+
     @model_validator(mode="after")
     def _routes(self) -> StoreConfig:
         self.route_table()
@@ -248,8 +257,9 @@ class StoreConfig(BaseSettings):
 SETTINGS = tuple(name for name in StoreConfig.model_fields if name != "data_dir")
 """Every setting's name, in the model's order (the data folder is where the files are:
 ``POS_DATA_DIR``, never a file's setting)."""
-TABLES = tuple(name for name in SETTINGS if get_origin(StoreConfig.model_fields[name].annotation) is Mapping)
-"""The settings that are tables (``[routes]``, ``[stations]``)."""
+TABLES = tuple(name for name in SETTINGS
+               if get_origin(StoreConfig.model_fields[name].annotation) in (Mapping, tuple))
+"""The settings that are tables (``[routes]``, ``[stations]``, ``[[memberships]]``)."""
 
 
 # -- the layers, as pydantic-settings sources ------------------------------------------------
@@ -418,7 +428,8 @@ def _build(sources: tuple[Source | EnvSource, ...]) -> StoreConfig:
         raise ConfigError(f"{error}: an env var of a table is JSON, e.g. "
                           """POS_ROUTES='{"terminal.void": "POST /public/terminal/void"}'""") from error
     except ValidationError as error:
-        raise ConfigError(_sentences(error, lambda setting: _where(sources, setting))) from error
+        raise ConfigError(_sentences(error, lambda setting: _where(sources, setting),
+                                     lambda setting: _given(sources, setting))) from error
 
 
 def _where(sources: tuple[Source | EnvSource, ...], setting: str) -> str:
@@ -429,7 +440,12 @@ def _where(sources: tuple[Source | EnvSource, ...], setting: str) -> str:
     return "the settings"
 
 
-def _sentences(error: ValidationError, where: Callable[[str], str]) -> str:
+def _given(sources: tuple[Source | EnvSource, ...], setting: str) -> object:
+    """The value a setting was given, by the highest layer that has it."""
+    return next((source.values[setting] for source in sources if setting in source.values), None)
+
+
+def _sentences(error: ValidationError, where: Callable[[str], str], given: Callable[[str], object]) -> str:
     """One sentence per setting to fix, each naming its file (or env var) and the setting."""
     unknown: dict[str, list[str]] = {}
     sentences: list[str] = []
@@ -441,6 +457,8 @@ def _sentences(error: ValidationError, where: Callable[[str], str]) -> str:
             unknown.setdefault(where(loc[0]), []).append(loc[0])
         elif loc[0] == "stations" and len(loc) > 1:
             sentences.append(_station_sentence(where("stations"), loc, problem))
+        elif loc[0] == "memberships" and len(loc) > 1:
+            sentences.append(plan_sentence(where("memberships"), loc, problem, given("memberships")))
         elif loc[0] == "routes" and len(loc) > 1:
             sentences.append(f"{where('routes')}: every [routes] entry must be a string like "
                              "'POST /public/terminal/pay'")

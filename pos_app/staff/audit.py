@@ -44,6 +44,12 @@ class AuditAction(StrEnum):
     """Cash taken out of the drawer (a manager, with a reason)."""
     NO_SALE = "no_sale"
     """The drawer opened with no money moving (a manager, with a reason)."""
+    MEMBERSHIP_PAUSED = "membership_paused"
+    """A manager paused a customer's membership (subscription) from the customer dialog."""
+    MEMBERSHIP_RESUMED = "membership_resumed"
+    """A manager resumed a customer's paused membership."""
+    MEMBERSHIP_CANCELLED = "membership_cancelled"
+    """A manager cancelled a customer's membership (the subscription is inactive)."""
     OVERRIDE = "override"
     """A manager's PIN on a cashier's screen for anything not listed above."""
 

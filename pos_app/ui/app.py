@@ -307,10 +307,11 @@ def training_config(base_url: str | None = None) -> StoreConfig:
     sandbox's ``base_url`` is known once it serves (the counter opens before that: until
     then it is ``TRAINING_BASE_URL``)."""
     from pos_app.config import TRAINING_BASE_URL, StoreConfig
+    from pos_app.membership_plans import DEMO_PLANS
 
     return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo", store_name="Corner Market (training)",
                        station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
-                       data_dir=training_data_dir())
+                       memberships=DEMO_PLANS, data_dir=training_data_dir())
 
 
 def cannot_start(window: MainWindow, text: str) -> None:

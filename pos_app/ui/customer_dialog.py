@@ -9,6 +9,8 @@ attaches only a single match). Ctrl+N opens the new-customer form (first and las
 email, phone: Tab between them, Enter adds and attaches, Esc back to the search). Alt+D
 detaches the customer attached; Esc closes. The service's answers and refusals are said in
 a sentence under the list; the search and the add run on the event loop, never the screen.
+Under the results, the memberships of the customer highlighted (else of the one attached):
+Alt+E enrolls, Alt+P / Alt+R / Alt+C pause, resume, cancel (``pos_app.ui.memberships_panel``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pos_app.api.errors import PaymentsError
 from pos_app.station.counter import Counter
 from pos_app.station.customers import CustomerFound, add_customer, find_customers
 from pos_app.ui.dialogs import enter_presses_focused_button
+from pos_app.ui.memberships_panel import MembershipsPanel
 from pos_app.ui.qt import (
     QDialog,
     QEvent,
@@ -76,18 +79,21 @@ class CustomerDialog(QDialog):
         if counter.cart.customer is not None:
             find_layout.addWidget(QLabel(f"Attached now: {counter.cart.customer.name}"))
         find_layout.addWidget(self.search)
-        find_layout.addWidget(self.results, 1)
+        find_layout.addWidget(self.results, 2)
         find_layout.addWidget(self.message)
         buttons = QHBoxLayout()
         for button in (self.attach_button, self.new_button, self.detach_button, close):
             buttons.addWidget(button)
         find_layout.addLayout(buttons)
+        self.memberships = MembershipsPanel(counter)
+        find_layout.addWidget(self.memberships, 1)
+        self.results.currentRowChanged.connect(self._highlighted)
         self.form = NewCustomerForm()
         self.pages = QStackedWidget()
         self.pages.addWidget(find_page)
         self.pages.addWidget(self.form)
         QVBoxLayout(self).addWidget(self.pages)
-        self.resize(640, 440)
+        self.resize(860, 680)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SEARCH_DELAY_MS)
@@ -103,6 +109,13 @@ class CustomerDialog(QDialog):
         QShortcut(QKeySequence("Ctrl+N"), self, activated=self._new)
         enter_presses_focused_button(self)
         self.search.setFocus()
+        QWidget.setTabOrder(self.search, self.memberships.list)  # Tab: to the memberships, to pick one
+        self._highlighted(-1)
+
+    def _highlighted(self, row: int) -> None:
+        """The memberships panel follows the highlight (nobody highlighted: the attached customer)."""
+        chosen = self._found[row].customer if 0 <= row < len(self._found) else self.counter.cart.customer
+        self.memberships.show_customer(chosen)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         """↑ ↓ in the search field move the highlight in the results; Alt+D there detaches

@@ -20,6 +20,9 @@ KEYS = (
     ("Delete", "Remove the selected line (after a payment attempt, recorded in the audit trail)"),
     ("F3", "Misc item: one the catalog lacks, at a price you type, with its tax (Tab between the fields)"),
     ("F6", "Customer: find one (name, email, phone, last four) and Enter to attach; Ctrl+N a new one"),
+    ("Alt+E", "In F6: enroll the highlighted customer in one of the store's membership plans (↑ ↓, Enter)"),
+    ("Alt+P / Alt+R / Alt+C", "In F6: pause, resume or cancel the membership selected (Tab to the list; a manager)"),
+    ("Ctrl+U", "Update link: the attached customer gets a secure link to add or update their card (email or text)"),
     ("Ctrl+T", "Open pre-auths: capture a tab or a deposit"),
     ("Ctrl+K", "Pay by link (phone order): type the mobile number or email, Enter; the sale waits, the lane is free"),
     ("Ctrl+W", "Waiting links: ↑ ↓, Enter shows or reprints, Delete cancels one (the sale comes back); "

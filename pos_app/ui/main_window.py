@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         the window, and a PIN already entered is checked. Card payments follow with
         ``attach_station``."""
         from pos_app.ui.bridge import StationBridge
+        from pos_app.ui.field_keys import leave_ctrl_u_to
         from pos_app.ui.qt import QKeySequence, QShortcut, QTimer
         from pos_app.ui.sale_screen import SaleScreen
         from pos_app.ui.theme import icon
@@ -140,8 +141,9 @@ class MainWindow(QMainWindow):
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
                             ("F9", self._back_office), ("F10", self._shift_end), ("F3", self._open_price),
-                            ("F6", self._customer)):
+                            ("F6", self._customer), ("Ctrl+U", self._update_link)):
             QShortcut(QKeySequence(key), self, activated=action)
+        leave_ctrl_u_to(self)
         self._age_timer = QTimer(self)
         self._age_timer.setInterval(30_000)
         self._age_timer.timeout.connect(self._show_sync_age)
@@ -234,6 +236,16 @@ class MainWindow(QMainWindow):
             dialog.accepted.connect(lambda: self._customer_chosen(dialog))
             dialog.finished.connect(lambda code: (self.activateWindow(), self.sale.focus_scan()))
             dialog.open()
+
+    @asyncSlot()
+    async def _update_link(self) -> None:
+        """Ctrl+U: the attached customer gets a link to add or update their card."""
+        from pos_app.ui.update_link_dialog import ask_update_link
+
+        if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
+            await ask_update_link(self.counter, self, self.status.setText)
+            self.activateWindow()
+            self.sale.focus_scan()
 
     def _customer_chosen(self, dialog: CustomerDialog) -> None:
         if dialog.attached is not None:

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from tests.terminal.cli_runner import cli_command
+from tests.ui.helpers import SCREENS
 from tests.waiting import wait_until
 
 
@@ -83,3 +84,9 @@ def cart_lines(data_dir: Path) -> int:
         return len(json.loads((data_dir / "cart.json").read_text())["lines"])
     except (OSError, ValueError, KeyError):
         return -1
+
+
+def shoot(env: dict[str, str], name: str) -> None:
+    """The whole X screen of ``env`` to ``build/screens/<name>.png``."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["import", "-window", "root", str(SCREENS / f"{name}.png")], env=env, timeout=30)
