@@ -13,9 +13,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_until_killed(module: str, args: list[str], after: str) -> dict[str, list[str]]:
+def run_until_killed(module: str, args: list[str], after: str, *, paced: bool = False) -> dict[str, list[str]]:
     """What the worker said up to the step ``after`` (each step's word → its values); the
-    worker is then killed with SIGKILL."""
+    worker is then killed with SIGKILL. ``paced``: the worker waits for a line on stdin
+    before each next step, sent only while ``after`` is not reached (so the kill lands
+    between two steps, not in the next one's first instants)."""
     child = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     said: dict[str, list[str]] = {}
@@ -26,6 +28,10 @@ def run_until_killed(module: str, args: list[str], after: str) -> dict[str, list
             said[word] = rest
             if word == after:
                 break
+            if paced:
+                assert child.stdin is not None
+                child.stdin.write("go\n")
+                child.stdin.flush()
         assert after in said, f"the worker stopped before {after!r}: {said}"
     finally:
         os.kill(child.pid, signal.SIGKILL)

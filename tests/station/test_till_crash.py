@@ -20,7 +20,7 @@ from tests.counters import counter_for
 def run_until_killed(sandbox, data_dir: Path, after: str) -> dict[str, list[str]]:
     """The worker's lines up to the step ``after``; the worker is then killed with SIGKILL."""
     return killing.run_until_killed("tests.station.till_worker", [sandbox.base_url, sandbox.keys["B"],
-                                                                   str(data_dir)], after)
+                                                                   str(data_dir)], after, paced=True)
 
 
 @pytest.mark.parametrize("after", ["cart", "card", "cash"])

@@ -3,7 +3,8 @@ sandbox, a cart paid in part (a card part, then cash), each step said on stdout;
 waits to be killed (SIGKILL: no close, no finally, no Python shutdown).
 
 ``python -m tests.station.till_worker BASE_URL KEY DATA_DIR`` (a type B terminal,
-``tb-2001``); it says ``cart ORDER_KEY TOTAL``, ``card CENTS``, ``cash CENTS``, ``ready``.
+``tb-2001``); it says ``cart ORDER_KEY TOTAL``, ``card CENTS``, ``cash CENTS``, ``ready``,
+each next step only once the parent sends a line (``killing.run_until_killed(paced=True)``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ async def main(base_url: str, key: str, data_dir: str) -> None:
     counter = await counter_for(station)
     total = await cart_over(counter, 1000)
     print("cart", counter.cart.order_key, total, flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
     card = await counter.pay(amount=400)
     print("card", card.charged, flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
     taken = await counter.pay_cash(300)
     print("cash", taken.entry.amount, flush=True)
     print("ready", flush=True)
