@@ -8,8 +8,6 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from datetime import date
 
-import pytest
-
 from pos_app.api.charge_models import CardCharge, PaymentRefund
 from pos_app.api.client import Identity, PaymentsClient
 from pos_app.api.customer_models import CustomerDraft, NewCustomerCard
@@ -46,7 +44,6 @@ def payments_of(sandbox) -> list[dict]:
 # ---------------------------------------------------------------- finding 1
 
 
-@pytest.mark.xfail(strict=True, reason="finding 1: attempt_of takes a refund's order.externalId for the charge's")
 async def test_a_lost_charge_is_not_judged_by_a_refund_of_its_payment(sandbox, tmp_path):
     """A card-on-file charge whose answer was lost is found again by its attempt id in the
     transaction list. Its payment's later refund (made elsewhere: the back office, the
@@ -72,3 +69,20 @@ async def test_a_lost_charge_is_not_judged_by_a_refund_of_its_payment(sandbox, t
                                                                        payment["id"])
         assert found.approved_amount is None and found.amount == 2000
         assert not journal.get(lost.attempt_id).attention  # no "possible double charge" alarm
+
+
+async def test_a_lost_refund_is_found_by_its_own_attempt_id(sandbox, tmp_path):
+    """The other side of finding 1: a refund whose answer was lost, its payment unreadable,
+    is listed under its own user-agent; the charge's ``order.externalId`` on its entry must
+    not hide it (it stayed ``unknown``, its payment held, until a minute had passed)."""
+    async with charges(sandbox, tmp_path / "j.db", brief_wait=0.0) as (service, _):
+        cid = await card_customer(service.client)
+        paid = await service.card_charge(CardCharge(amount=2000, customerId=cid), order_key="o-2")
+        sandbox.settle()
+        sandbox.set_faults(drop_next=1, list_lag_s=3600)
+        sandbox.inject("payment.get", 503, count=50)
+        lost = await service.card_refund(paid.payment_id, 500, "duplicate")
+        assert lost.outcome is Outcome.UNKNOWN
+        sandbox.set_faults(list_lag_s=0)
+        [found] = await service.resume(wait_limit=0.0)
+        assert (found.attempt_id, found.outcome, found.amount) == (lost.attempt_id, Outcome.APPROVED, 500)
