@@ -128,7 +128,6 @@ async def test_a_retry_answer_naming_another_entry_proves_nothing_about_this_one
 ACCOUNT = "9876543210123"
 
 
-@pytest.mark.xfail(strict=True, reason="finding 3: the ACH charge's journal row keeps the whole account number")
 async def test_an_ach_charge_journals_the_account_by_its_last_four_only(sandbox, tmp_path):
     """The service stores only an ACH account's last 4 ("accountNumber: never returned");
     the journal (kept for years, copied with the store's backups) must not keep more."""
@@ -141,7 +140,6 @@ async def test_an_ach_charge_journals_the_account_by_its_last_four_only(sandbox,
     assert ACCOUNT.encode() not in stored
 
 
-@pytest.mark.xfail(strict=True, reason="finding 4: an ACH charge's account digits are not checked before sending")
 async def test_an_ach_charge_to_an_account_that_is_no_account_is_refused_before_sending(sandbox, tmp_path):
     """A vault's ACH account must be a 9-digit routing number and 4 to 17 account digits
     (``vault_models.AchAccount``); an ACH charge to an account given in the request took
