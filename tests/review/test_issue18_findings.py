@@ -17,6 +17,7 @@ from pos_app.api.customer_models import CustomerDraft, NewCustomerCard
 from pos_app.api.subscription_models import CustomSchedule, EntryStatus, SubscriptionDraft
 from pos_app.journal import Journal, Outcome
 from pos_app.terminal.charges import ChargeService
+from tests.terminal.cli_runner import cli_env, run_cli
 
 EXP = f"12{date.today().year + 1 - 2000:02d}"
 OTHER_STATION = Identity("s1", "back-office", "m1")
@@ -147,3 +148,17 @@ async def test_an_ach_charge_to_an_account_that_is_no_account_is_refused_before_
     for routing, number in (("x", "123456789"), ("021000021", "1"), ("021000021", "12345678901234567890")):
         with pytest.raises(ValueError, match="routingNumber|accountNumber"):
             AchData(accountType="personalChecking", routingNumber=routing, accountNumber=number)
+
+
+# ---------------------------------------------------------------- finding 5
+
+
+@pytest.mark.xfail(strict=True, reason="finding 5: ach list reports a 5xx as the service refusing, exit 1")
+def test_ach_list_reports_a_server_failure_as_failed_not_as_refused(sandbox, tmp_path):
+    """Every command of the issue exits 1 for a refusal (bad input, a 4xx: fix the input)
+    and 4 when the service fails (a 5xx: try again); ``ach list`` said a 500 was the
+    service refusing it, exit 1."""
+    sandbox.inject("ach.list", 500, count=5)  # a read is retried: every try fails
+    run = run_cli(cli_env(sandbox, "B", tmp_path / "data"), "ach", "list")
+    assert (run.code, run.payload["outcome"]) == (4, "failed"), run.payload
+    assert "refused" not in run.payload["error"]
