@@ -153,7 +153,6 @@ async def test_an_ach_charge_to_an_account_that_is_no_account_is_refused_before_
 # ---------------------------------------------------------------- finding 5
 
 
-@pytest.mark.xfail(strict=True, reason="finding 5: ach list reports a 5xx as the service refusing, exit 1")
 def test_ach_list_reports_a_server_failure_as_failed_not_as_refused(sandbox, tmp_path):
     """Every command of the issue exits 1 for a refusal (bad input, a 4xx: fix the input)
     and 4 when the service fails (a 5xx: try again); ``ach list`` said a 500 was the
