@@ -26,6 +26,7 @@ from pos_app.api.models import Answer, CardInfo, Cents, Flag, Lenient, Page, Tex
 from pos_app.api.money import require_cents, require_phone
 from pos_app.api.requests import CustomValue, Request
 from pos_app.api.units import from_wire, request_unit, response_unit, to_wire
+from pos_app.api.vault_models import ACCOUNT_NUMBER, ROUTING_NUMBER
 
 CHARGED_CARD_NUMBER = re.compile(r"^[0-9]{6}[*.]+[0-9]{4}$")
 LAST4 = re.compile(r"^[0-9]{4}$")
@@ -302,6 +303,21 @@ class AchData(Request):
             raise ValueError(f"last4 must be exactly four digits, got {value!r}")
         return value
 
+    @field_validator("routing_number")
+    @classmethod
+    def _routing(cls, value: str | None) -> str | None:
+        if value is not None and not ROUTING_NUMBER.fullmatch(value):
+            raise ValueError(f"routingNumber must be the 9 digits of the bank's routing number, got {value!r}")
+        return value
+
+    @field_validator("account_number")
+    @classmethod
+    def _account(cls, value: str | None) -> str | None:
+        if value is not None and not ACCOUNT_NUMBER.fullmatch(value):
+            raise ValueError("accountNumber must be the account's digits (4 to 17), "
+                             f"got {len(value)} characters")  # never echoed: it is a bank account
+        return value
+
     @field_validator("phone_number")
     @classmethod
     def _phone(cls, value: str | None) -> str | None:
@@ -324,6 +340,16 @@ class AchCharge(_Charge):
 
     def wire(self) -> dict[str, Any]:
         return _money_out(super().wire(), "ach.charge", "amount")
+
+    def journaled(self) -> dict[str, Any]:
+        """The body as the journal keeps it: the account by its last 4 only, as the service
+        stores it (the whole number is sent, never kept)."""
+        body = self.wire()
+        account = body.get("achData")
+        if isinstance(account, dict) and account.get("accountNumber"):
+            number = str(account.pop("accountNumber"))
+            account["last4"] = account.get("last4") or number[-4:]
+        return body
 
 
 # ---------------------------------------------------------------- answers (lenient)

@@ -34,7 +34,7 @@ from typing import Any
 
 from pos_app.api.charge_models import AchCharge, AchData, CardCharge, ChargeOrder, VoidReason
 from pos_app.api.customer_models import require_vault_id
-from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, Unauthorized
+from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
 from pos_app.api.money import parse_cents
 from pos_app.journal import Outcome
 from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run
@@ -131,6 +131,8 @@ async def _ach_command(station: Station, args: argparse.Namespace) -> Payload:
         raise Refused(str(error)) from None
     except Unauthorized as error:
         raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+    except ServerError as error:
+        return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     except ApiError as error:
         return {"outcome": "refused", "error": f"the service refused it: {error.text or error}"}, EXIT_INVALID
     except PaymentsError as error:

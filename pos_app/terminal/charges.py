@@ -147,7 +147,7 @@ class ChargeService(TerminalService):
     async def ach_charge(self, request: AchCharge, *, order_key: str | None = None) -> OperationResult:
         last4 = request.ach_data.last4 if request.ach_data else None
         lane = CHARGE_LANE.format(request.customer_id) if request.customer_id else f"ach:{last4 or 'account'}"
-        return await self._charge(Operation.ACH_CHARGE, lane, request.amount, request.wire(), order_key,
+        return await self._charge(Operation.ACH_CHARGE, lane, request.amount, request.journaled(), order_key,
                                   lambda attempt_id: self.client.ach.charge(request.with_external_id(attempt_id),
                                                                             attempt_id=attempt_id))
 

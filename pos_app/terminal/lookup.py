@@ -40,6 +40,9 @@ ENTRY_TYPES = {
     Operation.CAPTURE: {"capture"}, Operation.VOID: {"void"}, Operation.REFUND: {"refund"},
 }
 """The entry ``type`` of each operation; an entry without a type may be any."""
+FOLLOW_UP_TYPES = frozenset(ENTRY_TYPES[Operation.CAPTURE] | ENTRY_TYPES[Operation.VOID]
+                            | ENTRY_TYPES[Operation.REFUND])
+"""Entry types of a follow-up of a payment (not the charge that made it)."""
 
 
 @dataclass(frozen=True)
@@ -122,12 +125,15 @@ async def find_attempt(client: PaymentsClient, attempt: Attempt, *, waited: floa
 
 
 def attempt_of(entry: TransactionEntry) -> str | None:
-    """The attempt an entry names: its ``order.externalId`` when that is an attempt id (a
-    charge through the service's routes carries its own there; the rows of a bulk charge
-    share one request, so one user-agent), else the one its user-agent carries."""
+    """The attempt an entry names: a charge's ``order.externalId`` when that is an attempt id
+    (a charge through the service's routes carries its own there; the rows of a bulk charge
+    share one request, so one user-agent), else the one its user-agent carries. A capture,
+    void or refund is listed with its payment's ``order`` (the charge's attempt id): only
+    its own user-agent names the attempt that made it."""
     order = (entry.model_extra or {}).get("order")
     external = order.get("externalId") if isinstance(order, dict) else None
-    if isinstance(external, str) and external.startswith(ATTEMPT_PREFIX):
+    follow_up = (entry.type or "").casefold() in FOLLOW_UP_TYPES
+    if isinstance(external, str) and external.startswith(ATTEMPT_PREFIX) and not follow_up:
         return external
     return attempt_in(entry.user_agent)
 

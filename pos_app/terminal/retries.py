@@ -84,9 +84,13 @@ def _entry_of(subscription: Subscription, schedule_id: str) -> ScheduleEntry | N
 
 
 def answer_evidence(result: RetryResult, attempt: Attempt) -> Evidence:
-    """What the retry's own answer proves (``None`` outcome: the entry must be read)."""
+    """What the retry's own answer proves (``None`` outcome: the entry must be read). An
+    answer naming another entry than the one asked proves nothing of this one."""
     entry = result.entry
     details = _details(entry)
+    asked = attempt.request.get("scheduleId")
+    if entry is not None and entry.id != asked:
+        return Evidence(None, {}, f"the answer names schedule entry {entry.id}, not {asked}")
     if result.outcome is RetryOutcome.DECLINED:
         return Evidence(Outcome.DECLINED, {**details, "gateway_text": result.reason or "declined"})
     if result.outcome is RetryOutcome.APPROVED:

@@ -113,7 +113,7 @@ async def test_no_second_refund_while_one_is_unknown(sandbox, tmp_path):
         cid = await customer(service)
         paid = await service.card_charge(CardCharge(amount=2000, customerId=cid), order_key="o-4")
         sandbox.settle()
-        sandbox.set_faults(drop_next=1)
+        sandbox.set_faults(drop_next=1, list_lag_s=60)  # nor is it listed yet
         sandbox.inject("payment.get", 503, count=20)  # its payment cannot be read to settle it
         lost = await service.card_refund(paid.payment_id, 500, "duplicate")
         assert lost.outcome is Outcome.UNKNOWN
