@@ -179,7 +179,9 @@ def follow_up_change(operation: Operation, amount: int | None, before: dict[str,
     if was == now and before.get("amount") == after.amount:
         return Change.NONE
     if operation is Operation.CAPTURE and was == "auth" and now in ("captured", "refunded", "partially_refunded"):
-        return Change.MOVED
+        # captured for the amount asked: a capture for another amount is someone else's (another
+        # station, the dashboard) and proves nothing about this one
+        return Change.MOVED if amount is not None and after.amount == amount else Change.UNCLEAR
     if operation is Operation.VOID and was != "voided" and now == "voided":
         return Change.MOVED
     return Change.UNCLEAR

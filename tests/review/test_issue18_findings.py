@@ -166,10 +166,6 @@ def test_ach_list_reports_a_server_failure_as_failed_not_as_refused(sandbox, tmp
 # ---------------------------------------------------------------- finding 6
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding 6 (left for a decision): evidence.follow_up_change approves a capture whose payment reads "
-    "captured, whatever amount it was captured for; fixing it means deciding what a payment's amount says "
-    "after a capture on the real service (the contract does not say)"))
 async def test_a_lost_capture_is_not_approved_by_someone_elses_capture_of_another_amount(sandbox, tmp_path):
     """A capture of 1500 whose request was lost before the service took it; meanwhile the
     pre-auth was captured for 1000 by someone else (another station, the dashboard). The
