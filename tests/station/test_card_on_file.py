@@ -3,8 +3,9 @@ customer's stored cards (read fresh, the default first) and the surcharge quoted
 card's BIN; an approved charge is a card-on-file payment line that pays the order (its
 receipt names the card and the customer); a decline counts nothing; a dropped answer is
 unknown and holds the order (cash refused, a second F4 not sent); a part on file and cash
-for the rest; no customer, no card: a sentence and nothing sent; a cancel gives the charge
-back on the service's void and refund routes, never a terminal's."""
+for the rest; no customer, no card: a sentence and nothing sent; a cancel and a return give
+the charge back on the service's void and refund routes, never a terminal's (a part of an
+unsettled one is refused before anything is sent)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from pos_app.station.customers import find_customers
 from pos_app.station.events import OrderPaid
 from pos_app.station.order import LineState, Tender
 from pos_app.station.receipt import receipt_of
+from pos_app.station.returns import StepKind, read_order, run_return
 from pos_app.terminal.outcomes import Refusal
-from tests.counters import cart_over, counter_for, manager_of, under_a_dollar
+from tests.counters import cart_over, counter_for, manager_of, two_lines, under_a_dollar
 
 
 @pytest.fixture
@@ -238,5 +240,37 @@ async def test_a_settled_charge_is_refunded_on_the_services_route(sandbox, confi
             assert [r.operation for r in cancelled.given_back] == [Operation.CARD_REFUND]
             assert (await station.client.get_payment(charge.payment_id)).refunded_amount == 500
             assert requests(sandbox, "terminal.refund") == 0
+        finally:
+            await counter.aclose()
+
+
+async def test_returns_refund_a_settled_charge_on_file_and_refuse_a_part_of_an_unsettled_one(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            settled_key, lines = await two_lines(counter)
+            await attach(counter, "roe")
+            [visa] = await stored_cards(station.client, counter.cart.customer)
+            settled = await counter.pay_on_file(visa)
+            assert settled.outcome is Outcome.APPROVED and sandbox.settle() >= 1
+            unsettled_key, _ = await two_lines(counter)
+            await attach(counter, "roe")
+            unsettled = await counter.pay_on_file(visa)
+            manager = await manager_of(counter)
+
+            plan = (await read_order(station, settled_key)).plan({lines[0].line_id: 1})
+            [step] = plan.steps
+            assert step.kind is StepKind.REFUND
+            done = await run_return(counter, plan, manager=manager, reason="broken")
+            assert done.complete, done.problem
+            assert (await station.client.get_payment(settled.payment_id)).refunded_amount == step.amount
+
+            part = (await read_order(station, unsettled_key)).plan({lines[0].line_id: 1})
+            assert [s.kind for s in part.steps] == [StepKind.VOID_AND_CHARGE]
+            stopped = await run_return(counter, part, manager=manager, reason="broken")
+            assert "cannot be given back to the card here" in stopped.problem and stopped.given_back == 0
+            assert (await station.client.get_payment(unsettled.payment_id)).status == "captured"  # nothing sent
+            assert (requests(sandbox, "card.void"), requests(sandbox, "terminal.void"),
+                    requests(sandbox, "terminal.refund")) == (0, 0, 0)
         finally:
             await counter.aclose()
