@@ -10,14 +10,11 @@ dash right after the area code without parentheses is refused).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pos_app.sandbox.merchants import CARDS, Card
-from pos_app.sandbox.vaults import Method, Vault
-
-if TYPE_CHECKING:
-    from pos_app.sandbox.state import Book, Sandbox
+from pos_app.sandbox.vaults import Method, Vault, Vaults
 
 CARD_EXP = "1230"
 """Every seeded card expires in December 2030."""
@@ -47,16 +44,16 @@ SEEDED_CUSTOMERS: tuple[SeededCustomer, ...] = (
 by default, Visa debit •••• 5556), Pat Quinn (no card)."""
 
 
-def seed_customers(sandbox: Sandbox, book: Book) -> None:
-    """Store ``SEEDED_CUSTOMERS`` in ``book``'s vaults."""
+def seed_customers(vaults: Vaults, new_id: Callable[[], str], now: float) -> None:
+    """Store ``SEEDED_CUSTOMERS`` in a merchant's ``vaults``, with ids from ``new_id``,
+    created at ``now`` (the service's clock, epoch seconds)."""
     for seeded in SEEDED_CUSTOMERS:
-        now = sandbox.clock()
         fields = {"firstName": seeded.first_name, "lastName": seeded.last_name, "email": seeded.email}
         if seeded.phone is not None:
             fields["phoneNumber"] = seeded.phone
-        vault = Vault(id=sandbox.new_id(), fields=fields, created_at=now, updated_at=now)
+        vault = Vault(id=new_id(), fields=fields, created_at=now, updated_at=now)
         for card in seeded.cards:  # the first becomes the default
-            vault.add(Method(id=sandbox.new_id(), type=card.type, last4=card.last4, network=card.network,
+            vault.add(Method(id=new_id(), type=card.type, last4=card.last4, network=card.network,
                              brand=card.brand, number=card.masked, exp=CARD_EXP,
                              name=f"{seeded.first_name} {seeded.last_name}".upper()))
-        book.vaults.by_id[vault.id] = vault
+        vaults.by_id[vault.id] = vault

@@ -124,7 +124,7 @@ class Sandbox:
                 for m in merchants
             }
             for book in self.books.values():
-                seed_customers(self, book)
+                seed_customers(book.vaults, self.new_id, self.clock())
             self.counts: dict[str, Counter] = {m.code: Counter() for m in merchants}
             self._polls: dict[str, deque[float]] = {m.code: deque() for m in merchants}
 
