@@ -108,9 +108,9 @@ class OnFileQuote:
     def sentence(self, money: MoneyFormat) -> str:
         """The line above the surcharge notice."""
         card = f"{self.card.label} (card on file)"
-        if self.surcharge is None:
-            return (f"{card}: the surcharge for this card could not be quoted ({self.why_not}). At most the credit "
-                    f"card surcharge below is added to {money(self.amount)}.")
+        if self.surcharge is None:  # why (``why_not``) is for the log: the customer reads this
+            return (f"{card}: the surcharge for this card cannot be quoted before the charge. At most the credit "
+                    f"card surcharge below (none on a debit card) is added to {money(self.amount)}.")
         if self.surcharge == 0:
             return f"{card}: no surcharge on this card. {money(self.amount)} is charged."
         rate = f" ({money.percent(self.rate)})" if self.rate is not None else ""

@@ -11,6 +11,7 @@ sent. The logic is ``pos_app.station.card_on_file`` and ``Till.pay_on_file``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from pos_app.ui.qt import QLabel
     from pos_app.ui.sale_screen import SaleScreen
 
+log = logging.getLogger(__name__)
 ON_FILE_PHASES = {Phase.SENDING: "Charging the card on file…", Phase.CHECKING: PHASES[Phase.CHECKING]}
 """What the dialog says while the service works (no terminal, no card to present)."""
 CANCELLED = "Card on file cancelled: nothing was charged."
@@ -154,6 +156,7 @@ async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str]
         if card is None:
             window.status.setText(CANCELLED)
             return
+        window.status.setText("")
         if not await _accepted(window, card, charged, money):
             return
         window.sale.scan.clear()  # the part typed is being paid
@@ -188,6 +191,8 @@ async def _accepted(window: CashierWindow, card: StoredCard, amount: int, money:
                               "Try F4 again.")
         return False
     quoted = await quote(counter.station.client, card, amount)
+    if quoted.surcharge is None:
+        log.info("no surcharge quote for the card on file %s: %s", card.label, quoted.why_not)
     notice = AcknowledgmentDialog(paragraphs, money(amount), window.window(), quote=quoted.sentence(money))
     if await shown(notice) != QDialog.DialogCode.Accepted:
         window.status.setText(CANCELLED)

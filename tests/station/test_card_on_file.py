@@ -202,8 +202,9 @@ async def test_a_merchant_whose_rate_wants_a_token_gets_no_guessed_quote(sandbox
         quoted = await quote(station.client, visa, 1000)
         assert quoted.surcharge is None and "tokenId" in quoted.why_not
         assert quoted.sentence(station.money).startswith(
-            "Visa •••• 4242 (card on file): the surcharge for this card could not be quoted (")
-        assert "At most the credit card surcharge below is added to $10.00." in quoted.sentence(station.money)
+            "Visa •••• 4242 (card on file): the surcharge for this card cannot be quoted before the charge.")
+        assert "At most the credit card surcharge below (none on a debit card) is added to $10.00." in (
+            quoted.sentence(station.money))
 
 
 async def test_a_cancel_voids_the_charge_on_the_services_route(sandbox, config):

@@ -1,5 +1,5 @@
 """The real app on a real X server, driven as a person would: xdotool keys, windows found by
-title, what CUPS printed read back with pdftotext, the saved cart counted."""
+title, what CUPS printed read back with pdftotext, the saved cart counted, the screen shot."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from tests.terminal.cli_runner import cli_command
+from tests.ui.helpers import SCREENS
 from tests.waiting import wait_until
 
 
@@ -83,3 +84,34 @@ def cart_lines(data_dir: Path) -> int:
         return len(json.loads((data_dir / "cart.json").read_text())["lines"])
     except (OSError, ValueError, KeyError):
         return -1
+
+
+def shoot(env: dict[str, str], name: str) -> None:
+    """The whole X screen of ``env`` to ``build/screens/<name>.png``."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["import", "-window", "root", str(SCREENS / f"{name}.png")], env=env, timeout=30)
+
+
+def sign_in(env: dict[str, str], log: Path, pin: str, name: str) -> None:
+    """The PIN typed on the sign-in screen and Enter, once the app logs ``name`` signed in."""
+    xdotool(env, "type", "--delay", "40", pin)
+    xdotool(env, "key", "Return")
+    wait_until(lambda: f"signed in: {name}" in log.read_text(), timeout=20, what="signed in")
+
+
+def scan(env: dict[str, str], data_dir: Path, codes: list[str]) -> None:
+    """A keyboard-wedge scanner: each code's digits, then Enter, once the cart saved its line."""
+    before = max(cart_lines(data_dir), 0)
+    for count, code in enumerate(codes, start=before + 1):
+        xdotool(env, "type", "--delay", "20", code)
+        xdotool(env, "key", "Return")
+        wait_until(lambda count=count: cart_lines(data_dir) == count, timeout=20, what=f"{count} line(s)")
+
+
+def attach_customer(env: dict[str, str], data_dir: Path, keyword: str, name: str) -> None:
+    """F6, ``keyword`` typed, Enter: the one customer found attached (the saved cart names ``name``)."""
+    xdotool(env, "key", "F6")
+    xdotool(env, "windowactivate", "--sync", window_named(env, "Customer"))
+    xdotool(env, "type", "--delay", "40", keyword)
+    xdotool(env, "key", "Return")
+    wait_until(lambda: name in (data_dir / "cart.json").read_text(), timeout=20, what=f"{name} attached")

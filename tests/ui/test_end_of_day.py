@@ -16,16 +16,20 @@ import time
 from tests.receipts.conftest import pdf_text
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
-from tests.ui.desktop import add_staff, barcodes, cart_lines, printed_receipt, store_station, window_named, xdotool
-from tests.ui.helpers import SCREENS, x_server
+from tests.ui.desktop import (
+    add_staff,
+    barcodes,
+    cart_lines,
+    printed_receipt,
+    shoot,
+    store_station,
+    window_named,
+    xdotool,
+)
+from tests.ui.helpers import x_server
 from tests.waiting import wait_until
 
 FLOAT = 5_000
-
-
-def shoot(env: dict[str, str], name: str) -> None:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["import", "-window", "root", str(SCREENS / f"{name}.png")], env=env, timeout=30)
 
 
 def test_a_day_ends_by_keyboard_reprint_return_and_the_z(sandbox, tmp_path, cups_pdf):
