@@ -17,7 +17,7 @@ from enum import StrEnum
 
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
-from pos_app.journal import Attempt, Outcome
+from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
@@ -111,8 +111,9 @@ class BackOffice:
         reason = check_reason(reason)
         if not row.voidable or row.transaction_id is None:
             raise ValueError(_not_voidable(row))
-        terminal = row.terminal_id or self._terminal()
-        result = await self.station.void(terminal, row.transaction_id, payment_id=row.payment_id)
+        terminal, charged_by = await self._charged_on(row)
+        result = await self.station.void(terminal, row.transaction_id, payment_id=row.payment_id,
+                                         charged_by=charged_by)
         await self._audit(manager, AuditAction.VOID,
                           f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
         return result
@@ -125,8 +126,9 @@ class BackOffice:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
             raise ValueError(f"a refund of this payment is between {self.money(1)} and "
                              f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
-        terminal = row.terminal_id or self._terminal()
-        result = await self.station.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id)
+        terminal, charged_by = await self._charged_on(row)
+        result = await self.station.refund(terminal, row.transaction_id, amount, payment_id=row.payment_id,
+                                           charged_by=charged_by)
         await self._audit(manager, AuditAction.REFUND,
                           f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)
@@ -180,6 +182,18 @@ class BackOffice:
         if cashier is not None and cashier.name != manager.name:
             detail = f"{detail} (on {cashier.name}'s screen)"
         return await self.counter.disk(self.counter.staff.record, manager.name, action, detail, reason)
+
+    async def _charged_on(self, row: PaymentRow) -> tuple[str, Operation | None]:
+        """Where the row's payment was made: this station's charge on the service's routes (a
+        card on file, ACH) by its journal lane and operation; else its terminal."""
+        if row.attempt_id is not None:
+            try:
+                attempt = await self.station.journal.get(row.attempt_id)
+            except JournalError:  # not this station's (another lane's user-agent): its terminal
+                attempt = None
+            if attempt is not None and attempt.operation in (Operation.CARD_CHARGE, Operation.ACH_CHARGE):
+                return attempt.terminal_id, attempt.operation
+        return row.terminal_id or self._terminal(), None
 
     def _terminal(self) -> str:
         terminal = self.station.config.terminal_id

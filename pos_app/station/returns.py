@@ -361,7 +361,8 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         return (f"the card-on-file payment of {money(charge.counted)} is not settled yet, so a part of it cannot be "
                 "given back to the card here: return all of its items, or give the part back in cash (refund to "
                 "cash)")
-    void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
+    void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id,
+                              charged_by=card.operation)
     run.results.append(void)
     if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, card) is True:
         return await _refund(station, step, step.amount, run, money)  # settled meanwhile: refund the part
@@ -395,7 +396,8 @@ async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, mo
     assert charge is not None
     card = charge.result
     assert card.transaction_id is not None
-    refund = await station.refund(card.terminal_id, card.transaction_id, amount, payment_id=card.payment_id)
+    refund = await station.refund(card.terminal_id, card.transaction_id, amount, payment_id=card.payment_id,
+                                  charged_by=card.operation)
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
         return f"the refund of {money(amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"

@@ -246,22 +246,31 @@ class Station:
         """Capture ``amount`` cents (at most what was held) of the pre-auth ``ref``."""
         return await self._published(await self.service.capture(terminal_id, ref, amount, payment_id=payment_id))
 
-    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None) -> OperationResult:
-        """Void the unsettled payment (or open pre-auth) ``ref``; a charge of a card on file
-        (``terminal_id`` its journal lane, ``vault:<id>``) by its payment id, on the service's
-        void route (no terminal)."""
-        if on_service_routes(terminal_id):
+    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None,
+                   charged_by: Operation | None = None) -> OperationResult:
+        """Void the unsettled payment (or open pre-auth) ``ref``. A charge made on the
+        service's routes (``terminal_id`` its journal lane: ``vault:<id>`` for a card on file;
+        ``charged_by`` the operation that made it, when known) is voided by its payment id on
+        the matching void route (card or ACH), never on a terminal."""
+        if charged_by is Operation.ACH_CHARGE:
+            return await self._published(await self.service.ach_void(
+                self._payment_id(terminal_id, payment_id), VoidReason.USER_CANCEL.value))
+        if charged_by is Operation.CARD_CHARGE or on_service_routes(terminal_id):
             return await self._published(await self.service.card_void(
                 self._payment_id(terminal_id, payment_id), VoidReason.USER_CANCEL.value))
         return await self._published(await self.service.void(terminal_id, ref, payment_id=payment_id))
 
-    async def refund(self, terminal_id: str, ref: str, amount: int, *,
-                     payment_id: str | None = None) -> OperationResult:
-        """Refund ``amount`` base cents of the settled payment ``ref``; a charge of a card on
-        file by its payment id, on the service's refund route, as ``void``."""
-        if on_service_routes(terminal_id):
+    async def refund(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None,
+                     charged_by: Operation | None = None) -> OperationResult:
+        """Refund ``amount`` base cents of the settled payment ``ref``; a charge made on the
+        service's routes by its payment id on the matching refund route, as ``void``."""
+        reason = "requested_by_customer"
+        if charged_by is Operation.ACH_CHARGE:
+            return await self._published(await self.service.ach_refund(
+                self._payment_id(terminal_id, payment_id), amount, reason))
+        if charged_by is Operation.CARD_CHARGE or on_service_routes(terminal_id):
             return await self._published(await self.service.card_refund(
-                self._payment_id(terminal_id, payment_id), amount, "requested_by_customer"))
+                self._payment_id(terminal_id, payment_id), amount, reason))
         return await self._published(await self.service.refund(terminal_id, ref, amount, payment_id=payment_id))
 
     @staticmethod

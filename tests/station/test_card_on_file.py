@@ -5,10 +5,11 @@ receipt names the card and the customer); a decline counts nothing; a dropped an
 unknown and holds the order (cash refused, a second F4 not sent); a part on file and cash
 for the rest; no customer, no card: a sentence and nothing sent; a cancel and a return give
 the charge back on the service's void and refund routes, never a terminal's (a part of an
-unsettled one is refused before anything is sent)."""
+unsettled one is refused before anything is sent), as does the back office's void."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -17,6 +18,7 @@ from pos_app.config import StoreConfig
 from pos_app.journal import Operation, Outcome
 from pos_app.receipts import TenderKind
 from pos_app.station import Station
+from pos_app.station.back_office import BackOffice
 from pos_app.station.cancel import cancel_order
 from pos_app.station.card_on_file import quote, read_part, stored_cards
 from pos_app.station.customers import find_customers
@@ -273,5 +275,25 @@ async def test_returns_refund_a_settled_charge_on_file_and_refuse_a_part_of_an_u
             assert (await station.client.get_payment(unsettled.payment_id)).status == "captured"  # nothing sent
             assert (requests(sandbox, "card.void"), requests(sandbox, "terminal.void"),
                     requests(sandbox, "terminal.refund")) == (0, 0, 0)
+        finally:
+            await counter.aclose()
+
+
+async def test_the_back_office_voids_a_charge_on_file_on_the_services_route(sandbox, config):
+    async with await Station.open(config, sandbox.keys["B"], training=True) as station:
+        counter = await counter_for(station)
+        try:
+            await cart_over(counter, 1000)
+            await attach(counter, "roe")
+            [visa] = await stored_cards(station.client, counter.cart.customer)
+            charge = await counter.pay_on_file(visa, amount=700)
+            office = BackOffice(counter)
+            history = await office.payments(datetime.now().date())
+            row = next(row for row in history.rows if row.attempt_id == charge.attempt_id)
+            assert row.voidable and row.payment_id == charge.payment_id
+            voided = await office.void(row, manager=await manager_of(counter), reason="wrong customer")
+            assert voided.outcome is Outcome.APPROVED and voided.operation is Operation.CARD_VOID
+            assert (requests(sandbox, "card.void"), requests(sandbox, "terminal.void")) == (1, 0)
+            assert counter.payments.paid == 0  # the order's line is given back
         finally:
             await counter.aclose()
