@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +118,35 @@ def attach_customer(env: dict[str, str], data_dir: Path, keyword: str, name: str
     xdotool(env, "type", "--delay", "40", keyword)
     xdotool(env, "key", "Return")
     wait_until(lambda: name in (data_dir / "cart.json").read_text(), timeout=20, what=f"{name} attached")
+
+
+@dataclass(frozen=True)
+class RunningApp:
+    process: subprocess.Popen[str]
+    window: str
+    """The main window's X id."""
+    log: Path
+
+
+@contextmanager
+def running_app(env: dict[str, str], data_dir: Path) -> Iterator[RunningApp]:
+    """The real app started in ``env``, its window active and its catalog synced; killed
+    at the end if it is still up (``close_app`` ends it as a person does)."""
+    process = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        window = window_named(env, "pos-app —")
+        xdotool(env, "windowactivate", "--sync", window)
+        log = data_dir / "logs" / "app.log"
+        wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
+        yield RunningApp(process, window, log)
+    finally:
+        if process.poll() is None:  # the test failed with the app still up
+            process.kill()
+
+
+def close_app(env: dict[str, str], app: RunningApp) -> None:
+    """Alt+F4 on the main window: the app ends with 0 and no traceback."""
+    xdotool(env, "windowactivate", "--sync", app.window)
+    xdotool(env, "key", "alt+F4")
+    assert app.process.wait(timeout=30) == 0
+    assert app.process.stderr is not None and "Traceback" not in app.process.stderr.read()

@@ -30,6 +30,15 @@ def attach(run, app, keyword: str) -> None:
     run(app.counter.attach_customer(found.customer))
 
 
+def two_items_on_sale(qtbot, run, app):
+    """Two items scanned on ``app``'s sale (their "Added …" said: a later sentence is F4's)."""
+    for code in two_codes(run, app):
+        scan(qtbot, app.window, code)
+    last = f"Added {app.counter.cart.lines[-1].name}"
+    qtbot.waitUntil(lambda: app.window.status.text().startswith(last))
+    return app
+
+
 def press_f4(qtbot, window) -> None:
     window.activateWindow()  # the sale screen's keys (offscreen has no window manager to give them back)
     qtbot.waitUntil(window.isActiveWindow)
@@ -44,15 +53,15 @@ def test_f4_picks_a_card_by_arrows_and_charges_the_part_typed(qtbot, run, open_a
     app = open_app(b_config, "B")
     window = app.window
     sign_in(qtbot, window)
-    for code in two_codes(run, app):
-        scan(qtbot, window, code)
+    two_items_on_sale(qtbot, run, app)
     total = app.counter.totals().total
     attach(run, app, "rivera")
     qtbot.keyClicks(window.sale.scan, app.counter.money.field(500))  # the part, typed before F4
     press_f4(qtbot, window)
 
     picker = modal(qtbot, StoredCardPicker)
-    assert picker.list.hasFocus() and picker.list.currentRow() == 0 and picker.pick_button.isDefault()
+    qtbot.waitUntil(picker.list.hasFocus)  # the arrows move the list at once
+    assert picker.list.currentRow() == 0 and picker.pick_button.isDefault()
     assert [picker.list.item(row).text() for row in range(picker.list.count())] == [
         "American Express credit •••• 0005 · expires 12/30 · default", "Visa debit •••• 5556 · expires 12/30"]
     save(picker, "light-card-on-file-picker")
@@ -89,8 +98,7 @@ def test_f4_one_card_goes_straight_to_the_notice_and_pays_the_balance(qtbot, run
     app = open_app(b_config, "B")
     window = app.window
     sign_in(qtbot, window)
-    for code in two_codes(run, app):
-        scan(qtbot, window, code)
+    two_items_on_sale(qtbot, run, app)
     order_key = app.counter.cart.order_key
     total = app.counter.totals().total
     attach(run, app, "roe")
@@ -123,10 +131,7 @@ def test_f4_refusals_are_sentences_and_nothing_is_sent(qtbot, run, open_app, b_c
     sign_in(qtbot, window)
     press_f4(qtbot, window)
     qtbot.waitUntil(lambda: window.status.text().startswith("Add items first"))
-    for code in two_codes(run, app):
-        scan(qtbot, window, code)
-    last = f"Added {app.counter.cart.lines[-1].name}"
-    qtbot.waitUntil(lambda: window.status.text().startswith(last))  # the scan's own sentence said first
+    two_items_on_sale(qtbot, run, app)
 
     press_f4(qtbot, window)
     qtbot.waitUntil(lambda: window.payment is None and "Attach a customer first (F6)" in window.status.text())

@@ -6,20 +6,20 @@ terminal); the receipt prints with her name and the card on file; Enter: a new s
 
 from __future__ import annotations
 
-import subprocess
 import time
 
 import httpx
 
 from tests.merchant_data import seeded_customer
 from tests.system import require_tool
-from tests.terminal.cli_runner import cli_command
 from tests.ui.desktop import (
     add_staff,
     attach_customer,
     barcodes,
     cart_lines,
+    close_app,
     printed_receipt,
+    running_app,
     scan,
     shoot,
     sign_in,
@@ -38,23 +38,17 @@ def dollars(cents: int) -> str:
 def test_f6_roe_then_f4_enter_charges_jane_roes_card_on_file(sandbox, tmp_path, cups_pdf):
     for tool, package in (("xdotool", "xdotool"), ("import", "imagemagick")):
         require_tool(tool, package)
-    app: subprocess.Popen[str] | None = None
-    try:
-        with x_server("1280x800x24") as env:
-            data = store_station(env, sandbox, tmp_path, cups_pdf.printer)
-            add_staff(env, "Eve Park", "cashier", "2468")
-            codes = barcodes(sandbox, 2)
-            jane = seeded_customer(sandbox, "jane@example.com", "S")
-            started = time.time()
-            app = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
-            main = window_named(env, "pos-app —")
-            xdotool(env, "windowactivate", "--sync", main)
-            log = data / "logs" / "app.log"
-            wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
-            sign_in(env, log, "2468", "Eve Park")
+    with x_server("1280x800x24") as env:
+        data = store_station(env, sandbox, tmp_path, cups_pdf.printer)
+        add_staff(env, "Eve Park", "cashier", "2468")
+        codes = barcodes(sandbox, 2)
+        jane = seeded_customer(sandbox, "jane@example.com", "S")
+        started = time.time()
+        with running_app(env, data) as app:
+            sign_in(env, app.log, "2468", "Eve Park")
             scan(env, data, codes)
             attach_customer(env, data, "roe", "Jane Roe")
-            xdotool(env, "windowactivate", "--sync", main)
+            xdotool(env, "windowactivate", "--sync", app.window)
             xdotool(env, "key", "F4")
             xdotool(env, "windowactivate", "--sync", window_named(env, "Card surcharge"))
             shoot(env, "e2e-card-on-file-notice")
@@ -67,7 +61,7 @@ def test_f6_roe_then_f4_enter_charges_jane_roes_card_on_file(sandbox, tmp_path, 
                                 headers={"key-hash": sandbox.keys["S"]}).json()["data"]
             assert payment["paid"] and payment["card"]["last4"] == "4242" and charged["terminalId"] != "ts-1001"
             total, surcharge = payment["amount"], payment["netAmount"] - payment["amount"]
-            assert f"card_charge of {total} on vault:{jane}" in log.read_text()  # her card on file, the cart total
+            assert f"card_charge of {total} on vault:{jane}" in app.log.read_text()  # her card, the cart total
             assert "Visa **** 4242 (card on file)" in text and "APPROVED" in text and "Eve Park" in text, text
             total_line = next(line for line in text.splitlines() if line.strip().startswith("TOTAL"))
             assert total_line.split()[-1] == dollars(total + surcharge)  # the order's total, then its surcharge
@@ -77,10 +71,4 @@ def test_f6_roe_then_f4_enter_charges_jane_roes_card_on_file(sandbox, tmp_path, 
             xdotool(env, "key", "Return")  # Enter after the approval: a new, empty sale
             wait_until(lambda: cart_lines(data) == 0, timeout=20, what="a new, empty sale")
             assert sandbox.stats()["requests"]["S"].get("terminal.pay", 0) == 0
-            xdotool(env, "windowactivate", "--sync", main)
-            xdotool(env, "key", "alt+F4")
-            assert app.wait(timeout=30) == 0
-            assert "Traceback" not in app.stderr.read()
-    finally:
-        if app is not None and app.poll() is None:  # the test failed with the app still up
-            app.kill()
+            close_app(env, app)
