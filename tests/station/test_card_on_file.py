@@ -262,3 +262,22 @@ async def test_the_back_office_voids_a_charge_on_file_on_the_services_route(sand
         assert voided.outcome is Outcome.APPROVED and voided.operation is Operation.CARD_VOID
         assert (requests(sandbox, "card.void"), requests(sandbox, "terminal.void")) == (1, 0)
         assert counter.payments.paid == 0  # the order's line is given back
+
+
+async def test_an_unknown_charge_on_file_holds_the_order_across_a_restart(sandbox, config):
+    async with at_counter(sandbox, config) as (station, counter):
+        total = await cart_over(counter, 1000)
+        order_key = counter.cart.order_key
+        [visa] = await attach(counter, "roe")
+        sandbox.set_faults(drop_next=1)
+        lost = await counter.pay_on_file(visa, amount=400)
+        assert lost.outcome is Outcome.UNKNOWN
+    async with at_counter(sandbox, config) as (again, restored):  # the app starts again
+        assert restored.cart.order_key == order_key and restored.cart.customer.name == "Jane Roe"
+        [line] = restored.payments.lines
+        assert (line.state, line.amount, line.on_file) == (LineState.UNKNOWN, 400, True)
+        with pytest.raises(ValueError, match="no known result"):
+            await restored.pay_cash(total)
+        checked = await again.check_again(lost.attempt_id)  # found by its attempt id: it counts for its part
+        assert checked.outcome is Outcome.APPROVED and restored.payments.due(total) == total - 400
+        assert requests(sandbox, "card.charge") == 1
