@@ -138,7 +138,7 @@ async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str]
     counter = window.counter
     money = counter.money
     try:
-        amount = read_part(counter.money, window.sale.scan.text(), due)
+        amount = read_part(money, window.sale.scan.text(), due)
     except ValueError as error:
         window.status.setText(str(error))
         return
@@ -160,7 +160,6 @@ async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str]
         if not await _accepted(window, card, charged, money):
             return
         window.sale.scan.clear()  # the part typed is being paid
-        window.status.setText("")
         dialog.charge(card)
         dialog.card_slip.connect(card_slip)
         dialog.start()
