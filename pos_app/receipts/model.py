@@ -68,6 +68,8 @@ class ReceiptTender:
     card_last4: str = ""
     auth_ref: str = ""
     payment_id: str = ""
+    on_file: bool = False
+    """A charge of the customer's card on file (F4), not of a card on the terminal."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", TenderKind(self.kind))
@@ -78,13 +80,16 @@ class ReceiptTender:
 
     @property
     def label(self) -> str:
-        """"Cash", "Card Visa **** 4242" (the receipt font may lack a bullet)."""
+        """"Cash", "Card Visa **** 4242", "Visa **** 4242 (card on file)" (the receipt font
+        may lack a bullet)."""
         if self.kind is TenderKind.CASH:
             return "Cash"
         if self.kind is TenderKind.LINK:
             return "Payment link"
         card = " ".join(part for part in (self.card_brand, f"**** {self.card_last4}" if self.card_last4 else "")
                         if part)
+        if self.on_file:
+            return f"{card or 'Card'} (card on file)"
         return f"Card {card}".rstrip()
 
 

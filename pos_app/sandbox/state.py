@@ -45,6 +45,7 @@ from pos_app.sandbox.protocol import (
     refused,
 )
 from pos_app.sandbox.records import DECLINE, FollowUp, Message, Payment, QueuedJob, Sale, Transaction
+from pos_app.sandbox.seeded_customers import seed_customers
 from pos_app.sandbox.settlement import latest_run, settle
 from pos_app.sandbox.subscription_book import SubscriptionBook
 from pos_app.sandbox.vaults import Vaults
@@ -101,7 +102,7 @@ class Sandbox:
         self.reset()
 
     def reset(self) -> None:
-        """Fresh state from the config: same seed, same catalogs, knobs as configured."""
+        """Fresh state from the config: same seed, same catalogs and seeded customers, knobs as configured."""
         config = self.config
         with self.lock:
             self.knobs = Knobs(
@@ -122,6 +123,8 @@ class Sandbox:
                 m.code: Book(m, Catalog(m, config.seed, self.new_id, self.clock), first_card_index(config.seed, m.code))
                 for m in merchants
             }
+            for book in self.books.values():
+                seed_customers(book.vaults, self.new_id, self.clock())
             self.counts: dict[str, Counter] = {m.code: Counter() for m in merchants}
             self._polls: dict[str, deque[float]] = {m.code: deque() for m in merchants}
 

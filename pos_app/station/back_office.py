@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
 
-from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
-from pos_app.journal import Attempt, Outcome
+from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
@@ -133,13 +132,9 @@ class BackOffice:
         ref = row.follow_up_ref
         if not row.voidable or ref is None:
             raise ValueError(_not_voidable(row))
-        service = self.station.service
-        if row.method is PaymentMethod.CARD_ON_FILE:
-            result = await self.station.published(service.card_void(ref, VoidReason.USER_CANCEL))
-        elif row.method is PaymentMethod.ACH:
-            result = await self.station.published(service.ach_void(ref, VoidReason.USER_CANCEL))
-        else:
-            result = await self.station.void(row.terminal_id or self._terminal(), ref, payment_id=row.payment_id)
+        charged_by = _CHARGED_BY.get(row.method)
+        result = await self.station.void(self._lane(row, charged_by), ref, payment_id=row.payment_id,
+                                         charged_by=charged_by)
         await self._audit(manager, AuditAction.VOID,
                           f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
         return result
@@ -154,14 +149,9 @@ class BackOffice:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
             raise ValueError(f"a refund of this payment is between {self.money(1)} and "
                              f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
-        service = self.station.service
-        if row.method is PaymentMethod.CARD_ON_FILE:
-            result = await self.station.published(service.card_refund(ref, amount, reason))
-        elif row.method is PaymentMethod.ACH:
-            result = await self.station.published(service.ach_refund(ref, amount, reason))
-        else:
-            result = await self.station.refund(row.terminal_id or self._terminal(), ref, amount,
-                                               payment_id=row.payment_id)
+        charged_by = _CHARGED_BY.get(row.method)
+        result = await self.station.refund(self._lane(row, charged_by), ref, amount, payment_id=row.payment_id,
+                                           charged_by=charged_by)
         await self._audit(manager, AuditAction.REFUND,
                           f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)
@@ -216,11 +206,22 @@ class BackOffice:
             detail = f"{detail} (on {cashier.name}'s screen)"
         return await self.counter.disk(self.counter.staff.record, manager.name, action, detail, reason)
 
+    def _lane(self, row: PaymentRow, charged_by: Operation | None) -> str:
+        """The row's terminal; a payment of the service's own routes has none (it is given
+        back by its payment id)."""
+        if charged_by is not None:
+            return row.terminal_id or "the service's payment routes"
+        return row.terminal_id or self._terminal()
+
     def _terminal(self) -> str:
         terminal = self.station.config.terminal_id
         if not terminal:
             raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
         return terminal
+
+
+_CHARGED_BY = {PaymentMethod.CARD_ON_FILE: Operation.CARD_CHARGE, PaymentMethod.ACH: Operation.ACH_CHARGE}
+"""What made a row's payment, when it was the service's own routes: how it is given back."""
 
 
 def _ids(row: PaymentRow) -> str:

@@ -70,7 +70,8 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
         if not card.transaction_id:
             cancelled.problem = f"the card payment of {money(line.counted)} has no transaction id to void or refund"
             break
-        back = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
+        back = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id,
+                                  charged_by=card.operation)
         if back.outcome in (Outcome.DECLINED, Outcome.FAILED):  # not voided: refund it only once proven settled
             settled = await read_settled(station.client, card)
             if settled is not True:
@@ -79,7 +80,7 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
                                      + ("" if settled is False else f"; {settled}"))
                 break
             back = await station.refund(card.terminal_id, card.transaction_id, line.counted,
-                                        payment_id=card.payment_id)
+                                        payment_id=card.payment_id, charged_by=card.operation)
         if back.outcome is not Outcome.APPROVED:
             cancelled.problem = (f"the {back.operation} of the card payment of {money(line.counted)} is "
                                  f"{back.outcome}: {back.message or 'see the back office (F9)'}")

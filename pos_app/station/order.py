@@ -1,7 +1,8 @@
 """An order's payment lines, its balance, and when it is paid.
 
 An order is the cart and its payment lines: card lines (sales and pre-auths the station
-made for the cart's order key, in every state they reached) and cash lines (the journal's
+made for the cart's order key, and charges of the customer's card on file, in every state
+they reached) and cash lines (the journal's
 cash ledger). The balance is the cart's total less what the lines count for: an approved
 card line counts for what the service approved (a partial approval for its part), a cash
 line for what the drawer kept (tendered less change), cash given back takes it off again;
@@ -26,13 +27,17 @@ from enum import StrEnum
 from pos_app.cart import CartLine, OrderCustomer, Totals
 from pos_app.catalog import TaxRate
 from pos_app.journal import Attempt, CashEntry, CashKind, Operation, Outcome
-from pos_app.journal.models import ORDER_OPERATIONS
+from pos_app.journal.models import ORDER_OPERATIONS, REFUND_OPERATIONS, VOID_OPERATIONS
 from pos_app.terminal.outcomes import OperationResult
+
+GIVE_BACKS = VOID_OPERATIONS | REFUND_OPERATIONS
+"""A void or refund of a charge: on a terminal (by its pnRefNum), or on the service's routes
+(a card on file, by its payment id)."""
 
 
 class Tender(StrEnum):
     CARD = "card"
-    """A card on the payment terminal."""
+    """A card: on the payment terminal, or a customer's card on file (``PaymentLine.on_file``)."""
     CASH = "cash"
     LINK = "link"
     """A payment link its customer paid (a phone order)."""
@@ -87,8 +92,14 @@ class PaymentLine:
     link: LinkPayment | None = None
 
     @property
+    def on_file(self) -> bool:
+        """A charge of the customer's card on file (F4), not of a card on the terminal."""
+        return self.card is not None and self.card.operation is Operation.CARD_CHARGE
+
+    @property
     def label(self) -> str:
-        """How the panel and the receipt name it ("Card Visa •••• 4242", "Cash", "Payment link")."""
+        """How the panel and the receipt name it ("Card Visa •••• 4242", "Visa •••• 4242 (card
+        on file)", "Cash", "Payment link")."""
         if self.tender is Tender.LINK:
             return "Payment link"
         if self.tender is Tender.CASH:
@@ -96,6 +107,8 @@ class PaymentLine:
         card = self.card
         brand = (card.card_brand if card else None) or ""
         last4 = f" •••• {card.card_last4}" if card and card.card_last4 else ""
+        if self.on_file:
+            return f"{brand or 'Card'}{last4} (card on file)"
         return f"Card {brand}{last4}".rstrip() if (brand or last4) else "Card"
 
 
@@ -165,7 +178,7 @@ class OrderPayments:
     def take(self, result: OperationResult) -> bool:
         """Follow ``result`` when it is a card line of this order, or an approved void or
         refund of a charge of it; True when what the order counts changed."""
-        if (result.operation in (Operation.VOID, Operation.REFUND) and result.outcome is Outcome.APPROVED
+        if (result.operation in GIVE_BACKS and result.outcome is Outcome.APPROVED
                 and result.refusal is None and result.ref):
             return self._given_back(result)
         if (result.order_key != self.order_key or result.operation not in ORDER_OPERATIONS
@@ -176,16 +189,17 @@ class OrderPayments:
         return self.counted_of(result.attempt_id) != before
 
     def _given_back(self, result: OperationResult) -> bool:
-        """An approved void (the whole charge) or refund (its amount) of a charge of this order."""
+        """An approved void (the whole charge) or refund (its amount) of a charge of this order
+        (named by its transaction id, or by its payment id on the service's routes)."""
         before = self.paid
-        if result.operation is Operation.REFUND:
+        if result.operation in REFUND_OPERATIONS:
             if result.attempt_id is None or result.attempt_id in self.refunds_seen:
                 return False
             self.refunds_seen.add(result.attempt_id)
         for key, card in self.cards.items():
-            if card.transaction_id != result.ref or key in self.voided:
+            if result.ref not in (card.transaction_id, card.payment_id) or key in self.voided:
                 continue
-            if result.operation is Operation.VOID:
+            if result.operation in VOID_OPERATIONS:
                 self.voided.add(key)
             else:
                 self.refunded[key] = self.refunded.get(key, 0) + (result.amount or 0)

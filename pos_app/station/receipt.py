@@ -33,7 +33,7 @@ async def receipt_of(paid: PaidCart, config: StoreConfig, client: PaymentsClient
         surcharges += surcharge
         tenders.append(ReceiptTender(TenderKind.CARD, line.counted + surcharge, card_brand=card.card_brand or "",
                                      card_last4=card.card_last4 or "", auth_ref=card.transaction_id or "",
-                                     payment_id=card.payment_id or ""))
+                                     payment_id=card.payment_id or "", on_file=line.on_file))
     totals = paid.totals
     taxes = [TaxLine(name, cents) for name, cents in totals.breakdown.items() if cents]
     preauth = paid.result is not None and paid.result.operation is Operation.PREAUTH

@@ -10,7 +10,9 @@ price and its share of the line's tax) and steps across the tenders:
 - card first, the newest charge first: a **settled** charge is refunded for its part; an
   **unsettled** one cannot be refunded in part (the service refunds only settled payments):
   the whole charge returned is a plain **void**, a part of it is "**void it and charge the
-  kept part again**" (the customer presents the card again);
+  kept part again**" (the customer presents the card again); a card on file's charge is
+  given back on the service's void and refund routes, and a part of an unsettled one is
+  refused before anything is sent (the cashier returns all its items or gives cash);
 - then **cash**, given back from the drawer (a ``RETURN`` in the cash ledger), at most what
   the order kept in cash;
 - or, as an explicit option, everything in cash from the drawer even for what a card paid
@@ -44,6 +46,7 @@ from pos_app.staff import AuditAction, StaffMember
 from pos_app.staff.audit import check_reason
 from pos_app.station.order import OrderPayments, Tender
 from pos_app.station.service_reads import settled, surcharge_of
+from pos_app.terminal.charges import on_service_routes
 from pos_app.terminal.outcomes import OperationResult
 
 if TYPE_CHECKING:
@@ -354,7 +357,12 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         return f"the card payment of {money(charge.counted)} has no transaction id to void or refund"
     if step.kind is StepKind.REFUND:
         return await _refund(station, step, step.amount, run, money)
-    void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id)
+    if step.kind is StepKind.VOID_AND_CHARGE and on_service_routes(card.terminal_id):  # nothing sent
+        return (f"the card-on-file payment of {money(charge.counted)} is not settled yet, so a part of it cannot be "
+                "given back to the card here: return all of its items, or give the part back in cash (refund to "
+                "cash)")
+    void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id,
+                              charged_by=card.operation)
     run.results.append(void)
     if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, card) is True:
         return await _refund(station, step, step.amount, run, money)  # settled meanwhile: refund the part
@@ -388,7 +396,8 @@ async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, mo
     assert charge is not None
     card = charge.result
     assert card.transaction_id is not None
-    refund = await station.refund(card.terminal_id, card.transaction_id, amount, payment_id=card.payment_id)
+    refund = await station.refund(card.terminal_id, card.transaction_id, amount, payment_id=card.payment_id,
+                                  charged_by=card.operation)
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
         return f"the refund of {money(amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"

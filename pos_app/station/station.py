@@ -19,14 +19,15 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from types import TracebackType
 from typing import Any
 
+from pos_app.api.charge_models import CardCharge, ChargeOrder, VoidReason
 from pos_app.api.client import PaymentsClient
-from pos_app.api.errors import PaymentsError
+from pos_app.api.errors import InvalidInput, PaymentsError
 from pos_app.api.identity import Identity
 from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
@@ -58,7 +59,7 @@ from pos_app.station.shift import (
     unresolved_close,
 )
 from pos_app.station.shift_document import report_stem, shift_document
-from pos_app.terminal.charges import ChargeService
+from pos_app.terminal.charges import CHARGE_LANE, ChargeService, on_service_routes
 from pos_app.terminal.outcomes import OperationResult, Progress
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.slots import SharedPollBudget
@@ -184,16 +185,38 @@ class Station:
         if self.paying:
             raise RuntimeError("a payment is already in progress on this station")
         run = self.service.preauth if preauth else self.service.sale
+        asked = Operation.PREAUTH if preauth else Operation.SALE
+        return await self._as_payment(run(terminal, amount, order_key=order_key, order_number=order_number,
+                                          email=email, phone=phone, receipt=receipt),
+                                      asked, terminal, amount, order_key or order_number)
+
+    async def card_on_file(self, customer_id: str, method_id: str, amount: int, *, order_key: str) -> OperationResult:
+        """Charge ``amount`` base cents (the service adds the surcharge) to the stored card
+        ``method_id`` of the customer ``customer_id`` for the order ``order_key``: one
+        payment task as a sale (``stop_waiting`` ends the wait, the charge then stays
+        ``unknown`` and resumable). ``ValueError`` for ids or an amount the reference refuses
+        (nothing sent)."""
+        if self.paying:
+            raise RuntimeError("a payment is already in progress on this station")
+        try:
+            request = CardCharge(amount=amount, customerId=customer_id, overrideDefaultPaymentMethod=method_id,
+                                 order=ChargeOrder(orderId=order_key))
+        except InvalidInput as error:
+            raise ValueError(str(error)) from error
+        return await self._as_payment(self.service.card_charge(request, order_key=order_key), Operation.CARD_CHARGE,
+                                      CHARGE_LANE.format(customer_id), amount, order_key)
+
+    async def _as_payment(self, run: Coroutine[Any, Any, OperationResult], operation: Operation, terminal_id: str,
+                          amount: int, order_key: str | None) -> OperationResult:
+        """``run`` as the station's one payment task, its result published."""
         started = utc_now()
-        self._payment = asyncio.ensure_future(run(terminal, amount, order_key=order_key, order_number=order_number,
-                                                  email=email, phone=phone, receipt=receipt))
+        self._payment = asyncio.ensure_future(run)
         try:
             result = await asyncio.shield(self._payment)
         except asyncio.CancelledError:
             if not self._payment.cancelled():
                 raise  # this caller was cancelled, not the payment
-            asked = Operation.PREAUTH if preauth else Operation.SALE
-            result = await self._stopped(asked, terminal, amount, order_key or order_number, started)
+            result = await self._stopped(operation, terminal_id, amount, order_key, started)
         return await self._published(result)
 
     def stop_waiting(self) -> bool:
@@ -223,19 +246,44 @@ class Station:
         """Capture ``amount`` cents (at most what was held) of the pre-auth ``ref``."""
         return await self._published(await self.service.capture(terminal_id, ref, amount, payment_id=payment_id))
 
-    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None) -> OperationResult:
-        """Void the unsettled payment (or open pre-auth) ``ref``."""
+    async def void(self, terminal_id: str, ref: str, *, payment_id: str | None = None,
+                   charged_by: Operation | None = None) -> OperationResult:
+        """Void the unsettled payment (or open pre-auth) ``ref``. A charge made on the
+        service's routes (``terminal_id`` its journal lane: ``vault:<id>`` for a card on file;
+        ``charged_by`` the operation that made it, when known) is voided by its payment id on
+        the matching void route (card or ACH), never on a terminal."""
+        if charged_by is Operation.ACH_CHARGE:
+            return await self._published(await self.service.ach_void(
+                self._payment_id(terminal_id, payment_id), VoidReason.USER_CANCEL.value))
+        if charged_by is Operation.CARD_CHARGE or on_service_routes(terminal_id):
+            return await self._published(await self.service.card_void(
+                self._payment_id(terminal_id, payment_id), VoidReason.USER_CANCEL.value))
         return await self._published(await self.service.void(terminal_id, ref, payment_id=payment_id))
 
-    async def refund(self, terminal_id: str, ref: str, amount: int, *,
-                     payment_id: str | None = None) -> OperationResult:
-        """Refund ``amount`` base cents of the settled payment ``ref``."""
+    async def refund(self, terminal_id: str, ref: str, amount: int, *, payment_id: str | None = None,
+                     charged_by: Operation | None = None) -> OperationResult:
+        """Refund ``amount`` base cents of the settled payment ``ref``; a charge made on the
+        service's routes by its payment id on the matching refund route, as ``void``."""
+        reason = "requested_by_customer"
+        if charged_by is Operation.ACH_CHARGE:
+            return await self._published(await self.service.ach_refund(
+                self._payment_id(terminal_id, payment_id), amount, reason))
+        if charged_by is Operation.CARD_CHARGE or on_service_routes(terminal_id):
+            return await self._published(await self.service.card_refund(
+                self._payment_id(terminal_id, payment_id), amount, reason))
         return await self._published(await self.service.refund(terminal_id, ref, amount, payment_id=payment_id))
 
     async def published(self, sent: Awaitable[OperationResult]) -> OperationResult:
         """A call of the service's own payment routes (``self.service``: a card on file's or an
         ACH payment's void or refund), its one outcome event published as every other's."""
         return await self._published(await sent)
+
+    @staticmethod
+    def _payment_id(terminal_id: str, payment_id: str | None) -> str:
+        if not payment_id:
+            raise ValueError(f"the charge on {terminal_id} has no payment id to give it back by: see the back "
+                             "office (F9)")
+        return payment_id
 
     async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
         """Poll, read or look the attempt up (never resend)."""

@@ -1,11 +1,12 @@
 """The counter's till: how the cart's order is paid, and when it is.
 
-Card payments of the balance or a part of it (through the station: journaled, never
-resent), cash (journaled before the drawer opens), the order's payment lines followed from
-every outcome the station publishes (only its own count), the order settled once they
-cover the total (``OrderPaid``), restored from the journal after a restart; open pre-auths
-and their capture. A part of ``Counter`` (its cart, station, staff and disk thread), kept
-apart so that each file says one thing.
+Card payments of the balance or a part of it (on the terminal, or the attached customer's
+card on file: through the station, journaled, never resent), cash (journaled before the
+drawer opens), the order's payment lines followed from every outcome the station publishes
+(only its own count), the order settled once they cover the total (``OrderPaid``),
+restored from the journal after a restart; open pre-auths and their capture. A part of
+``Counter`` (its cart, station, staff and disk thread), kept apart so that each file says
+one thing.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ from pos_app.station.events import (
     OrderPaid,
     StationEvent,
 )
-from pos_app.station.order import OrderPayments, PaidCart
+from pos_app.station.order import GIVE_BACKS, OrderPayments, PaidCart
 from pos_app.terminal.outcomes import OperationResult, Refusal
 
 if TYPE_CHECKING:
+    from pos_app.station.card_on_file import StoredCard
     from pos_app.station.station import Station
 
 log = logging.getLogger(__name__)
@@ -128,14 +130,40 @@ class Till:
         other line."""
         await self._restored_read()
         totals = self.totals()
-        due = self._check_payable(totals, card=True)
         if preauth and (amount is not None or self.payments.paid):
             raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
+        amount = self._card_amount(totals, amount)
+        await self._journal_totals(totals)
+        return await self._read_if_refused(await self.station.sale(amount, order_key=self.cart.order_key,
+                                                                   preauth=preauth))
+
+    async def pay_on_file(self, card: StoredCard, *, amount: int | None = None) -> OperationResult:
+        """Charge the attached customer's stored ``card`` (``card_on_file.stored_cards``) for
+        what is due, or ``amount`` cents of it: a payment line of the order, under the same
+        rules as ``pay`` (journaled first, never resent, an unknown holds the order, a partial
+        approval counts for its part). ``ValueError`` when no customer is attached, the card
+        is another customer's, or nothing can be paid."""
+        await self._restored_read()
+        customer = self.cart.customer
+        if customer is None:
+            raise ValueError("Attach a customer first (F6), then F4 charges their card on file.")
+        if card.customer_id != customer.id:
+            raise ValueError(f"that card is not {customer.name}'s: press F4 again")
+        totals = self.totals()
+        amount = self._card_amount(totals, amount)
+        await self._journal_totals(totals)
+        return await self._read_if_refused(await self.station.card_on_file(
+            customer.id, card.method_id, amount, order_key=self.cart.order_key))
+
+    def _card_amount(self, totals: Totals, amount: int | None) -> int:
+        """What a card pays of the order: ``amount`` cents, or all that is due (None)."""
+        due = self._check_payable(totals, card=True)
         amount = due if amount is None else amount
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= due:
             raise ValueError(f"the card amount must be above zero and at most what is due ({self.money(due)})")
-        await self._journal_totals(totals)
-        result = await self.station.sale(amount, order_key=self.cart.order_key, preauth=preauth)
+        return amount
+
+    async def _read_if_refused(self, result: OperationResult) -> OperationResult:
         if result.refusal in (Refusal.EARLIER_ATTEMPT_APPROVED, Refusal.ORDER_PAID, Refusal.ABOVE_BALANCE):
             await self._read_order()  # the journal knows of a line this counter missed (the app stopped)
         return result
@@ -258,7 +286,7 @@ class Till:
         given_back = False
         for result in taken:
             changed = self.payments.take(result)
-            given_back |= changed and result.operation in (Operation.VOID, Operation.REFUND)
+            given_back |= changed and result.operation in GIVE_BACKS
         if given_back:  # the journal has the whole story (a refund seen before a restart): read it
             self._in_background(self._read_after_give_back())
         if taken:
@@ -267,7 +295,7 @@ class Till:
     def _follows(self, result: OperationResult) -> bool:
         """A result of this order's own lines (any state: the panel shows declines too), or a
         void or refund (of a charge of it, perhaps)."""
-        return result.order_key == self.payments.order_key or result.operation in (Operation.VOID, Operation.REFUND)
+        return result.order_key == self.payments.order_key or result.operation in GIVE_BACKS
 
     def _settle_if_paid(self, *, restored: bool = False) -> None:
         """Paid in full: remember the cart for the receipt and start afresh (in memory at

@@ -78,6 +78,13 @@ PAYMENT_LANE = "payment:{}"
 """The journal's "terminal" of a capture, void or refund of a payment by its id."""
 
 
+def on_service_routes(terminal_id: str) -> bool:
+    """Whether a charge made on the journal's ``terminal_id`` went through the service's card
+    charge route (a card on file, a card given): its void and refund go there too, by its
+    payment id, never to a terminal."""
+    return terminal_id == CARD_LANE or terminal_id.startswith(CHARGE_LANE.format(""))
+
+
 @dataclass(frozen=True)
 class BulkRow:
     """One entry of a bulk charge: ``amount`` cents to ``customer_id``'s default card, for

@@ -23,12 +23,19 @@ from pos_app.ui.qt import (
 
 
 class AcknowledgmentDialog(QDialog):
-    def __init__(self, paragraphs: list[str], total: str, parent: QWidget | None = None) -> None:
+    def __init__(self, paragraphs: list[str], total: str, parent: QWidget | None = None, *, quote: str = "") -> None:
+        """``quote``: the surcharge quoted for the card being charged (a card on file), shown
+        above the notice (and first on the customer's screen)."""
         super().__init__(parent)
         self.setWindowTitle("Card surcharge: customer's acknowledgment")
         self.setObjectName("acknowledgment")
         heading = QLabel(f"Total {total} by card")
         heading.setObjectName("dialogHeading")
+        self.quote = QLabel(quote)
+        self.quote.setObjectName("surchargeQuote")
+        self.quote.setWordWrap(True)
+        self.quote.setAccessibleName("Surcharge for this card")
+        self.quote.setVisible(bool(quote))
         text = QTextBrowser()
         text.setAccessibleName("Surcharge acknowledgment")
         text.setHtml("".join(f"<p>{_escape(p)}</p>" for p in paragraphs))
@@ -40,10 +47,12 @@ class AcknowledgmentDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
+        layout.addWidget(self.quote)
         layout.addWidget(text, 1)
         layout.addWidget(buttons)
-        self.resize(640, 420)
-        self.customer_display = CustomerDisplay.on_second_screen(paragraphs, total, parent)
+        self.resize(640, 480 if quote else 420)
+        shown = [quote, *paragraphs] if quote else paragraphs
+        self.customer_display = CustomerDisplay.on_second_screen(shown, total, parent)
         self.finished.connect(self._close_display)
         enter_presses_focused_button(self)
 

@@ -8,6 +8,7 @@ from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 KEYS = (
     ("F12", "Pay the balance by card (the customer accepts the surcharge notice first)"),
     ("F7", "Pay a part of the balance by card: type the amount, Enter, then as F12"),
+    ("F4", "Card on file of the customer (F6): the balance, or a part typed first; several cards: ↑ ↓, Enter"),
     ("F8", "Cash received: type the amount (or Enter for the exact balance); the change is shown"),
     ("Ctrl+Del", "Cancel the payments of this sale (a manager): cards voided or refunded, cash given back"),
     ("Ctrl+D", "Cash drawer (a manager): cash in, cash out, or no sale"),

@@ -1,6 +1,7 @@
 """The cashier's window: sign-in, then the sale screen; the keys that pay and print.
 
-F12 pays the balance by card, F7 a part of it by card, F8 takes cash (the change shown),
+F12 pays the balance by card, F7 a part of it by card, F4 with the customer's card on file,
+F8 takes cash (the change shown),
 F11 takes a pre-auth, F3 rings up a misc item (one the catalog lacks, at a typed price),
 Ctrl+P reprints the last document (receipt, slip or report: whatever ``ReceiptDesk`` output
 last), F1 lists the keys, Esc goes back (clears the search), Ctrl+L signs out. In training
@@ -141,7 +142,7 @@ class MainWindow(QMainWindow):
                             ("F1", self._help), ("Ctrl+P", self._reprint), ("Escape", self._back),
                             ("Ctrl+L", self._sign_out), ("Ctrl+T", self._preauths),
                             ("F9", self._back_office), ("F10", self._shift_end), ("F3", self._open_price),
-                            ("F6", self._customer), ("Ctrl+U", self._update_link)):
+                            ("F6", self._customer), ("Ctrl+U", self._update_link), ("F4", self._pay_on_file)):
             QShortcut(QKeySequence(key), self, activated=action)
         leave_ctrl_u_to(self)
         self._age_timer = QTimer(self)
@@ -321,6 +322,15 @@ class MainWindow(QMainWindow):
             await self._pay(False, prompt.cents)
         else:
             self.sale.focus_scan()
+
+    @asyncSlot()
+    async def _pay_on_file(self) -> None:
+        """F4: the attached customer's card on file (``pos_app.ui.card_on_file``)."""
+        from pos_app.ui.card_on_file import pay_on_file
+
+        due = self._due()
+        if due is not None:
+            await pay_on_file(self, due, self._card_slip)
 
     @asyncSlot()
     async def _cash(self) -> None:

@@ -102,7 +102,7 @@ class PaymentDialog(QDialog):
         self._ticker.start()
         order_key = self.counter.cart.order_key
         try:
-            result = await self.counter.pay(preauth=self.preauth, amount=self.amount)
+            result = await self._send()
         except (ValueError, RuntimeError) as error:  # nothing payable, or a payment already running
             self.phase.setText(str(error))
             self._show_buttons(waiting=False)
@@ -115,6 +115,10 @@ class PaymentDialog(QDialog):
                 and earlier.order_key == order_key):
             result = earlier  # this cart's earlier, lost payment went through: it is the approval
         self._show(result)
+
+    async def _send(self) -> OperationResult:
+        """The payment this dialog follows (a card on file's dialog sends its own)."""
+        return await self.counter.pay(preauth=self.preauth, amount=self.amount)
 
     def _progress(self, progress: Progress) -> None:
         if self.result is None or progress.attempt_id == self.result.attempt_id:

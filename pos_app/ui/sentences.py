@@ -83,6 +83,8 @@ def explain(result: OperationResult, money: Callable[[int], str]) -> str:
         return done
     card = " ".join(part for part in (result.card_brand, f"•••• {result.card_last4}" if result.card_last4 else "")
                     if part)
+    if card and result.operation is Operation.CARD_CHARGE:
+        card += " (card on file)"
     asked, charged = result.amount or 0, result.charged or 0
     if result.outcome is Outcome.PARTIALLY_APPROVED:
         return (f"Only {money(charged)} of {money(asked)} was charged{' to ' + card if card else ''}: "

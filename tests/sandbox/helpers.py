@@ -8,11 +8,15 @@ import httpx
 
 from pos_app.api.routes import ROUTES
 from pos_app.api.wire import decode_json, encode_json
+from pos_app.sandbox.seeded_customers import SEEDED_CUSTOMERS
 from tests.waiting import wait_until
 
 S_TERMINAL, S_TERMINAL_2, S_INACTIVE = "ts-1001", "ts-1002", "ts-1003"
 B_TERMINAL, B_TERMINAL_2, B_INACTIVE = "tb-2001", "tb-2002", "tb-2003"
 USER_AGENT = "pos-app/0.1.0 (store 7; station 2; cashier 41; attempt a-123)"
+SEEDED = len(SEEDED_CUSTOMERS)
+"""How many customers each merchant starts with (Jane Roe and others)."""
+SEEDED_EMAILS = frozenset(c.email for c in SEEDED_CUSTOMERS)
 
 
 def body(response: httpx.Response) -> Any:

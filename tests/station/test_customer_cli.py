@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from pos_app.sandbox.seeded_customers import SEEDED_CUSTOMERS
 from tests.terminal.cli_runner import cli_env, run_cli
 
 
@@ -19,7 +20,8 @@ def env(sandbox, tmp_path):
 
 
 def test_add_then_list_with_and_without_keyword(sandbox, env):
-    assert run_cli(env, "customer", "list").payload == {"customers": [], "count": 0}
+    seeded = run_cli(env, "customer", "list").payload  # every merchant starts with a few customers
+    assert seeded["count"] == len(SEEDED_CUSTOMERS) == len(seeded["customers"])
     added = run_cli(env, "customer", "add", "--first-name", "Ada", "--last-name", "Lovelace",
                     "--email", "ada@example.com", "--phone", "(555) 123-4567")
     assert added.code == 0, added.payload
@@ -37,7 +39,7 @@ def test_add_then_list_with_and_without_keyword(sandbox, env):
     method_id = card.json()["data"]["customerVaultId"]
 
     everyone = run_cli(env, "customer", "list")
-    assert everyone.code == 0 and everyone.payload["count"] == 2
+    assert everyone.code == 0 and everyone.payload["count"] == len(SEEDED_CUSTOMERS) + 2
     found = run_cli(env, "customer", "list", "--keyword", "lovelace")
     assert found.code == 0 and found.payload == {"count": 1, "customers": [
         {**ada, "default_card": {"id": method_id, "brand": "Visa", "last4": "4242"}}]}

@@ -24,18 +24,21 @@ def customer_requests(sandbox) -> int:
 
 async def test_find_by_name_email_or_last_four_and_add_one(sandbox, config):
     async with await Station.open(config, sandbox.keys["B"], training=True) as station:
-        jane = await add_customer(station.client, " Jane ", "Roe", "jane@example.com", "(555) 123-4567")
-        assert (jane.customer.name, jane.customer.email, jane.customer.phone, jane.card) == (
-            "Jane Roe", "jane@example.com", "(555) 123-4567", "")
-        await add_customer(station.client, "John", "Doe", "john@example.com")
-        card = httpx.post(f"{sandbox.base_url}/public/customer/{jane.customer.id}/card",
+        ada = await add_customer(station.client, " Ada ", "Lovelace", "ada@example.org", "(555) 987-6543")
+        assert (ada.customer.name, ada.customer.email, ada.customer.phone, ada.card) == (
+            "Ada Lovelace", "ada@example.org", "(555) 987-6543", "")
+        await add_customer(station.client, "John", "Doe", "john@example.org")
+        card = httpx.post(f"{sandbox.base_url}/public/customer/{ada.customer.id}/card",
                           headers={"key-hash": sandbox.keys["B"]},
-                          json={"number": "424242******4242", "paymentToken": "tok-jane"})
+                          json={"number": "555555******4444", "paymentToken": "tok-ada"})
         assert card.status_code == 201, card.text
-        for keyword in ("roe", "JANE@example", "4242"):
+        for keyword in ("lovelace", "ADA@example", "4444"):
             [hit] = await find_customers(station.client, keyword)
-            assert hit.customer.id == jane.customer.id and hit.card.endswith("•••• 4242"), keyword
-        assert len(await find_customers(station.client, "example.com")) == 2
+            assert hit.customer.id == ada.customer.id and hit.card == "Mastercard •••• 4444", keyword
+        assert len(await find_customers(station.client, "example.org")) == 2
+        [jane] = await find_customers(station.client, "roe")  # one the sandbox starts with
+        assert (jane.customer.name, jane.customer.email, jane.customer.phone, jane.card) == (
+            "Jane Roe", "jane@example.com", "(555) 123-4567", "Visa •••• 4242")
         assert await find_customers(station.client, "nobody") == []
 
 

@@ -1,10 +1,13 @@
 """The real app on a real X server, driven as a person would: xdotool keys, windows found by
-title, what CUPS printed read back with pdftotext, the saved cart counted."""
+title, what CUPS printed read back with pdftotext, the saved cart counted, the screen shot."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +93,60 @@ def shoot(env: dict[str, str], name: str) -> None:
     """The whole X screen of ``env`` to ``build/screens/<name>.png``."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     subprocess.run(["import", "-window", "root", str(SCREENS / f"{name}.png")], env=env, timeout=30)
+
+
+def sign_in(env: dict[str, str], log: Path, pin: str, name: str) -> None:
+    """The PIN typed on the sign-in screen and Enter, once the app logs ``name`` signed in."""
+    xdotool(env, "type", "--delay", "40", pin)
+    xdotool(env, "key", "Return")
+    wait_until(lambda: f"signed in: {name}" in log.read_text(), timeout=20, what="signed in")
+
+
+def scan(env: dict[str, str], data_dir: Path, codes: list[str]) -> None:
+    """A keyboard-wedge scanner: each code's digits, then Enter, once the cart saved its line."""
+    before = max(cart_lines(data_dir), 0)
+    for count, code in enumerate(codes, start=before + 1):
+        xdotool(env, "type", "--delay", "20", code)
+        xdotool(env, "key", "Return")
+        wait_until(lambda count=count: cart_lines(data_dir) == count, timeout=20, what=f"{count} line(s)")
+
+
+def attach_customer(env: dict[str, str], data_dir: Path, keyword: str, name: str) -> None:
+    """F6, ``keyword`` typed, Enter: the one customer found attached (the saved cart names ``name``)."""
+    xdotool(env, "key", "F6")
+    xdotool(env, "windowactivate", "--sync", window_named(env, "Customer"))
+    xdotool(env, "type", "--delay", "40", keyword)
+    xdotool(env, "key", "Return")
+    wait_until(lambda: name in (data_dir / "cart.json").read_text(), timeout=20, what=f"{name} attached")
+
+
+@dataclass(frozen=True)
+class RunningApp:
+    process: subprocess.Popen[str]
+    window: str
+    """The main window's X id."""
+    log: Path
+
+
+@contextmanager
+def running_app(env: dict[str, str], data_dir: Path) -> Iterator[RunningApp]:
+    """The real app started in ``env``, its window active and its catalog synced; killed
+    at the end if it is still up (``close_app`` ends it as a person does)."""
+    process = subprocess.Popen(cli_command(), env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        window = window_named(env, "pos-app —")
+        xdotool(env, "windowactivate", "--sync", window)
+        log = data_dir / "logs" / "app.log"
+        wait_until(lambda: log.exists() and "catalog synced" in log.read_text(), timeout=30, what="catalog sync")
+        yield RunningApp(process, window, log)
+    finally:
+        if process.poll() is None:  # the test failed with the app still up
+            process.kill()
+
+
+def close_app(env: dict[str, str], app: RunningApp) -> None:
+    """Alt+F4 on the main window: the app ends with 0 and no traceback."""
+    xdotool(env, "windowactivate", "--sync", app.window)
+    xdotool(env, "key", "alt+F4")
+    assert app.process.wait(timeout=30) == 0
+    assert app.process.stderr is not None and "Traceback" not in app.process.stderr.read()

@@ -1,5 +1,6 @@
 """F6, the customer (issue 19), offscreen with real widgets against the sandbox: "roe" typed
-and Enter attaches Jane Roe (the header and the status line say so, the cart keeps her);
+and Enter attaches Jane Roe, a customer the sandbox starts with (the header and the status
+line say so, with her card on file; the cart keeps her);
 Ctrl+N adds a new customer by keyboard (a bad email refused, nothing sent) and attaches
 her; Alt+D detaches; F3 is the misc item now."""
 
@@ -9,6 +10,7 @@ import httpx
 import pytest
 
 from pos_app.ui.qt import Qt
+from tests.merchant_data import seeded_customer
 from tests.ui.helpers import modal, save, sign_in
 
 
@@ -40,7 +42,7 @@ def open_customer(qtbot, window):
 
 
 def test_f6_finds_and_attaches_adds_and_detaches_by_keyboard(qtbot, open_app, b_config, sandbox):
-    jane = vault(sandbox, "Jane", "Roe", "jane@example.com")
+    jane = seeded_customer(sandbox, "jane@example.com")
     vault(sandbox, "John", "Doe", "john@example.com")
     app = open_app(b_config, "B")
     window = app.window
@@ -52,13 +54,13 @@ def test_f6_finds_and_attaches_adds_and_detaches_by_keyboard(qtbot, open_app, b_
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
     assert app.counter.cart.customer is not None and app.counter.cart.customer.id == jane
     assert window.customer.text().startswith("Customer: Jane Roe")
-    assert window.status.text() == "Customer Jane Roe attached to this sale."
+    assert window.status.text() == "Customer Jane Roe attached to this sale (card on file: Visa •••• 4242)."
     qtbot.waitUntil(window.sale.scan.hasFocus)
 
     dialog = open_customer(qtbot, window)
     qtbot.keyClicks(dialog.search, "example.com")
-    qtbot.waitUntil(lambda: dialog.results.count() == 2, timeout=10_000)
-    assert dialog.message.text() == "2 found: ↑ ↓ pick, Enter attaches."
+    qtbot.waitUntil(lambda: dialog.results.count() == 4, timeout=10_000)  # the three seeded and John
+    assert dialog.message.text() == "4 found: ↑ ↓ pick, Enter attaches."
     save(dialog, "light-customer-found")
     qtbot.keyClick(dialog.search, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     form = dialog.form
