@@ -88,7 +88,7 @@ KILL_LATENCY_MS = 400
 PLANS = {"card": 40, "card_and_cash": 30, "cash_and_card": 10, "two_cards_and_cash": 12, "cash": 8}
 """Tender plans and their weights."""
 MAX_RERINGS = 2
-"""Card attempts of an order that may fail before the customer pays the rest in cash (or leaves)."""
+"""Re-rings of an order's card parts that paid nothing before the customer pays the rest in cash (or walks away)."""
 HOLD_CHECKS = 2
 """"Check again" (F9) tries on a held order before a manager is called."""
 MAX_HOLD_TRIES = 100
@@ -462,12 +462,12 @@ class ChaosRun:
         self.report.manager_decisions[str(result.refusal or ("paid" if paid else "not_paid"))] += 1
 
     async def _printout_decision(self, side: Side, attempt: Attempt) -> None:
-        """A careful manager: the terminal's printout says paid (with its reference) or not;
-        "not paid" only once the request cannot be processed any more (a same-amount sale
-        on the terminal does not stop them: the printout is this attempt's)."""
-        slip = printed_reference(self.sandbox.stats()["payments"], side.code, attempt.id)
-        if slip is None and age(attempt) < side.service.wait_limit + 0.3:
+        """A careful manager, once the request cannot be processed any more: the terminal's
+        printout says paid (with its reference) or not (a same-amount sale on the terminal
+        does not stop them: the printout is this attempt's)."""
+        if age(attempt) < side.service.wait_limit + 0.3:  # F9 tells a charge meanwhile
             return
+        slip = printed_reference(self.sandbox.stats()["payments"], side.code, attempt.id)
         result = await side.service.resolve(attempt.id, paid=slip is not None, reference=slip,
                                             reason="checked the terminal printout", by="chaos-manager")
         if result.refusal is Refusal.POSSIBLE_MATCH:
