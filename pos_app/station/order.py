@@ -170,6 +170,9 @@ class OrderPayments:
     """Card attempts whose charge an approved void took off."""
     refunded: dict[str, int] = field(default_factory=dict)
     """Cents approved refunds gave back of a card attempt's charge."""
+    late: dict[str, int] = field(default_factory=dict)
+    """Cents the journal counts for a card attempt a manager decided "not paid" that the
+    service approved later (a conflict: the charge pays the order all the same)."""
     refunds_seen: set[str] = field(default_factory=set)
     """The refunds (attempt ids) counted since the last ``restore``: a result published
     again (checked again, recovered) is counted once."""
@@ -218,6 +221,7 @@ class OrderPayments:
         self.voided = {key for key, card in self.cards.items() if card.charged is not None and key not in charges}
         self.refunded = {key: card.charged - charges[key] for key, card in self.cards.items()
                          if card.charged is not None and charges.get(key, card.charged) < card.charged}
+        self.late = {key: charges[key] for key, card in self.cards.items() if card.charged is None and charges.get(key)}
         self.refunds_seen = set()  # the journal's figures hold every refund so far
         self.cash = [entry for entry in cash if entry.order_key == self.order_key]
         return self.paid != before
@@ -226,6 +230,8 @@ class OrderPayments:
         card = self.cards.get(attempt_id)
         if card is None or attempt_id in self.voided:
             return 0
+        if attempt_id in self.late:
+            return self.late[attempt_id]
         return max((card.charged or 0) - self.refunded.get(attempt_id, 0), 0)
 
     @property
@@ -245,6 +251,8 @@ class OrderPayments:
             state = LineState.VOIDED
         elif self.refunded.get(key, 0) and not self.counted_of(key):
             state = LineState.REFUNDED
+        elif key in self.late:
+            state = LineState.APPROVED  # by the service, after a manager's "not paid"
         else:
             state = _CARD_STATE[card.outcome]
         return PaymentLine(key, Tender.CARD, state, card.amount or 0, self.counted_of(key), card=card)

@@ -251,14 +251,15 @@ class Till:
         if self._restored_order_key is not None and self._restored_order_key == self.cart.order_key:
             await self.restore_order()
 
-    async def _read_after_give_back(self) -> None:
-        """The order read again after a void or refund of it; a journal that cannot be read
-        leaves the lines as the results said (logged); the journal's order guard still judges every
-        payment by its own record."""
+    async def _read_again(self) -> None:
+        """The order read again when the journal knows more than the results said (a void or
+        refund of it; a manager's decision, beside which the service's later answer may be
+        kept and count); a journal that cannot be read leaves the lines as the results said
+        (logged); the journal's order guard still judges every payment by its own record."""
         try:
             await self._read_order()
         except JournalError as error:
-            log.warning("order %s not read again after a give-back: %s", self.cart.order_key, error)
+            log.warning("order %s not read again: %s", self.cart.order_key, error)
 
     async def _read_order(self, *, restored: bool = False) -> None:
         order_key = self.cart.order_key
@@ -283,12 +284,13 @@ class Till:
 
     def _take(self, results: Iterable[OperationResult]) -> None:
         taken = [result for result in results if self._follows(result)]
-        given_back = False
+        read_again = False
         for result in taken:
             changed = self.payments.take(result)
-            given_back |= changed and result.operation in GIVE_BACKS
-        if given_back:  # the journal has the whole story (a refund seen before a restart): read it
-            self._in_background(self._read_after_give_back())
+            read_again |= changed and result.operation in GIVE_BACKS
+            read_again |= result.resolved_by is not None and result.order_key == self.payments.order_key
+        if read_again:  # the journal has the whole story (a refund seen before a restart, a late answer): read it
+            self._in_background(self._read_again())
         if taken:
             self._settle_if_paid()
 
