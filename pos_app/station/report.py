@@ -1,7 +1,7 @@
 """The day report of ``pos-app terminal report``: the journal's summary of one day, its
 money figures (``figures``: gross, voids, refunds, net, surcharge, tax collected, held,
 per cashier and per card brand, worked out as the end-of-shift report does: card money,
-cards on file included; ACH apart under ``ach``), its
+cards on file included; ACH apart under ``ach``, payment links under ``link``), its
 reconciliation with the service's transactions of that day, and what needs a manager.
 
 Needs action: attempts still in flight or unknown (with how to resolve them), conflicts
@@ -84,8 +84,9 @@ async def day_figures(journal: AsyncJournal, day_start: datetime, of_day: list[A
 def figures_json(figures: Figures) -> dict[str, Any]:
     """The figures for scripts: integer cents, one object per figure, per cashier and per
     brand. They are the card money (a terminal's and cards on file); ACH, neither card nor
-    cash, is under ``ach`` alone (gross, voids, refunds, net)."""
-    ach, figures = figures.ach, figures.card
+    cash, is under ``ach`` alone (gross, voids, refunds, net), and the orders paid by payment
+    link (card paid online, not the terminal's) under ``link``."""
+    ach, link, figures = figures.ach, figures.link, figures.card
 
     def tally(found: Tally) -> dict[str, int]:
         return {"count": found.count, "cents": found.amount, "surcharge_cents": found.surcharge,
@@ -101,7 +102,7 @@ def figures_json(figures: Figures) -> dict[str, Any]:
         "captured": tally(figures.captured), "held": tally(figures.held),
         "released": tally(cells[Category.RELEASED]), "declined": tally(cells[Category.DECLINED]),
         "tax_cents": figures.tax, "tax_by_name_cents": figures.tax_by_name, "untaxed": figures.untaxed,
-        "partial": figures.partial, "ach": money(ach),
+        "partial": figures.partial, "ach": money(ach), "link": money(link),
         "by_cashier": [{"cashier": name, **money(group)} for name, group in figures.by_cashier()],
         "by_brand": [{"brand": name, **money(group)} for name, group in figures.by_brand()],
     }
