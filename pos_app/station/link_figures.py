@@ -65,9 +65,10 @@ class LinkPayments:
     def of(cls, parkings: Iterable[ParkedOrder]) -> LinkPayments:
         return cls(MappingProxyType({p.payment_id: p for p in parkings if p.paid and p.payment_id}))
 
-    def paid_since(self, start: datetime) -> tuple[ParkedOrder, ...]:
-        """The parkings paid at or after ``start``, oldest first."""
-        paid = [p for p in self.by_payment.values() if p.paid_at is not None and p.paid_at >= start]
+    def paid_since(self, start: datetime, until: datetime | None = None) -> tuple[ParkedOrder, ...]:
+        """The parkings paid at or after ``start`` (and before ``until``), oldest first."""
+        paid = [p for p in self.by_payment.values()
+                if p.paid_at is not None and p.paid_at >= start and (until is None or p.paid_at < until)]
         return tuple(sorted(paid, key=lambda parking: parking.paid_at or start))
 
     @property
@@ -81,9 +82,10 @@ class LinkPayments:
         return (str(entry.get("type")).casefold() == "sale" and str(entry.get("paymentId")) in self.by_payment
                 and attempt_in(user_agent if isinstance(user_agent, str) else None) is None)
 
-    def pair(self, start: datetime, entries: Iterable[Mapping[str, Any]]) -> LinkPairing:
-        """The links paid since ``start`` paired with their payments' entries (``entries``:
-        the list's, any of them; those of other payments are left alone)."""
+    def pair(self, start: datetime, entries: Iterable[Mapping[str, Any]],
+             until: datetime | None = None) -> LinkPairing:
+        """The links paid since ``start`` (before ``until``) paired with their payments'
+        entries (``entries``: the list's, any of them; those of other payments are left alone)."""
         found: dict[str, list[Mapping[str, Any]]] = {}
         for entry in entries:
             if self.is_payment_entry(entry):
@@ -91,7 +93,7 @@ class LinkPayments:
         own: dict[str, Mapping[str, Any]] = {}
         unlisted: list[ParkedOrder] = []
         mismatched: list[LinkMismatch] = []
-        for parking in self.paid_since(start):
+        for parking in self.paid_since(start, until):
             listed = found.get(parking.payment_id or "", [])
             if not listed:
                 unlisted.append(parking)
@@ -106,13 +108,14 @@ class LinkPayments:
         return LinkPairing(MappingProxyType(own), tuple(unlisted), tuple(mismatched))
 
     def lines(self, start: datetime, orders: Mapping[str, tuple[OrderTotals, ...]],
-              own: Mapping[str, Mapping[str, Any]], attempts: Iterable[Attempt] = ()) -> list[MoneyLine]:
-        """A sale line of ``Tender.LINK`` per parking paid since ``start``; ``own``: the entries
+              own: Mapping[str, Mapping[str, Any]], attempts: Iterable[Attempt] = (),
+              until: datetime | None = None) -> list[MoneyLine]:
+        """A sale line of ``Tender.LINK`` per parking paid since ``start`` (before ``until``); ``own``: the entries
         ``pair`` found (a line is ``listed`` when its payment's entry is there); ``attempts``:
         the journal's, whose approved voids of a link's payment flag its line ``voided``."""
         voided = {a.ref for a in attempts if a.operation is Operation.CARD_VOID and a.outcome is Outcome.APPROVED}
         found: list[MoneyLine] = []
-        for parking in self.paid_since(start):
+        for parking in self.paid_since(start, until):
             entry = own.get(parking.parking_id)
             card = (entry.get("card") or {}) if entry else {}
             tax, taxes = _tax(parking, orders)

@@ -7,7 +7,7 @@ service's own list read over plain HTTP, and the reports are read back."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -55,6 +55,7 @@ async def test_links_paid_in_the_shift_are_their_own_line_paired_with_the_servic
         first, first_tax = await park_and_pay(sandbox, it, 800)
         second, second_tax = await park_and_pay(sandbox, it, 300)
         check = await it.station.shift_check(TERMINAL)
+        day = await it.station.report(date.today())  # `pos-app terminal report`
         end = await it.station.shift_end(TERMINAL, by="Mia Manager")
 
     assert on_terminal.outcome == "approved"
@@ -74,8 +75,11 @@ async def test_links_paid_in_the_shift_are_their_own_line_paired_with_the_servic
         "taken": first.amount + second.amount, "taken_count": 2, "voids": 0, "refunds": 0,
         "net": first.amount + second.amount, "surcharge": first.surcharge + second.surcharge,
         "tax": first_tax + second_tax}
-    said = figures_json(check.figures)  # `pos-app terminal report`
+    said = figures_json(check.figures)
     assert said["gross"]["cents"] == 1000 and said["link"]["net"]["cents"] == first.amount + second.amount
+    assert day["figures"]["link"] == said["link"] and day["figures"]["gross"] == said["gross"]
+    assert day["reconciliation"]["clean"] and day["reconciliation"]["service_only"] == []
+    assert day["reconciliation"]["links"] == {"matched": 2, "unlisted": [], "problems": []}
     shown = sentence(check.figures, lambda cents: f"{cents}c")  # the F10 screen
     assert f"Payment links (card paid online, not the terminal's) net {first.amount + second.amount}c (2 links" in shown
 
