@@ -303,7 +303,8 @@ def sentence(figures: Figures, money: Callable[[int], str]) -> str:
             + (f"\nACH (bank accounts) net {money(ach.net.amount)} ({_count(ach.gross.count, 'charge')})"
                if ach.lines else "")
             + (f"\nPayment links (card paid online, not the terminal's) net {money(link.net.amount)} "
-               f"({_count(link.gross.count, 'link')}, surcharge {money(link.net.surcharge)})" if link.lines else ""))
+               f"({_count(link.gross.count, 'link')}, surcharge {money(link.net.surcharge)}, tax {money(link.tax)})"
+               if link.lines else ""))
 
 
 def _count(number: int, one: str, many: str | None = None) -> str:
