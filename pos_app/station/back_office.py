@@ -173,6 +173,9 @@ class BackOffice:
         """The order of a payment row as a return sees it (``pos_app.station.returns``);
         ``ValueError`` for a payment this station made for no order (another lane's, the
         command line's) or an order whose lines were not kept."""
+        paid_by_link = await self.station.journal.paid_parking(payment_id=row.payment_id) if row.payment_id else None
+        if paid_by_link is not None:  # a phone order's payment link: its order is the parking's
+            return await read_order(self.station, paid_by_link.order_key)
         if row.attempt_id is None:
             raise ValueError("this payment was not made at this station: its items are not known here")
         attempt = await self.station.journal.get(row.attempt_id)
