@@ -19,7 +19,7 @@ from enum import StrEnum
 from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
-from pos_app.journal import Attempt, Outcome
+from pos_app.journal import Attempt, Outcome, ParkedOrder
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
@@ -134,7 +134,10 @@ class BackOffice:
         if not row.voidable or ref is None:
             raise ValueError(_not_voidable(row))
         service = self.station.service
-        if row.method is PaymentMethod.CARD_ON_FILE:
+        by_link = await self._paid_by_link(row)
+        if by_link is not None:  # a payment link's payment: the card routes by its payment id
+            result = await self.station.published(service.card_void(by_link, VoidReason.USER_CANCEL))
+        elif row.method is PaymentMethod.CARD_ON_FILE:
             result = await self.station.published(service.card_void(ref, VoidReason.USER_CANCEL))
         elif row.method is PaymentMethod.ACH:
             result = await self.station.published(service.ach_void(ref, VoidReason.USER_CANCEL))
@@ -155,7 +158,10 @@ class BackOffice:
             raise ValueError(f"a refund of this payment is between {self.money(1)} and "
                              f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
         service = self.station.service
-        if row.method is PaymentMethod.CARD_ON_FILE:
+        by_link = await self._paid_by_link(row)
+        if by_link is not None:
+            result = await self.station.published(service.card_refund(by_link, amount, reason))
+        elif row.method is PaymentMethod.CARD_ON_FILE:
             result = await self.station.published(service.card_refund(ref, amount, reason))
         elif row.method is PaymentMethod.ACH:
             result = await self.station.published(service.ach_refund(ref, amount, reason))
@@ -167,15 +173,27 @@ class BackOffice:
                           f"{_said(result)}", reason)
         return result
 
+    async def _parking_paid_by(self, row: PaymentRow) -> ParkedOrder | None:
+        """The parking (a phone order, ``station.parked``) whose payment link ``row``'s payment
+        paid; its void, refund and return go through the service's card routes by its payment
+        id, as ``station.link_returns`` says."""
+        if row.attempt_id is not None or not row.payment_id:
+            return None
+        return await self.station.journal.paid_parking(payment_id=row.payment_id)
+
+    async def _paid_by_link(self, row: PaymentRow) -> str | None:
+        """``row``'s payment id when it paid a payment link of this station's, else None."""
+        return row.payment_id if await self._parking_paid_by(row) is not None else None
+
     # returns ----------------------------------------------------------------------------
 
     async def order_for_return(self, row: PaymentRow) -> OrderForReturn:
         """The order of a payment row as a return sees it (``pos_app.station.returns``);
         ``ValueError`` for a payment this station made for no order (another lane's, the
         command line's) or an order whose lines were not kept."""
-        paid_by_link = await self.station.journal.paid_parking(payment_id=row.payment_id) if row.payment_id else None
-        if paid_by_link is not None:  # a phone order's payment link: its order is the parking's
-            return await read_order(self.station, paid_by_link.order_key)
+        parking = await self._parking_paid_by(row)
+        if parking is not None:  # a phone order's payment link: its order is the parking's
+            return await read_order(self.station, parking.order_key)
         if row.attempt_id is None:
             raise ValueError("this payment was not made at this station: its items are not known here")
         attempt = await self.station.journal.get(row.attempt_id)

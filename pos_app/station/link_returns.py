@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from pos_app.api.cards import card_brand
 from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
 from pos_app.journal import Operation, Outcome, ParkedOrder
@@ -49,7 +50,8 @@ class LinkCharge:
 
     parking: ParkedOrder
     result: OperationResult
-    """The payment as a charge result: its payment id, the amount the link asked."""
+    """The payment as a charge result: its payment id, the amount the link asked, and the
+    card as the service's payment record names it ("Payment link Visa •••• 4242")."""
     refunded: int
     settled: bool | None
 
@@ -76,14 +78,18 @@ async def link_charge(station: Station, order_key: str, notes: list[str]) -> Lin
         return None
     refunded = sum(a.amount or 0 for a in approved)
     is_settled: bool | None = None
+    brand, last4 = "card", None
     try:
         payment = await station.client.get_payment(payment_id)
         is_settled, refunded = payment.settled, max(refunded, payment.refunded_amount or 0)
+        if payment.card is not None:
+            brand = card_brand(payment.card.brand, payment.card.network) or brand
+            last4 = payment.card.last4
     except PaymentsError as error:
         notes.append(f"the payment link's payment {payment_id} could not be read ({error}): taken as not settled")
     result = OperationResult(Outcome.APPROVED, Operation.CARD_CHARGE, f"payment:{payment_id}",
                              amount=parking.amount, order_key=order_key, payment_id=payment_id,
-                             card_brand=LINK_BRAND)
+                             card_brand=f"{LINK_BRAND} {brand}", card_last4=last4)
     return LinkCharge(parking, result, refunded, is_settled)
 
 
@@ -103,12 +109,12 @@ async def give_back(station: Station, step: Step, run: ReturnDone, money: MoneyF
     if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, charge.result) is True:
         return await _refund(station, step, run, money, reason)  # settled meanwhile: refund the part
     if void.outcome is not Outcome.APPROVED or void.refusal is not None:
-        return f"the void of the {money(charge.counted)} payment link's payment is {void.outcome}: {_why(void)}"
+        return f"the void of the {money(charge.counted)} payment ({charge.label}) is {void.outcome}: {_why(void)}"
     run.given_back += charge.counted
     surcharge = charge.link.surcharge  # a void gives the surcharge back too
     whole = (f"{money(charge.counted + surcharge)} ({money(charge.counted)} + {money(surcharge)} surcharge)"
              if surcharge else money(charge.counted))
-    run.done.append(f"voided the {whole} payment link's payment")
+    run.done.append(f"voided the {whole} payment ({charge.label})")
     return ""
 
 
@@ -118,9 +124,9 @@ async def _refund(station: Station, step: Step, run: ReturnDone, money: MoneyFor
     refund = await station.published(station.service.card_refund(charge.link.payment_id or "", step.amount, reason))
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
-        return f"the refund of {money(step.amount)} to the payment link's card is {refund.outcome}: {_why(refund)}"
+        return f"the refund of {money(step.amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"
     run.given_back += step.amount
-    run.done.append(f"refunded {money(step.amount)} to the payment link's card")
+    run.done.append(f"refunded {money(step.amount)} to {charge.label}")
     return ""
 
 

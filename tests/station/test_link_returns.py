@@ -42,15 +42,15 @@ async def test_a_settled_link_payment_is_refunded_for_the_part_once(sandbox, tmp
         assert sandbox.settle() >= 1
         order = await read_order(it.station, order_key)
         [charge] = order.charges
-        assert (charge.link, charge.counted, charge.settled, charge.label) == (parking, parking.amount, True,
-                                                                              "Payment link")
+        assert (charge.link, charge.counted, charge.settled) == (parking, parking.amount, True)
+        assert charge.label.startswith("Payment link ") and " •••• " in charge.label  # the service's card
         plan = order.plan({lines[1].line_id: 1})
         [step] = plan.steps
         assert step.kind is StepKind.REFUND and step.amount == plan.amount
         manager = await manager_of(it.counter)
         done = await run_return(it.counter, plan, manager=manager, reason="arrived broken")
         assert done.complete and done.given_back == plan.amount, done.problem
-        assert done.done == [f"refunded {it.counter.money(plan.amount)} to the payment link's card"]
+        assert done.done == [f"refunded {it.counter.money(plan.amount)} to {charge.label}"]
         assert (await it.station.client.get_payment(parking.payment_id)).refunded_amount == plan.amount
         assert await follow_ups(it, parking.payment_id) == [(Operation.CARD_REFUND, Outcome.APPROVED, plan.amount)]
 
@@ -81,7 +81,7 @@ async def test_an_unsettled_link_payment_is_voided_whole_and_a_part_of_it_refuse
         assert step.kind is StepKind.VOID and plan.amount == parking.amount
         done = await run_return(it.counter, plan, manager=await manager_of(it.counter), reason="order cancelled")
         assert done.complete and done.given_back == parking.amount, done.problem
-        assert "payment link's payment" in done.done[0]
+        assert done.done[0].startswith("voided the ") and "payment (Payment link " in done.done[0]
         assert await follow_ups(it, parking.payment_id) == [(Operation.CARD_VOID, Outcome.APPROVED, None)]
         assert (await read_order(it.station, order_key)).charges == ()  # voided: it covers nothing any more
 
@@ -100,7 +100,7 @@ async def test_a_refund_unknown_stops_the_return_and_holds_the_next_one(sandbox,
         sandbox.set_faults(reset_next=1)  # the refund's connection aborted before processing: nothing refunded
         done = await run_return(it.counter, plan, manager=await manager_of(it.counter), reason="arrived broken")
         assert not done.complete and done.given_back == 0 and done.done == []
-        assert done.problem.startswith(f"the refund of {it.counter.money(plan.amount)} to the payment link's card is ")
+        assert done.problem.startswith(f"the refund of {it.counter.money(plan.amount)} to Payment link ")
         assert "is unknown" in done.problem  # it may have been processed: unknown, never resent
         with pytest.raises(ValueError, match="no known result yet"):  # unknown: no other return meanwhile
             await read_order(it.station, order_key)
@@ -120,3 +120,24 @@ async def test_f9s_row_of_a_link_payment_opens_its_order_for_a_return(sandbox, t
         assert row.attempt_id is None  # no attempt of this station made it: the link's customer paid it
         order = await office.order_for_return(row)
         assert order.order_key == order_key and [c.link for c in order.charges] == [parking]
+
+
+async def test_f9s_void_and_refund_of_a_link_payment_go_by_its_payment_id(sandbox, tmp_path):
+    async with lane(sandbox, tmp_path / "data", watching=False) as it:
+        office = BackOffice(it.counter)
+        manager = await manager_of(it.counter)
+        _, _, voided = await paid_by_link(sandbox, it)
+        [row] = [r for r in (await office.payments(date.today())).rows if r.payment_id == voided.payment_id]
+        void = await office.void(row, manager=manager, reason="customer called back")
+        assert (void.operation, void.outcome, void.ref) == (Operation.CARD_VOID, Outcome.APPROVED, voided.payment_id)
+
+        _, _, refunded = await paid_by_link(sandbox, it)
+        assert sandbox.settle() >= 1
+        [row] = [r for r in (await office.payments(date.today())).rows if r.payment_id == refunded.payment_id]
+        refund = await office.refund(row, 500, manager=manager, reason="goodwill")
+        assert (refund.operation, refund.outcome, refund.ref) == (Operation.CARD_REFUND, Outcome.APPROVED,
+                                                                  refunded.payment_id)
+
+        links = (await it.station.shift_check("tb-2001")).figures.link  # taken off the links' line
+        assert (links.voids.amount, links.refunds.amount) == (voided.amount, 500)
+        assert links.net.amount == refunded.amount - 500
