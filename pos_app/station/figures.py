@@ -37,7 +37,7 @@ figures as before with ACH on its own line. A subscription's retry is not counte
 charges whatever the customer's default method is, outside the counter.
 
 A phone order paid by its payment link is card money the customer paid online, neither in
-the drawer nor in the terminal's batch: ``Tender.LINK``, its own line (``Figures.link``),
+the drawer nor in the terminal's card total: ``Tender.LINK``, its own line (``Figures.link``),
 built from the journal's parkings by ``station.link_figures``, as are the voids and refunds
 of a link's payment.
 """
@@ -80,7 +80,7 @@ class Tender(StrEnum):
     """A bank account: its own line, neither card nor cash."""
     LINK = "link"
     """A payment link the customer paid online by card: its own line, neither the drawer's
-    nor the terminal's batch."""
+    nor the terminal's card total."""
 
 
 def tender_of(operation: Operation) -> Tender:

@@ -1,7 +1,7 @@
 """Payment links in a shift's money (the phone orders of ``station.parked``): the customer
 paid the order online, by card, on the link's page. That money is neither in the drawer nor
-in the terminal's batch, so it is a line of its own (``figures.Tender.LINK``), shown apart
-from the terminal's card money in every report.
+taken on the terminal (whatever batch the service settles it in), so it is a line of its
+own (``figures.Tender.LINK``), shown apart from the terminal's card total in every report.
 
 Why a module of its own: a link's payment is no attempt of the journal. The journal has its
 parking (``pos_app.journal.parked``): the amount asked (the order's total, tax included),

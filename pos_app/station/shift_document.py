@@ -70,7 +70,7 @@ def shift_document(report: ShiftReport) -> TableDocument:
                                 *_on_file(figures, money)), table=_taken(figures.card, money)),
         *((Section("ACH (bank accounts: neither card nor cash)", table=_taken(figures.ach, money, ach=True)),)
           if figures.ach.lines else ()),
-        *((Section("Payment links (card paid online: not in the drawer, not in the batch)",
+        *((Section("Payment links (card paid online: not in the drawer, not the terminal's)",
                    ("Phone orders their customers paid on a payment link; a return's void or refund of one "
                     "takes it off.",), table=_taken(figures.link, money, link=True)),)
           if figures.link.lines else ()),

@@ -172,7 +172,7 @@ def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tu
                      f", refunded {money(-int(ach.get('refunds', 0)))}, net {money(int(ach.get('net', 0)))}.")
     link: Mapping[str, Any] = card.get("link") or {}
     if int(link.get("taken_count") or 0) or int(link.get("voids") or 0) or int(link.get("refunds") or 0):
-        notes.append(f"Payment links (card paid online: not in the drawer, not in this batch): taken "
+        notes.append(f"Payment links (card paid online: not in the drawer, not in the terminal's card total): taken "
                      f"{money(int(link.get('taken', 0)))} ({_count(int(link.get('taken_count', 0)), 'link')}), "
                      f"voided {money(-int(link.get('voids', 0)))}, refunded {money(-int(link.get('refunds', 0)))}, "
                      f"net {money(int(link.get('net', 0)))}; surcharge {money(int(link.get('surcharge', 0)))}, "

@@ -57,7 +57,7 @@ def card_figures(figures: Figures, check: ShiftCheck | None = None) -> dict[str,
     them: ``taken`` is the card gross (approved sales and captures, base amounts: the
     terminal's and cards on file, ``on_file`` of it), ``net`` the gross less voids and
     refunds; ``ach`` the bank-account money of the shift, neither card nor cash; ``link`` the
-    orders paid by payment link (card paid online: neither the drawer's nor the batch's)."""
+    orders paid by payment link (card paid online: not the drawer's, not in the terminal's card total)."""
     ach, link = figures.ach, figures.link
     figures = figures.card
     gross, voids, refunds, net = figures.gross, figures.voids, figures.refunds, figures.net

@@ -1,5 +1,5 @@
 """Orders paid by payment link in the shift's figures: a link's payment is card money paid
-online, its own line (neither the drawer's nor the terminal's batch), with its surcharge and
+online, its own line (neither the drawer's nor the terminal's card total), with its surcharge and
 its order's tax; the service lists it as a sale, and the end-of-shift reconciliation pairs
 it with its parking by payment id (never a payment the journal does not know). Made through
 the real sandbox (over loopback) and the station; the link money is checked against the
@@ -13,11 +13,12 @@ from typing import Any
 import httpx
 
 from pos_app.journal import ParkedOrder, ParkStage
+from pos_app.money import format_money
 from pos_app.station.figures import Tender, sentence
 from pos_app.station.link_figures import LinkPayments
 from pos_app.station.report import figures_json
 from pos_app.station.shift import CloseState, DifferenceKind, link_differences
-from pos_app.station.z_report import card_figures
+from pos_app.station.z_report import card_figures, x_pdf, x_report
 from tests.counters import cart_over
 from tests.links import paid
 from tests.parking import PHONE, lane
@@ -56,6 +57,7 @@ async def test_links_paid_in_the_shift_are_their_own_line_paired_with_the_servic
         second, second_tax = await park_and_pay(sandbox, it, 300)
         check = await it.station.shift_check(TERMINAL)
         day = await it.station.report(date.today())  # `pos-app terminal report`
+        x_text = pdf_text(await x_pdf(it.station, await x_report(it.station, TERMINAL)))  # Alt+X in F10
         end = await it.station.shift_end(TERMINAL, by="Mia Manager")
 
     assert on_terminal.outcome == "approved"
@@ -83,9 +85,11 @@ async def test_links_paid_in_the_shift_are_their_own_line_paired_with_the_servic
     assert (f"Payment links (card paid online, not the terminal's) net {first.amount + second.amount}c (2 links, "
             f"surcharge {first.surcharge + second.surcharge}c, tax {first_tax + second_tax}c)") in shown
 
+    assert "Payment links (card paid online: not in the drawer, not in the terminal's card total): taken " \
+           f"{format_money(first.amount + second.amount, 'USD')} (2 links)" in " ".join(x_text.split())
     assert end.report.close.state is CloseState.CLOSED
     text = pdf_text(end.pdf)
-    assert "Payment links (card paid online: not in the drawer, not in the batch)" in text
+    assert "Payment links (card paid online: not in the drawer, not the terminal's)" in text
     assert "link paid" in text and "Payment link" in text
 
 
