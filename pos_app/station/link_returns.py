@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pos_app.api.cards import card_brand
 from pos_app.api.charge_models import VoidReason
@@ -32,7 +32,6 @@ from pos_app.station.service_reads import settled
 from pos_app.terminal.outcomes import OperationResult
 
 if TYPE_CHECKING:
-    from pos_app.station.returns import ReturnDone, Step
     from pos_app.station.station import Station
 
 FOLLOW_UPS = (Operation.CARD_VOID, Operation.CARD_REFUND)
@@ -42,6 +41,36 @@ cannot be: it is read from a little before, to be safe)."""
 PART_OF_UNSETTLED = ("the payment link's payment is not settled yet: only all of it can be given back now (a void), "
                      "since there is no card to charge the kept part again; return every line left, or return these "
                      "once it has settled (after the batch closes)")
+
+
+class Charged(Protocol):
+    """What a step needs of its charge (``station.returns.Charge``, not imported: it imports this)."""
+
+    @property
+    def result(self) -> OperationResult: ...
+    @property
+    def counted(self) -> int: ...
+    @property
+    def link(self) -> ParkedOrder | None: ...
+    @property
+    def label(self) -> str: ...
+
+
+class Step(Protocol):
+    """A return's step (``station.returns.Step``): what it gives back, of which charge."""
+
+    @property
+    def charge(self) -> Charged | None: ...
+    @property
+    def amount(self) -> int: ...
+
+
+class ReturnRun(Protocol):
+    """What a return did so far (``station.returns.ReturnDone``): a step adds to it."""
+
+    results: list[OperationResult]
+    done: list[str]
+    given_back: int
 
 
 @dataclass(frozen=True)
@@ -93,7 +122,7 @@ async def link_charge(station: Station, order_key: str, notes: list[str]) -> Lin
     return LinkCharge(parking, result, refunded, is_settled)
 
 
-async def give_back(station: Station, step: Step, run: ReturnDone, money: MoneyFormat, reason: str, *,
+async def give_back(station: Station, step: Step, run: ReturnRun, money: MoneyFormat, reason: str, *,
                     refund: bool) -> str:
     """A return's step on a link's payment (``refund``: a refund of the step's amount, else a
     void of the whole payment); what stopped it ("" when it was done)."""
@@ -118,7 +147,7 @@ async def give_back(station: Station, step: Step, run: ReturnDone, money: MoneyF
     return ""
 
 
-async def _refund(station: Station, step: Step, run: ReturnDone, money: MoneyFormat, reason: str) -> str:
+async def _refund(station: Station, step: Step, run: ReturnRun, money: MoneyFormat, reason: str) -> str:
     charge = step.charge
     assert charge is not None and charge.link is not None
     refund = await station.published(station.service.card_refund(charge.link.payment_id or "", step.amount, reason))
