@@ -205,6 +205,14 @@ class ParkedBook:
             ids = [row[0] for row in conn.execute(SHOWN_SQL, (floor,))]
             return fold(conn.execute(ROWS_SQL, (json.dumps(ids),)))
 
+    def paid_parking(self, *, order_key: str | None = None, payment_id: str | None = None) -> ParkedOrder | None:
+        """The parking whose link paid the order ``order_key`` (or whose payment is
+        ``payment_id``); None when none did."""
+        with self._read(f"reading the paid parking of {order_key or payment_id}") as conn:
+            row = conn.execute("SELECT parking_id FROM parked_orders WHERE stage = 'paid' AND (order_key = ? "
+                               "OR json_extract(data, '$.payment_id') = ?)", (order_key, payment_id)).fetchone()
+            return None if row is None else self._parking(conn, row[0])
+
     def parking(self, parking_id: str) -> ParkedOrder:
         with self._read(f"reading parking {parking_id}") as conn:
             return self._parking(conn, parking_id)

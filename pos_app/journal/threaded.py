@@ -211,5 +211,9 @@ class AsyncJournal:
     async def parked_orders(self, *, since: datetime | None = None) -> list[ParkedOrder]:
         return await self._call(self.journal.parked_orders, since=since)
 
+    async def paid_parking(self, *, order_key: str | None = None,
+                           payment_id: str | None = None) -> ParkedOrder | None:
+        return await self._call(self.journal.paid_parking, order_key=order_key, payment_id=payment_id)
+
     async def parking(self, parking_id: str) -> ParkedOrder:
         return await self._call(self.journal.parking, parking_id)

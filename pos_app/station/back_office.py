@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
-from pos_app.journal import Attempt, Operation, Outcome
+from pos_app.journal import Attempt, Operation, Outcome, ParkedOrder
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
@@ -132,8 +132,9 @@ class BackOffice:
         ref = row.follow_up_ref
         if not row.voidable or ref is None:
             raise ValueError(_not_voidable(row))
-        charged_by = _CHARGED_BY.get(row.method)
-        result = await self.station.void(self._lane(row, charged_by), ref, payment_id=row.payment_id,
+        by_link = await self._paid_by_link(row)  # a payment link's payment: the card routes by its payment id
+        charged_by = Operation.CARD_CHARGE if by_link is not None else _CHARGED_BY.get(row.method)
+        result = await self.station.void(self._lane(row, charged_by), ref, payment_id=by_link or row.payment_id,
                                          charged_by=charged_by)
         await self._audit(manager, AuditAction.VOID,
                           f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
@@ -149,13 +150,26 @@ class BackOffice:
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
             raise ValueError(f"a refund of this payment is between {self.money(1)} and "
                              f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
-        charged_by = _CHARGED_BY.get(row.method)
-        result = await self.station.refund(self._lane(row, charged_by), ref, amount, payment_id=row.payment_id,
-                                           charged_by=charged_by)
+        by_link = await self._paid_by_link(row)
+        charged_by = Operation.CARD_CHARGE if by_link is not None else _CHARGED_BY.get(row.method)
+        result = await self.station.refund(self._lane(row, charged_by), ref, amount,
+                                           payment_id=by_link or row.payment_id, charged_by=charged_by)
         await self._audit(manager, AuditAction.REFUND,
                           f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
                           f"{_said(result)}", reason)
         return result
+
+    async def _parking_paid_by(self, row: PaymentRow) -> ParkedOrder | None:
+        """The parking (a phone order, ``station.parked``) whose payment link ``row``'s payment
+        paid; its void, refund and return go through the service's card routes by its payment
+        id, as ``station.link_returns`` says."""
+        if row.attempt_id is not None or not row.payment_id:
+            return None
+        return await self.station.journal.paid_parking(payment_id=row.payment_id)
+
+    async def _paid_by_link(self, row: PaymentRow) -> str | None:
+        """``row``'s payment id when it paid a payment link of this station's, else None."""
+        return row.payment_id if await self._parking_paid_by(row) is not None else None
 
     # returns ----------------------------------------------------------------------------
 
@@ -163,6 +177,9 @@ class BackOffice:
         """The order of a payment row as a return sees it (``pos_app.station.returns``);
         ``ValueError`` for a payment this station made for no order (another lane's, the
         command line's) or an order whose lines were not kept."""
+        parking = await self._parking_paid_by(row)
+        if parking is not None:  # a phone order's payment link: its order is the parking's
+            return await read_order(self.station, parking.order_key)
         if row.attempt_id is None:
             raise ValueError("this payment was not made at this station: its items are not known here")
         attempt = await self.station.journal.get(row.attempt_id)

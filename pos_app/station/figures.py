@@ -35,6 +35,11 @@ terminal's; an ACH charge, void and refund are **ACH** money (``Tender.ACH``), n
 nor cash: ``Figures.card`` and ``Figures.ach`` split them, and the reports show the card's
 figures as before with ACH on its own line. A subscription's retry is not counted: it
 charges whatever the customer's default method is, outside the counter.
+
+A phone order paid by its payment link is card money the customer paid online, neither in
+the drawer nor in the terminal's card total: ``Tender.LINK``, its own line (``Figures.link``),
+built from the journal's parkings by ``station.link_figures``, as are the voids and refunds
+of a link's payment.
 """
 
 from __future__ import annotations
@@ -73,6 +78,9 @@ class Tender(StrEnum):
     """A card: on the terminal, or on file (the service's charge route)."""
     ACH = "ach"
     """A bank account: its own line, neither card nor cash."""
+    LINK = "link"
+    """A payment link the customer paid online by card: its own line, neither the drawer's
+    nor the terminal's card total."""
 
 
 def tender_of(operation: Operation) -> Tender:
@@ -223,6 +231,11 @@ class Figures:
         return Figures(tuple(line for line in self.lines if line.tender is Tender.ACH))
 
     @cached_property
+    def link(self) -> Figures:
+        """The payment link lines alone: card money paid online, not the terminal's."""
+        return Figures(tuple(line for line in self.lines if line.tender is Tender.LINK))
+
+    @cached_property
     def net(self) -> Tally:
         """Gross less voids and refunds; its count is of the sales and captures not voided."""
         gross, voids, refunds = self.gross, self.voids, self.refunds
@@ -277,8 +290,8 @@ class Figures:
 
 def sentence(figures: Figures, money: Callable[[int], str]) -> str:
     """The figures in two lines for a screen (the F10 shift end): the card money, then the
-    rest (ACH, when there was any, on a third line)."""
-    ach = figures.ach
+    rest (ACH and payment links, when there were any, on a line each)."""
+    ach, link = figures.ach, figures.link
     figures = figures.card
     gross, net, held = figures.gross, figures.net, figures.held
     untaxed = f" ({_count(figures.untaxed, 'sale')} without cart totals)" if figures.untaxed else ""
@@ -288,7 +301,10 @@ def sentence(figures: Figures, money: Callable[[int], str]) -> str:
             f"Surcharge {money(net.surcharge)} · tax collected {money(figures.tax)}{untaxed} · "
             f"pre-auths held {money(held.amount)} ({held.count})"
             + (f"\nACH (bank accounts) net {money(ach.net.amount)} ({_count(ach.gross.count, 'charge')})"
-               if ach.lines else ""))
+               if ach.lines else "")
+            + (f"\nPayment links (card paid online, not the terminal's) net {money(link.net.amount)} "
+               f"({_count(link.gross.count, 'link')}, surcharge {money(link.net.surcharge)}, tax {money(link.tax)})"
+               if link.lines else ""))
 
 
 def _count(number: int, one: str, many: str | None = None) -> str:

@@ -1,8 +1,9 @@
 """The day report of ``pos-app terminal report``: the journal's summary of one day, its
 money figures (``figures``: gross, voids, refunds, net, surcharge, tax collected, held,
 per cashier and per card brand, worked out as the end-of-shift report does: card money,
-cards on file included; ACH apart under ``ach``), its
-reconciliation with the service's transactions of that day, and what needs a manager.
+cards on file included; ACH apart under ``ach``, payment links under ``link``), its
+reconciliation with the service's transactions of that day (a link's payment paired with
+its parking by payment id, under ``links``), and what needs a manager.
 
 Needs action: attempts still in flight or unknown (with how to resolve them), conflicts
 (a late answer that contradicts a decision: a charge a manager marked not paid), and
@@ -12,7 +13,7 @@ service entries for one attempt, a decision forced without the service's answer)
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from pos_app.api.client import PaymentsClient
@@ -20,6 +21,7 @@ from pos_app.api.identity import Identity
 from pos_app.journal import Attempt, Reconciliation
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.station.figures import MONEY_OPERATIONS, Category, Figures, Ledger, Tally
+from pos_app.station.link_figures import LinkPairing, LinkPayments
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 
 HISTORY_DAYS = 14
@@ -35,11 +37,14 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
     Raises ``PaymentsError`` when the transaction list cannot be read."""
     day_start = datetime.combine(day, datetime.min.time()).astimezone()
     window = await read_window(client, day_start - CLOCK_SLACK)
-    entries = [
+    links = LinkPayments.of(await journal.parked_orders(since=day_start - timedelta(days=HISTORY_DAYS)))
+    of_the_day = [
         entry.model_dump(by_alias=True, exclude_none=True)
         for entry in window.entries
         if ours(entry.user_agent, station) and on_day(entry_time(entry), day)
     ]
+    paid_by_link = links.pair(day_start, of_the_day, next_day(day_start))  # by payment id
+    entries = [entry for entry in of_the_day if not links.is_payment_entry(entry)]
     summary = await journal.summary(day)
     reconciliation = await journal.reconcile(entries, day=day)
     of_day = await journal.attempts(day=day)
@@ -50,42 +55,58 @@ async def day_report(client: PaymentsClient, journal: AsyncJournal, day: date, s
         "summary": [{"terminal": line.terminal_id, "operation": str(line.operation),
                      "outcome": str(line.outcome) if line.outcome else "in_flight",
                      "count": line.count, "total_cents": line.total} for line in summary.lines],
-        "figures": figures_json(await day_figures(journal, day_start, of_day, reconciliation, entries)),
+        "figures": figures_json(await day_figures(journal, day_start, of_day, reconciliation, entries,
+                                                  links, paid_by_link)),
         "reconciliation": {
-            "clean": reconciliation.clean,
+            "clean": reconciliation.clean and not (paid_by_link.unlisted or paid_by_link.mismatched),
             "complete": window.complete,
             "matched": len(reconciliation.matched),
             "problems": [{"attempt_id": m.attempt.id, "problem": m.problem} for m in reconciliation.problems],
             "service_only": [{k: e.get(k) for k in ENTRY_KEYS} for e in reconciliation.service_only],
             "journal_only": [{"attempt_id": a.id, "amount": a.amount, "terminal": a.terminal_id}
                              for a in reconciliation.journal_only],
+            "links": {"matched": len(paid_by_link.own),
+                      "unlisted": [{"parking_id": p.parking_id, "order_key": p.order_key, "amount": p.amount,
+                                    "payment_id": p.payment_id} for p in paid_by_link.unlisted],
+                      "problems": [{"parking_id": odd.parking.parking_id, "payment_id": odd.parking.payment_id,
+                                    "problem": odd.problem} for odd in paid_by_link.mismatched]},
         },
         "needs_action": needs_action(await journal.in_flight(), decided),
     }
 
 
 async def day_figures(journal: AsyncJournal, day_start: datetime, of_day: list[Attempt],
-                      reconciliation: Reconciliation, entries: list[dict[str, Any]]) -> Figures:
-    """The figures of the day's money attempts, each with its own service entry (as reconciled).
+                      reconciliation: Reconciliation, entries: list[dict[str, Any]],
+                      links: LinkPayments, paid_by_link: LinkPairing) -> Figures:
+    """The figures of the day's money attempts, each with its own service entry (as reconciled),
+    and of the orders paid by payment link that day (``paid_by_link``: their entries).
 
     What a line needs from other days (the pre-auth a capture takes, the sale a void gives
     back, the capture or void a payment of the day had later) is read from ``HISTORY_DAYS``
     before the day until now, not from the whole journal."""
     history = await journal.attempts(since=day_start - timedelta(days=HISTORY_DAYS))
     money = [attempt for attempt in of_day if attempt.operation in MONEY_OPERATIONS]
-    orders = await journal.order_totals(Ledger.of(history).order_keys(money))
+    orders = await journal.order_totals(Ledger.of(history).order_keys(money) | links.order_keys)
     own: dict[str, dict[str, Any]] = {}
     for match in reconciliation.matched:
         own.setdefault(match.attempt.id, match.entry)
-    ledger = Ledger.of(history, orders, entries)
-    return Figures(tuple(ledger.line(attempt, own.get(attempt.id)) for attempt in money))
+    ledger = Ledger.of(history, orders, [*entries, *paid_by_link.own.values()])
+    lines = [links.follow_up(ledger.line(attempt, own.get(attempt.id)), attempt, orders) for attempt in money]
+    lines += links.lines(day_start, orders, paid_by_link.own, history, next_day(day_start))
+    return Figures(tuple(sorted(lines, key=lambda line: line.at)))
+
+
+def next_day(day_start: datetime) -> datetime:
+    """Local midnight after ``day_start`` (a day of a clock change is 23 or 25 hours)."""
+    return datetime.combine(day_start.date() + timedelta(days=1), time.min).astimezone()
 
 
 def figures_json(figures: Figures) -> dict[str, Any]:
     """The figures for scripts: integer cents, one object per figure, per cashier and per
     brand. They are the card money (a terminal's and cards on file); ACH, neither card nor
-    cash, is under ``ach`` alone (gross, voids, refunds, net)."""
-    ach, figures = figures.ach, figures.card
+    cash, is under ``ach`` alone (gross, voids, refunds, net), and the orders paid by payment
+    link (card paid online, not the terminal's) under ``link``."""
+    ach, link, figures = figures.ach, figures.link, figures.card
 
     def tally(found: Tally) -> dict[str, int]:
         return {"count": found.count, "cents": found.amount, "surcharge_cents": found.surcharge,
@@ -101,7 +122,7 @@ def figures_json(figures: Figures) -> dict[str, Any]:
         "captured": tally(figures.captured), "held": tally(figures.held),
         "released": tally(cells[Category.RELEASED]), "declined": tally(cells[Category.DECLINED]),
         "tax_cents": figures.tax, "tax_by_name_cents": figures.tax_by_name, "untaxed": figures.untaxed,
-        "partial": figures.partial, "ach": money(ach),
+        "partial": figures.partial, "ach": money(ach), "link": money(link),
         "by_cashier": [{"cashier": name, **money(group)} for name, group in figures.by_cashier()],
         "by_brand": [{"brand": name, **money(group)} for name, group in figures.by_brand()],
     }

@@ -27,6 +27,9 @@ flag, read when the plan is made; a void proven not done (declined or failed) is
 by a refund of the part only when the payment record now says settled (it settled
 meanwhile), otherwise the return stops there.
 
+An order paid by payment link gives its money back through the service's card routes by the
+link's payment id (``station.link_returns``), under the same rules.
+
 The lines of every begun return count as returned, even one that stopped: what it did not
 give back is finished from the back office (F9), never by returning the items twice.
 """
@@ -40,10 +43,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from pos_app.api.errors import PaymentsError
-from pos_app.journal import CashKind, JournalError, OrderLine, Outcome, ReturnStage
+from pos_app.journal import CashKind, JournalError, OrderLine, Outcome, ParkedOrder, ReturnStage
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.staff.audit import check_reason
+from pos_app.station.link_returns import PART_OF_UNSETTLED, give_back, link_charge
 from pos_app.station.order import OrderPayments, Tender
 from pos_app.station.service_reads import settled, surcharge_of
 from pos_app.terminal.charges import on_service_routes
@@ -77,6 +81,8 @@ class Charge:
     refunds when they say more (the service's record may lag)."""
     settled: bool | None = None
     """The service's payment record's flag; None when it did not say (or could not be read)."""
+    link: ParkedOrder | None = None
+    """The parking whose payment link's payment this is (``station.link_returns``)."""
 
     @property
     def left(self) -> int:
@@ -223,6 +229,8 @@ class OrderForReturn:
                     steps.append(Step(StepKind.REFUND, part, charge))
                 elif part == charge.counted:
                     steps.append(Step(StepKind.VOID, part, charge))
+                elif charge.link is not None:
+                    raise ValueError(PART_OF_UNSETTLED)
                 else:
                     steps.append(Step(StepKind.VOID_AND_CHARGE, part, charge))
                 rest -= part
@@ -280,6 +288,9 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
                 notes.append(f"the card payment {line.card.payment_id} could not be read ({error}): "
                              "taken as not settled")
         charges.append(Charge(line.card, charged, refunded, settled))
+    link = await link_charge(station, order_key, notes)
+    if link is not None:
+        charges.append(Charge(link.result, link.parking.amount, link.refunded, link.settled, link.parking))
     return OrderForReturn(order_key, tuple(ReturnLine(line, returned.get(line.line_id, 0)) for line in lines),
                           tuple(charges), max(payments.cash_paid, 0), tuple(notes), returns_before)
 
@@ -352,6 +363,8 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         return ""
     charge = step.charge
     assert charge is not None
+    if charge.link is not None:
+        return await give_back(station, step, run, money, reason, refund=step.kind is StepKind.REFUND)
     card = charge.result
     if not card.transaction_id:
         return f"the card payment of {money(charge.counted)} has no transaction id to void or refund"

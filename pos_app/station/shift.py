@@ -20,7 +20,9 @@ before closing.
 Money moved without a terminal (a card on file, ACH, and their follow-ups: journaled on
 lanes of their own) belongs to the shift of the station's terminal by its time: each one
 begun since the shift started is a line of it (``figures.SERVICE_ROUTE_OPERATIONS``), its
-service entry paired as a sale's is, whatever terminal that entry names.
+service entry paired as a sale's is, whatever terminal that entry names. So do the
+orders paid by payment link (``station.link_figures``): each parking paid since the shift
+started is a line of its own, paired with its payment's entry by payment id.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from pos_app.station.figures import (
     MoneyLine,
     cents_in,
 )
+from pos_app.station.link_figures import LinkPairing, LinkPayments
 from pos_app.station.report import HISTORY_DAYS, ours
 from pos_app.terminal.lookup import CLOCK_SLACK, entry_time, read_window
 from pos_app.terminal.outcomes import OperationResult, Refusal
@@ -234,31 +237,36 @@ async def check_shift(
     shift = [a for a in everything if a.created_at >= begun and a.operation in MONEY_OPERATIONS]
     open_attempts = tuple(a for a in await journal.in_flight() if a.terminal_id == terminal_id)
     known = {a.id: a for a in everything}
-    orders = await journal.order_totals(Ledger.of(everything).order_keys(shift))
+    links = LinkPayments.of(await journal.parked_orders(since=begun - timedelta(days=HISTORY_DAYS)))
+    orders = await journal.order_totals(Ledger.of(everything).order_keys(shift) | links.order_keys)
 
-    def check(lines: Iterable[MoneyLine], differences: tuple[Difference, ...] = (), complete: bool = False,
-              error: str | None = None) -> ShiftCheck:
+    def check(ledger: Ledger, own: Mapping[str, Mapping[str, Any]], differences: tuple[Difference, ...] = (),
+              complete: bool = False, error: str | None = None) -> ShiftCheck:
+        lines = [links.follow_up(ledger.line(a, own.get(a.id)), a, orders) for a in shift]
+        lines += links.lines(begun, orders, own, everything)
+        lines.sort(key=lambda line: line.at)
         return ShiftCheck(terminal_id, begun, since_close, now, tuple(lines), differences, open_attempts, complete,
                           error)
 
     try:
         window = await read_window(client, begun - CLOCK_SLACK)
     except PaymentsError as error:
-        unlisted = Ledger.of(everything, orders)
         log.warning("shift of %s checked without the service's list: %s", terminal_id, error)
-        return check((unlisted.line(a, None) for a in shift),
+        return check(Ledger.of(everything, orders), {},
                      error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
 
     def reconciled() -> ShiftCheck:  # plain CPU work: off the event loop (the screen) for a long shift
         in_shift = {a.id for a in shift}
-        entries = [entry.model_dump(by_alias=True, exclude_none=True) for entry in window.entries
-                   if _belongs(entry, terminal_id, station, begun, known, in_shift)]
+        listed = [entry.model_dump(by_alias=True, exclude_none=True) for entry in window.entries]
+        paid_by_link = links.pair(begun, listed)  # a link's payment is its parking's, whatever its terminal
+        entries = [entry for raw, entry in zip(window.entries, listed, strict=True)
+                   if not links.is_payment_entry(entry) and _belongs(raw, terminal_id, station, begun, known, in_shift)]
         paired = reconcile(entries, shift, known.get)
-        own: dict[str, dict[str, Any]] = {}
+        own: dict[str, Mapping[str, Any]] = {**paid_by_link.own}
         for match in paired.matched:
             own.setdefault(match.attempt.id, match.entry)
-        ledger = Ledger.of(everything, orders, entries)
-        return check((ledger.line(a, own.get(a.id)) for a in shift), differences(paired), window.complete)
+        ledger = Ledger.of(everything, orders, [*entries, *paid_by_link.own.values()])
+        return check(ledger, own, (*differences(paired), *link_differences(paid_by_link)), window.complete)
 
     checked = await asyncio.to_thread(reconciled)
     log.info("shift of %s checked: %d payments, %d differences, %d without a known result", terminal_id,
@@ -296,6 +304,17 @@ def differences(reconciled: Reconciliation) -> tuple[Difference, ...]:
         found.append(Difference(DifferenceKind.DISAGREES, str(attempt.operation), attempt.amount, attempt.created_at,
                                 attempt_id=attempt.id, payment_id=match.entry.get("paymentId"),
                                 problem=match.problem or ""))
+    return tuple(found)
+
+
+def link_differences(pairing: LinkPairing) -> tuple[Difference, ...]:
+    """A paid link's payment the service does not list, or lists otherwise."""
+    found = [Difference(DifferenceKind.JOURNAL_ONLY, "payment link", parking.amount, parking.paid_at,
+                        attempt_id=parking.parking_id, payment_id=parking.payment_id)
+             for parking in pairing.unlisted]
+    found += [Difference(DifferenceKind.DISAGREES, "payment link", odd.parking.amount, odd.parking.paid_at,
+                         attempt_id=odd.parking.parking_id, payment_id=odd.parking.payment_id, problem=odd.problem)
+              for odd in pairing.mismatched]
     return tuple(found)
 
 

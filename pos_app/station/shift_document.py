@@ -3,7 +3,9 @@ batch's result first, then the money taken (gross, voids, refunds, net, with sur
 tax), what was not taken (held pre-auths, declines, failures, unknowns), the tax collected
 by tax, per cashier and per card brand, the unknowns still open, the reconciliation with
 the service, and every sale, capture, void and refund of the shift. "Money taken" is card
-money (the terminal's and cards on file); ACH, neither card nor cash, has its own table.
+money (the terminal's and cards on file); ACH, neither card nor cash, has its own table, and
+so have the orders paid by payment link (card paid online: not in the drawer, not in the
+terminal's batch).
 
 Pages are Letter for stores in US or Canadian dollars, A4 elsewhere (105 characters a line
 at the report's size: every table fits). Amounts are written by ``pos_app.money`` in the
@@ -20,7 +22,7 @@ from datetime import datetime
 from pos_app.api.identity import clean_id
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
-from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally
+from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally, Tender
 from pos_app.station.shift import CloseState, ShiftReport
 
 Money = Callable[[int], str]
@@ -68,11 +70,16 @@ def shift_document(report: ShiftReport) -> TableDocument:
                                 *_on_file(figures, money)), table=_taken(figures.card, money)),
         *((Section("ACH (bank accounts: neither card nor cash)", table=_taken(figures.ach, money, ach=True)),)
           if figures.ach.lines else ()),
+        *((Section("Payment links (card paid online: not in the drawer, not the terminal's)",
+                   ("Phone orders their customers paid on a payment link; a return's void or refund of one "
+                    "takes it off.",), table=_taken(figures.link, money, link=True)),)
+          if figures.link.lines else ()),
         Section("Not taken", table=_not_taken(figures, money)),
         Section("Tax collected (from the carts)", *_tax(figures, money)),
         Section("By cashier", *_groups(figures.by_cashier(), "Cashier", money, (
             "What each cashier did: their sales, the voids and refunds they made; net surcharge and tax.",))),
-        Section("By card brand" + (" (ACH: bank accounts)" if figures.ach.lines else ""),
+        Section("By card brand" + (" (ACH: bank accounts)" if figures.ach.lines else "")
+                + (" (Payment link: paid online)" if figures.link.lines else ""),
                 *_groups(figures.by_brand(), "Card brand", money)),
         Section("Unknowns still open", *_open(report, money)),
         Section("Reconciliation with the service", _reconciliation(report, money)),
@@ -103,11 +110,13 @@ def _on_file(figures: Figures, money: Money) -> tuple[str, ...]:
             f"{money(sum(line.amount for line in on_file))}.",)
 
 
-def _taken(figures: Figures, money: Money, *, ach: bool = False) -> Table:
+def _taken(figures: Figures, money: Money, *, ach: bool = False, link: bool = False) -> Table:
     cells = figures.by_category
-    rows = [["ACH charges approved" if ach else "Sales approved", *_amounts(cells[Category.SALE], money)],
-            *(() if ach else (["Pre-auths captured (amount captured)", *_amounts(cells[Category.CAPTURE], money)],)),
-            ["Gross (charges)" if ach else "Gross (sales and captures)", *_amounts(figures.gross, money)],
+    charges = ach or link
+    first = "ACH charges approved" if ach else "Payment links paid" if link else "Sales approved"
+    captured = ["Pre-auths captured (amount captured)", *_amounts(cells[Category.CAPTURE], money)]
+    rows = [[first, *_amounts(cells[Category.SALE], money)], *(() if charges else (captured,)),
+            ["Gross (charges)" if charges else "Gross (sales and captures)", *_amounts(figures.gross, money)],
             ["Voided (given back)", *_amounts(figures.voids, money, -1)],
             ["Refunded (tax not split out)", *_amounts(figures.refunds, money, -1)[:-1], "-"]]
     columns = (Column("", 38), Column("Count", 5, True), Column("Amount", 12, True), Column("Surcharge", 10, True),
@@ -190,12 +199,14 @@ def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | No
 
 
 def _what(line: MoneyLine) -> str:
-    what = ("partial " if line.partial else "") + WHAT[line.category]
+    what = ("partial " if line.partial else "") + (
+        "link paid" if line.category is Category.SALE and line.tender is Tender.LINK else WHAT[line.category])
     return what + (", voided" if line.voided else "")
 
 
 def _paid_with(line: MoneyLine) -> str:
-    """``Visa 4242``, ``on file Visa 4242`` or ``ACH 6789``: what the line's money moved on."""
+    """``Visa 4242``, ``on file Visa 4242``, ``ACH 6789`` or ``Payment link 4242``: what the
+    line's money moved on."""
     return f"{'on file ' if line.on_file else ''}{line.brand} {line.last4}".strip()
 
 

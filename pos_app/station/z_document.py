@@ -2,7 +2,7 @@
 alone, so that a reprint shows exactly what was closed: the count first (expected,
 counted, over or short, why, what stays in the drawer), then each cash figure adding up to
 the expected cash, then the card batch's close and the card figures of its shift (cards on
-file among them; ACH on a line of its own).
+file among them; ACH and payment links on a line each).
 
 Everything the page needs is in the row: its columns (expected, counted, float, left, who,
 reason) and its ``figures`` (``station.z_report.z_figures``: the cash figures, the card
@@ -170,5 +170,12 @@ def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tu
         notes.append(f"ACH (bank accounts; neither card nor cash): taken {money(int(ach.get('taken', 0)))} "
                      f"({_count(int(ach.get('taken_count', 0)), 'charge')}), voided {money(-int(ach.get('voids', 0)))}"
                      f", refunded {money(-int(ach.get('refunds', 0)))}, net {money(int(ach.get('net', 0)))}.")
+    link: Mapping[str, Any] = card.get("link") or {}
+    if int(link.get("taken_count") or 0) or int(link.get("voids") or 0) or int(link.get("refunds") or 0):
+        notes.append(f"Payment links (card paid online: not in the drawer, not in the terminal's card total): taken "
+                     f"{money(int(link.get('taken', 0)))} ({_count(int(link.get('taken_count', 0)), 'link')}), "
+                     f"voided {money(-int(link.get('voids', 0)))}, refunded {money(-int(link.get('refunds', 0)))}, "
+                     f"net {money(int(link.get('net', 0)))}; surcharge {money(int(link.get('surcharge', 0)))}, "
+                     f"tax {money(int(link.get('tax', 0)))}.")
     columns = (Column("", 48), Column("Count", 6, True), Column("Amount", 14, True))
     return (*filter(None, said), *notes), Table(columns, rows, total=net)

@@ -56,8 +56,9 @@ def card_figures(figures: Figures, check: ShiftCheck | None = None) -> dict[str,
     """A batch's card figures in integer cents, as the X report's JSON and the Z row keep
     them: ``taken`` is the card gross (approved sales and captures, base amounts: the
     terminal's and cards on file, ``on_file`` of it), ``net`` the gross less voids and
-    refunds; ``ach`` the bank-account money of the shift, neither card nor cash."""
-    ach = figures.ach
+    refunds; ``ach`` the bank-account money of the shift, neither card nor cash; ``link`` the
+    orders paid by payment link (card paid online: not the drawer's, not in the terminal's card total)."""
+    ach, link = figures.ach, figures.link
     figures = figures.card
     gross, voids, refunds, net = figures.gross, figures.voids, figures.refunds, figures.net
     found: dict[str, Any] = {
@@ -68,6 +69,9 @@ def card_figures(figures: Figures, check: ShiftCheck | None = None) -> dict[str,
         "on_file": sum(line.amount for line in figures.lines if line.on_file and line.category in GROSS),
         "ach": {"taken": ach.gross.amount, "taken_count": ach.gross.count, "voids": ach.voids.amount,
                 "refunds": ach.refunds.amount, "net": ach.net.amount},
+        "link": {"taken": link.gross.amount, "taken_count": link.gross.count, "voids": link.voids.amount,
+                 "refunds": link.refunds.amount, "net": link.net.amount, "surcharge": link.net.surcharge,
+                 "tax": link.tax},
     }
     if check is not None:
         found.update(terminal=check.terminal_id, since=check.start.isoformat(), list_error=check.list_error,

@@ -254,7 +254,7 @@ class PaymentsPanel(QWidget):
         self.void_button.setEnabled(row is not None and row.voidable)
         self.refund_button.setEnabled(row is not None and row.refundable > 0)
         self.refund_all_button.setEnabled(row is not None and row.refundable > 0)
-        self.return_button.setEnabled(row is not None and row.attempt_id is not None
+        self.return_button.setEnabled(row is not None and (row.attempt_id or row.payment_id) is not None
                                       and row.status in (PaymentStatus.APPROVED, PaymentStatus.PARTLY_REFUNDED))
         self.slip_button.setEnabled(row is not None and row.payment_id is not None)
         self.merchant_button.setEnabled(row is not None and row.payment_id is not None)

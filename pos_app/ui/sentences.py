@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pos_app.journal import Operation, Outcome
 from pos_app.staff import LockedOut, LockLevel, NotAManager, StaffError, WrongPin
+from pos_app.station.figures import Category
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 
 if TYPE_CHECKING:
@@ -125,8 +126,10 @@ def shift_check_summary(check: ShiftCheck, where: str) -> str:
     """What the check with the service found, in sentences; ``where`` the differences are listed."""
     since = "the last closed batch" if check.since_close else "the start of the day"
     local = check.start.astimezone()
+    links = sum(1 for line in check.figures.link.lines if line.category is Category.SALE)  # no attempt of its own
+    paid_by_link = f", {_counted(links, 'order')} paid by payment link" if links else ""
     said = [f"Shift of {check.terminal_id} since {since} ({local:%Y-%m-%d %H:%M}): "
-            f"{_counted(len(check.lines), 'payment attempt')} in this station's journal."]
+            f"{_counted(len(check.lines) - links, 'payment attempt')} in this station's journal{paid_by_link}."]
     if check.list_error:
         said.append(f"Not reconciled: {check.list_error}. You can still close the batch.")
     elif check.differences:
