@@ -128,7 +128,7 @@ class ParkedOrders:
                 or await journal.order_cash(cart.order_key):
             raise ValueError("This sale has taken a payment already: take the rest at the counter (F12 card, "
                              "F8 cash). A payment link pays a whole sale.")
-        await counter._journal_totals(totals)
+        await counter._journal_totals(cart.order_key, totals)
         cashier = counter.cashier.name if counter.cashier is not None else None
         try:
             parking = await journal.begin_parking(cart.order_key, totals.total, contact=contact.address,

@@ -129,13 +129,12 @@ class Till:
         order be charged above its balance). A pre-auth holds the whole order, before any
         other line."""
         await self._restored_read()
-        totals = self.totals()
+        totals, order_key = self.totals(), self.cart.order_key  # the order asked for, whatever happens meanwhile
         if preauth and (amount is not None or self.payments.paid):
             raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
         amount = self._card_amount(totals, amount)
-        await self._journal_totals(totals)
-        return await self._read_if_refused(await self.station.sale(amount, order_key=self.cart.order_key,
-                                                                   preauth=preauth))
+        await self._journal_totals(order_key, totals)
+        return await self._read_if_refused(await self.station.sale(amount, order_key=order_key, preauth=preauth))
 
     async def pay_on_file(self, card: StoredCard, *, amount: int | None = None) -> OperationResult:
         """Charge the attached customer's stored ``card`` (``card_on_file.stored_cards``) for
@@ -149,11 +148,11 @@ class Till:
             raise ValueError("Attach a customer first (F6), then F4 charges their card on file.")
         if card.customer_id != customer.id:
             raise ValueError(f"that card is not {customer.name}'s: press F4 again")
-        totals = self.totals()
+        totals, order_key = self.totals(), self.cart.order_key
         amount = self._card_amount(totals, amount)
-        await self._journal_totals(totals)
+        await self._journal_totals(order_key, totals)
         return await self._read_if_refused(await self.station.card_on_file(
-            customer.id, card.method_id, amount, order_key=self.cart.order_key))
+            customer.id, card.method_id, amount, order_key=order_key))
 
     def _card_amount(self, totals: Totals, amount: int | None) -> int:
         """What a card pays of the order: ``amount`` cents, or all that is due (None)."""
@@ -175,15 +174,15 @@ class Till:
         cannot take it now (a card payment unknown, nothing due); the journal's own errors
         when it cannot record it (nothing was taken then)."""
         await self._restored_read()
-        totals = self.totals()
+        totals, order_key = self.totals(), self.cart.order_key  # as in ``_journal_totals``
         self._check_payable(totals)
         if isinstance(received, bool) or not isinstance(received, int) or received <= 0:
             raise ValueError("the cash received must be above zero")
         journal = self.station.journal
-        await journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+        await journal.record_order(order_key, subtotal=totals.subtotal, tax=totals.tax,
                                    taxes=totals.breakdown, lines=self._order_lines(totals))
         try:
-            entry = await self.station.take_cash(self.cart.order_key, received,
+            entry = await self.station.take_cash(order_key, received,
                                                  cashier=self.cashier.name if self.cashier else None)
         except (OrderAlreadyPaid, OrderHasUnknownAttempt):
             await self._read_order()  # the journal knows of a line this counter missed (another process)
@@ -223,15 +222,20 @@ class Till:
             raise ValueError("this sale is paid")
         return due
 
-    async def _journal_totals(self, totals: Totals) -> None:
-        """The cart's totals in the journal (the order guard's balance, the reports' tax
+    async def _journal_totals(self, order_key: str, totals: Totals) -> None:
+        """The order's totals in the journal (the order guard's balance, the reports' tax
         collected). A journal that cannot take them does not stop a card payment: if it is
-        unusable the payment's own attempt is refused next with a sentence."""
+        unusable the payment's own attempt is refused next with a sentence.
+
+        ``order_key`` is the order the payment was asked for, read before any wait: if the
+        order is settled meanwhile (a late approval read in the background) the cart
+        starts a new order, and the payment must still name the old one, which the journal
+        then refuses as paid, never the new one with the old one's amount."""
         try:
-            await self.station.journal.record_order(self.cart.order_key, subtotal=totals.subtotal, tax=totals.tax,
+            await self.station.journal.record_order(order_key, subtotal=totals.subtotal, tax=totals.tax,
                                                     taxes=totals.breakdown, lines=self._order_lines(totals))
         except JournalError as error:
-            log.error("the totals of order %s could not be journaled: %s", self.cart.order_key, error)
+            log.error("the totals of order %s could not be journaled: %s", order_key, error)
 
     def _order_lines(self, totals: Totals) -> list[OrderLine]:
         """The cart's lines as the journal keeps them with the order (what a return picks from)."""

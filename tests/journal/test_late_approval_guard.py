@@ -78,3 +78,41 @@ async def test_a_second_f12_after_a_late_approval_charges_nothing(sandbox, tmp_p
             assert len(charges) == 1, "the customer was charged twice"
         finally:
             await counter.aclose()
+
+
+async def test_an_order_settled_while_f12_waits_on_the_journal_is_not_charged_under_the_next_order(sandbox,
+                                                                                                   tmp_path):
+    """The race the run above met once in fifteen: F12 pressed while the counter's background
+    re-read (after the manager's decision and the late approval) has not finished. The
+    re-read settles the order and the cart starts a new one while F12 waits on the journal;
+    the card request must still name the order F12 was pressed for (refused: paid), never
+    the new order with the old one's amount. The re-read is made to finish inside that wait."""
+    config = StoreConfig(base_url=sandbox.base_url, store_id="s1", station_id="lane-9", terminal_id="ts-1001",
+                         poll_wait_limit=20.0, data_dir=tmp_path / "data")
+    async with await Station.open(config, sandbox.keys["S"], training=True) as station:
+        counter = await counter_for(station)
+        polled: list[PaymentProgress] = []
+        station.events.subscribe(lambda event: polled.append(event) if isinstance(event, PaymentProgress) else None)
+        try:
+            await cart_over(counter, 150)
+            sandbox.set_faults(s_delay_min=2.0, s_delay_max=2.0)
+            paying = asyncio.ensure_future(counter.pay())
+            await wait_until_async(lambda: polled, what="the payment's first poll")
+            [waiting] = await station.journal.in_flight()
+            await station.service.resolve(waiting.id, paid=False, reason="customer walked off", by="Mo", force=True)
+            await paying
+            pressed_for = counter.cart.order_key
+            journal_write = station.journal.record_order
+
+            async def write_then_reread(*args, **kwargs):  # the background re-read lands during F12's wait
+                await journal_write(*args, **kwargs)
+                await counter._read_again()
+
+            station.journal.record_order = write_then_reread
+            again = await counter.pay()
+            assert counter.cart.order_key != pressed_for  # the re-read settled the order meanwhile
+            assert again.order_key == pressed_for and not again.outcome.moved_money
+            charges = [p for p in sandbox.stats()["payments"] if p.get("status") != "declined"]
+            assert len(charges) == 1, "the customer was charged twice"
+        finally:
+            await counter.aclose()
