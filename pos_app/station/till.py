@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pos_app.api.money import PHONE_PATTERN
 from pos_app.cart import Cart, Totals
 from pos_app.catalog import TaxRate
 from pos_app.drawer import CashDrawer
@@ -134,7 +135,24 @@ class Till:
             raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
         amount = self._card_amount(totals, amount)
         await self._journal_totals(order_key, totals)
-        return await self._read_if_refused(await self.station.sale(amount, order_key=order_key, preauth=preauth))
+        contact = self._customer_contact()
+        return await self._read_if_refused(await self.station.sale(
+            amount, order_key=order_key, preauth=preauth, email=contact.get("email"), phone=contact.get("phone")))
+
+    def _customer_contact(self) -> dict[str, str]:
+        """The attached customer's email and phone as the terminal's pay request carries them
+        (so that the service can send the receipt there); a contact the request would refuse
+        (the reference's phone pattern, an email without @) is left out, never a reason to
+        refuse the payment."""
+        customer = self.cart.customer
+        contact: dict[str, str] = {}
+        if customer is None:
+            return contact
+        if customer.email and "@" in customer.email and not any(c.isspace() for c in customer.email):
+            contact["email"] = customer.email
+        if customer.phone and PHONE_PATTERN.fullmatch(customer.phone):
+            contact["phone"] = customer.phone
+        return contact
 
     async def pay_on_file(self, card: StoredCard, *, amount: int | None = None) -> OperationResult:
         """Charge the attached customer's stored ``card`` (``card_on_file.stored_cards``) for

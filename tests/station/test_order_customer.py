@@ -1,10 +1,12 @@
 """A customer attached to the order (issue 19, F6's Qt-free part): kept with the cart
 through a restart and a cancelled order's renewal, gone with a new sale, named on the
-receipt (pdftotext) of the order it was attached to; attaching changes no amount, so a
+receipt (pdftotext) of the order it was attached to, sent as the card sale's contact;
+attaching changes no amount, so a
 payment holding the order does not stop it."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from pos_app.cart import OrderCustomer
@@ -34,6 +36,11 @@ async def test_the_customer_stays_with_the_order_and_is_named_on_its_receipt(san
             await counter.attach_customer(JANE)
             card = await counter.pay(amount=400)
             assert card.outcome is Outcome.APPROVED and counter.payments.holds
+            charged = httpx.get(f"{sandbox.base_url}/public/payment/{card.payment_id}",
+                                headers={"key-hash": sandbox.keys["B"]}, timeout=10).json()["data"]
+            # sent as the sale's contact, for the service's receipt; the phone written the way
+            # the reference's pattern refuses (555-123-4567) is left out, the sale not refused
+            assert charged["contact"] == {"email": "jane@example.com", "phone": None}
             await counter.attach_customer(None)  # a payment holds the order: the customer may still change
             await counter.attach_customer(JANE)
         finally:
