@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from pos_app.ui.dialogs import enter_presses_focused_button
-from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
+from pos_app.ui.qt import (
+    QDialog,
+    QFrame,
+    QGridLayout,
+    QGuiApplication,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QShowEvent,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+)
 
 KEYS = (
     ("F12", "Pay the balance by card (the customer accepts the surcharge notice first)"),
@@ -40,17 +52,43 @@ KEYS = (
 )
 
 
+MOST_HEIGHT = 640
+"""The list's window at most this high: a 1024×768 lane screen less its title bar and taskbar."""
+
+
 class HelpDialog(QDialog):
+    """The keys in two columns (key, what it does), scrolled when the screen is too short
+    for all of them (a 1024×768 lane screen): ↑ ↓ and Page Up/Down scroll, Enter or Esc close."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Keys")
-        layout = QVBoxLayout(self)
-        for key, what in KEYS:
-            row = QLabel(f"<b>{key}</b> — {what}")
-            row.setAccessibleName(f"{key}: {what}")
-            layout.addWidget(row)
+        rows = QWidget()
+        grid = QGridLayout(rows)
+        grid.setColumnStretch(1, 1)
+        for number, (key, what) in enumerate(KEYS):
+            name, text = QLabel(f"<b>{key}</b>"), QLabel(what)
+            text.setWordWrap(True)
+            for label in (name, text):
+                label.setAccessibleName(f"{key}: {what}")
+            grid.addWidget(name, number, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(text, number, 1)
+        self.keys = QScrollArea()
+        self.keys.setWidget(rows)
+        self.keys.setWidgetResizable(True)
+        self.keys.setFrameShape(QFrame.Shape.NoFrame)
+        self.keys.setAccessibleName("Keys of the app")
         close = QPushButton("Close  (Esc)")
         close.setDefault(True)
         close.clicked.connect(self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.keys, 1)
         layout.addWidget(close)
         enter_presses_focused_button(self)
+        screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry()
+        self.resize(min(900, room.width() - 40), min(rows.sizeHint().height() + 80, room.height() - 60, MOST_HEIGHT))
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self.keys.setFocus()  # arrows and Page Up/Down scroll at once; Enter closes (the default button)

@@ -56,12 +56,12 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "PySide6.QtGui": (
         "QAction", "QCloseEvent", "QColor", "QFont", "QGuiApplication", "QIcon", "QImage", "QIntValidator",
-        "QKeyEvent", "QKeySequence", "QPainter", "QPaintEvent", "QPalette", "QShortcut",
+        "QKeyEvent", "QKeySequence", "QPainter", "QPaintEvent", "QPalette", "QShortcut", "QShowEvent",
     ),
     "PySide6.QtWidgets": (
         "QAbstractItemView", "QApplication", "QCheckBox", "QComboBox", "QDialog", "QDialogButtonBox", "QFileDialog",
         "QFormLayout", "QFrame", "QGridLayout", "QHBoxLayout", "QHeaderView", "QLabel", "QLineEdit", "QListWidget",
-        "QListWidgetItem", "QMainWindow", "QMessageBox", "QPushButton", "QSizePolicy", "QStackedWidget",
+        "QListWidgetItem", "QMainWindow", "QMessageBox", "QPushButton", "QScrollArea", "QSizePolicy", "QStackedWidget",
         "QTableView", "QTableWidget", "QTableWidgetItem", "QTabWidget", "QTextBrowser", "QVBoxLayout", "QWidget",
     ),
     "PySide6.QtPdf": ("QPdfDocument",),
@@ -102,6 +102,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
         QPaintEvent,
         QPalette,
         QShortcut,
+        QShowEvent,
     )
     from PySide6.QtPdf import QPdfDocument
     from PySide6.QtPdfWidgets import QPdfView
@@ -126,6 +127,7 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
         QMainWindow,
         QMessageBox,
         QPushButton,
+        QScrollArea,
         QSizePolicy,
         QStackedWidget,
         QTableView,
@@ -150,7 +152,8 @@ __all__ = [
     "QKeyEvent", "QKeySequence", "QLabel", "QLineEdit", "QListWidget", "QListWidgetItem", "QMainWindow",
     "QMessageBox", "QModelIndex", "QObject", "QPainter", "QPaintEvent", "QPalette", "QPdfDocument", "QPdfView",
     "QPrintDialog",
-    "QPrinter", "QPushButton", "QShortcut", "QSize", "QSizePolicy", "QStackedWidget", "QTableView",
+    "QPrinter", "QPushButton", "QScrollArea", "QShortcut", "QShowEvent", "QSize", "QSizePolicy", "QStackedWidget",
+    "QTableView",
     "QTableWidget", "QTableWidgetItem", "QTabWidget",
     "QTextBrowser",
     "QTimer", "QVBoxLayout", "QWidget", "Qt", "Signal", "asyncSlot", "run_async",

@@ -150,8 +150,10 @@ def refused(qtbot, name: str, dialog: QDialog) -> None:
 def clipped(dialog: QWidget) -> list[str]:
     """What of ``dialog`` (or the main window) a person cannot read whole: larger than the
     screen, a field or button smaller than it needs, a wrapped text shorter than its lines,
-    a widget reaching past its edge."""
-    from pos_app.ui.qt import QComboBox, QLabel
+    a widget reaching past its edge (but for the content of a scroll area: it scrolls)."""
+    from pos_app.ui.qt import QComboBox, QLabel, QScrollArea
+
+    scrolled = [area.widget() for area in dialog.findChildren(QScrollArea) if area.widget() is not None]
 
     found = []
     size = dialog.frameGeometry().size()
@@ -170,7 +172,9 @@ def clipped(dialog: QWidget) -> list[str]:
             hint = widget.minimumSizeHint()
             if widget.width() < hint.width() or widget.height() < hint.height():
                 found.append(f"{what} is {widget.width()}×{widget.height()}, needs {hint.width()}×{hint.height()}")
-        if not dialog.rect().contains(widget.rect().translated(widget.mapTo(dialog, widget.rect().topLeft()))):
+        in_scroll_area = any(content.isAncestorOf(widget) for content in scrolled)
+        if not in_scroll_area and not dialog.rect().contains(
+                widget.rect().translated(widget.mapTo(dialog, widget.rect().topLeft()))):
             found.append(f"{what} reaches past the dialog's edge")
     return found
 
