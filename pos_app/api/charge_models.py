@@ -26,7 +26,7 @@ from pos_app.api.models import Answer, CardInfo, Cents, Flag, Lenient, Page, Tex
 from pos_app.api.money import require_cents, require_phone
 from pos_app.api.requests import CustomValue, Request
 from pos_app.api.units import from_wire, request_unit, response_unit, to_wire
-from pos_app.api.vault_models import ACCOUNT_NUMBER, ROUTING_NUMBER
+from pos_app.api.vault_models import check_account_number, check_routing_number
 
 CHARGED_CARD_NUMBER = re.compile(r"^[0-9]{6}[*.]+[0-9]{4}$")
 LAST4 = re.compile(r"^[0-9]{4}$")
@@ -306,17 +306,12 @@ class AchData(Request):
     @field_validator("routing_number")
     @classmethod
     def _routing(cls, value: str | None) -> str | None:
-        if value is not None and not ROUTING_NUMBER.fullmatch(value):
-            raise ValueError(f"routingNumber must be the 9 digits of the bank's routing number, got {value!r}")
-        return value
+        return check_routing_number(value)
 
     @field_validator("account_number")
     @classmethod
     def _account(cls, value: str | None) -> str | None:
-        if value is not None and not ACCOUNT_NUMBER.fullmatch(value):
-            raise ValueError("accountNumber must be the account's digits (4 to 17), "
-                             f"got {len(value)} characters")  # never echoed: it is a bank account
-        return value
+        return check_account_number(value)
 
     @field_validator("phone_number")
     @classmethod

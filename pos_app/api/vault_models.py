@@ -32,6 +32,20 @@ from pos_app.api.requests import Request
 
 ROUTING_NUMBER = re.compile(r"^[0-9]{9}$")
 ACCOUNT_NUMBER = re.compile(r"^[0-9]{4,17}$")
+
+
+def check_routing_number[T: (str, str | None)](value: T) -> T:
+    """A bank's routing number (9 digits), as stored and as charged; None passes."""
+    if value is not None and not ROUTING_NUMBER.fullmatch(value):
+        raise ValueError(f"routingNumber must be the 9 digits of the bank's routing number, got {value!r}")
+    return value
+
+
+def check_account_number[T: (str, str | None)](value: T) -> T:
+    """A bank account number (4 to 17 digits), never echoed in the error; None passes."""
+    if value is not None and not ACCOUNT_NUMBER.fullmatch(value):
+        raise ValueError(f"accountNumber must be the account's digits (4 to 17), got {len(value)} characters")
+    return value
 DRIVER_LICENSE = re.compile(r"^[a-zA-Z0-9]+$")
 BUSINESS_TYPES = frozenset({"businessChecking", "businessSavings"})
 CSV_TYPES = ("text/csv", "application/csv", "text/plain", "application/vnd.ms-excel", "application/octet-stream")
@@ -86,17 +100,12 @@ class AchAccount(Request):
     @field_validator("routing_number")
     @classmethod
     def _routing(cls, value: str) -> str:
-        if not ROUTING_NUMBER.fullmatch(value):
-            raise ValueError(f"routingNumber must be the 9 digits of the bank's routing number, got {value!r}")
-        return value
+        return check_routing_number(value)
 
     @field_validator("account_number")
     @classmethod
     def _account(cls, value: str) -> str:
-        if not ACCOUNT_NUMBER.fullmatch(value):
-            raise ValueError("accountNumber must be the account's digits (4 to 17), "
-                             f"got {len(value)} characters")  # never echoed: it is a bank account
-        return value
+        return check_account_number(value)
 
     @field_validator("phone_number")
     @classmethod

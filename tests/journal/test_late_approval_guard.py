@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from pos_app.config import StoreConfig
-from pos_app.journal import Journal, OrderAlreadyPaid
+from pos_app.journal import Attempt, Journal, OrderAlreadyPaid
 from pos_app.station import Station
 from pos_app.station.events import PaymentProgress
 from tests.counters import cart_over, counter_for
@@ -52,6 +52,21 @@ def test_with_a_recorded_total_the_late_approval_does_not_count(journal, second)
             journal.record_cash_sale("app-order", 1000)
 
 
+async def _approved_after_not_paid(sandbox, station, counter) -> Attempt:
+    """A type S card payment of a rung-up cart, still waiting when a manager decides "not
+    paid" (forced: too early), then approved by the terminal: the attempt, its late approval kept."""
+    polled: list[PaymentProgress] = []
+    station.events.subscribe(lambda event: polled.append(event) if isinstance(event, PaymentProgress) else None)
+    await cart_over(counter, 150)
+    sandbox.set_faults(s_delay_min=2.0, s_delay_max=2.0)
+    paying = asyncio.ensure_future(counter.pay())
+    await wait_until_async(lambda: polled, what="the payment's first poll")
+    [waiting] = await station.journal.in_flight()
+    await station.service.resolve(waiting.id, paid=False, reason="customer walked off", by="Mo", force=True)
+    await paying
+    return waiting
+
+
 async def test_a_second_f12_after_a_late_approval_charges_nothing(sandbox, tmp_path):
     """A type S payment is still waiting when a manager decides "not paid" (forced: too
     early); the terminal then approves it: the journal keeps a late approval (a conflict).
@@ -60,16 +75,8 @@ async def test_a_second_f12_after_a_late_approval_charges_nothing(sandbox, tmp_p
                          poll_wait_limit=20.0, data_dir=tmp_path / "data")
     async with await Station.open(config, sandbox.keys["S"], training=True) as station:
         counter = await counter_for(station)
-        polled: list[PaymentProgress] = []
-        station.events.subscribe(lambda event: polled.append(event) if isinstance(event, PaymentProgress) else None)
         try:
-            await cart_over(counter, 150)
-            sandbox.set_faults(s_delay_min=2.0, s_delay_max=2.0)
-            paying = asyncio.ensure_future(counter.pay())
-            await wait_until_async(lambda: polled, what="the payment's first poll")
-            [waiting] = await station.journal.in_flight()
-            await station.service.resolve(waiting.id, paid=False, reason="customer walked off", by="Mo", force=True)
-            await paying
+            waiting = await _approved_after_not_paid(sandbox, station, counter)
             assert (await station.journal.get(waiting.id)).conflict  # the late approval is kept
             sandbox.set_faults(s_delay_min=0.2, s_delay_max=0.4)
             again = await counter.pay()
@@ -91,16 +98,8 @@ async def test_an_order_settled_while_f12_waits_on_the_journal_is_not_charged_un
                          poll_wait_limit=20.0, data_dir=tmp_path / "data")
     async with await Station.open(config, sandbox.keys["S"], training=True) as station:
         counter = await counter_for(station)
-        polled: list[PaymentProgress] = []
-        station.events.subscribe(lambda event: polled.append(event) if isinstance(event, PaymentProgress) else None)
         try:
-            await cart_over(counter, 150)
-            sandbox.set_faults(s_delay_min=2.0, s_delay_max=2.0)
-            paying = asyncio.ensure_future(counter.pay())
-            await wait_until_async(lambda: polled, what="the payment's first poll")
-            [waiting] = await station.journal.in_flight()
-            await station.service.resolve(waiting.id, paid=False, reason="customer walked off", by="Mo", force=True)
-            await paying
+            await _approved_after_not_paid(sandbox, station, counter)
             pressed_for = counter.cart.order_key
             journal_write = station.journal.record_order
 
