@@ -23,9 +23,11 @@ from pos_app.ui.qt import (
 
 
 class AcknowledgmentDialog(QDialog):
-    def __init__(self, paragraphs: list[str], total: str, parent: QWidget | None = None, *, quote: str = "") -> None:
+    def __init__(self, paragraphs: list[str], total: str, parent: QWidget | None = None, *, quote: str = "",
+                 customer: str = "") -> None:
         """``quote``: the surcharge quoted for the card being charged (a card on file), shown
-        above the notice (and first on the customer's screen)."""
+        above the notice (and first on the customer's screen); ``customer``: the name of the
+        customer attached to the sale (F6), greeted on their screen."""
         super().__init__(parent)
         self.setWindowTitle("Card surcharge: customer's acknowledgment")
         self.setObjectName("acknowledgment")
@@ -52,7 +54,7 @@ class AcknowledgmentDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(640, 480 if quote else 420)
         shown = [quote, *paragraphs] if quote else paragraphs
-        self.customer_display = CustomerDisplay.on_second_screen(shown, total, parent)
+        self.customer_display = CustomerDisplay.on_second_screen(shown, total, parent, customer=customer)
         self.finished.connect(self._close_display)
         enter_presses_focused_button(self)
 
@@ -67,13 +69,14 @@ class AcknowledgmentDialog(QDialog):
 
 class CustomerDisplay(QWidget):
     """A window filling the customer's screen: the total to pay and the text to accept (or,
-    with another ``caption`` and ``prompt``, the change due after a cash payment).
+    with another ``caption`` and ``prompt``, the change due after a cash payment), and the
+    attached customer's name (``customer``, F6) above them.
 
     It never takes the keyboard focus (the cashier's dialog keeps Enter and Esc) and has
     no frame; it closes with the dialog."""
 
     def __init__(self, paragraphs: list[str], total: str, *, caption: str = "Total to pay by card",
-                 prompt: str = "Please tell the cashier if you accept.") -> None:
+                 prompt: str = "Please tell the cashier if you accept.", customer: str = "") -> None:
         super().__init__()
         self.setObjectName("customerDisplay")
         self.setWindowTitle("Customer display")
@@ -89,14 +92,19 @@ class CustomerDisplay(QWidget):
         self.text.setWordWrap(True)
         prompt_label = QLabel(prompt)
         prompt_label.setObjectName("customerPrompt")
-        for label, pixels, bold in ((caption_label, 28, False), (self.total, 72, True), (self.text, 24, False),
-                                    (prompt_label, 28, True)):
+        self.customer = QLabel(customer)
+        self.customer.setObjectName("customerName")
+        self.customer.setAccessibleName("Customer")
+        self.customer.setVisible(bool(customer))
+        for label, pixels, bold in ((self.customer, 32, True), (caption_label, 28, False), (self.total, 72, True),
+                                    (self.text, 24, False), (prompt_label, 28, True)):
             font = QFont(label.font())
             font.setPixelSize(pixels)
             font.setBold(bold)
             label.setFont(font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(48, 40, 48, 40)
+        layout.addWidget(self.customer)
         layout.addWidget(caption_label)
         layout.addWidget(self.total)
         layout.addSpacing(24)
@@ -107,7 +115,8 @@ class CustomerDisplay(QWidget):
     def on_second_screen(cls, paragraphs: list[str], total: str, cashier: QWidget | None = None,
                          **words: str) -> CustomerDisplay | None:
         """Shown on a screen other than the cashier's (``cashier``'s window, else the
-        primary one), filling it; None with one screen. ``words``: ``caption``, ``prompt``."""
+        primary one), filling it; None with one screen. ``words``: ``caption``, ``prompt``,
+        ``customer``."""
         screen = customer_screen(cashier)
         if screen is None:
             return None

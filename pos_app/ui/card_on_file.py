@@ -192,7 +192,8 @@ async def _accepted(window: CashierWindow, card: StoredCard, amount: int, money:
     quoted = await quote(counter.station.client, card, amount)
     if quoted.surcharge is None:
         log.info("no surcharge quote for the card on file %s: %s", card.label, quoted.why_not)
-    notice = AcknowledgmentDialog(paragraphs, money(amount), window.window(), quote=quoted.sentence(money))
+    notice = AcknowledgmentDialog(paragraphs, money(amount), window.window(), quote=quoted.sentence(money),
+                                  customer=counter.cart.customer.name if counter.cart.customer is not None else "")
     if await shown(notice) != QDialog.DialogCode.Accepted:
         window.status.setText(CANCELLED)
         return False

@@ -190,9 +190,15 @@ class CashDialog(QDialog):
         self.new_sale.setFocus()
         self.customer_display = CustomerDisplay.on_second_screen(
             [f"Cash {money(self.taken.entry.tendered or 0)}"], money(change), self.parentWidget(),
-            caption="Change due", prompt="Thank you!")
+            caption="Change due", prompt="Thank you!", customer=self._customer_name())
         self.finished.connect(self._close_display)
         self.drawer.setText(await self.taken.drawer)
+
+    def _customer_name(self) -> str:
+        """The customer the paid order was attached to (F6), else the sale's now."""
+        paid = self.taken.paid if self.taken is not None else None
+        customer = paid.customer if paid is not None else self.counter.cart.customer
+        return customer.name if customer is not None else ""
 
     def _close_display(self) -> None:
         if self.customer_display is not None:

@@ -441,7 +441,9 @@ class MainWindow(QMainWindow):
                                     "no card payment was started. Try again.")
                 return
             charged = amount if amount is not None else self.counter.payments.due(totals.total)
-            notice = AcknowledgmentDialog(paragraphs, self.sale.money(charged), self)
+            attached = self.counter.cart.customer
+            notice = AcknowledgmentDialog(paragraphs, self.sale.money(charged), self,
+                                          customer=attached.name if attached is not None else "")
             if await shown(notice) != QDialog.DialogCode.Accepted:
                 self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
                 return

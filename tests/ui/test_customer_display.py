@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from pos_app.cart import OrderCustomer
 from pos_app.journal import Outcome
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
 from pos_app.ui.payment_dialog import PaymentDialog
@@ -60,11 +61,13 @@ def test_on_two_screens_the_customer_sees_the_total_and_the_text(qtbot, run, ope
     window.activateWindow()
     qtbot.waitActive(window)
     total = window.sale.money(app.counter.totals().total)
+    run(app.counter.attach_customer(OrderCustomer("65f0aa11bb22cc33dd44ee55", "Jane Roe", "jane@example.com")))
     qtbot.keyClick(window, Qt.Key.Key_F12)
     ack = modal(qtbot, AcknowledgmentDialog)
     display = ack.customer_display
     assert display is not None
     qtbot.waitExposed(display)
+    assert display.customer.isVisible() and display.customer.text() == "Jane Roe"  # the customer attached (F6)
     assert display.windowHandle().screen() is screens[1]
     assert screens[1].geometry().contains(display.geometry()) and display.geometry().width() > 600
     assert display.total.text() == total and "surcharge" in display.text.text().lower()
@@ -91,6 +94,7 @@ def test_on_two_screens_the_customer_sees_the_total_and_the_text(qtbot, run, ope
     change = cash.customer_display
     qtbot.waitExposed(change)
     assert change.windowHandle().screen() is screens[1] and change.total.text() == window.sale.money(1000)
+    assert not change.customer.isVisible()  # this sale has nobody attached
     save(change, "customer-display-change")
     qtbot.keyClick(cash.new_sale, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not change.isVisible(), timeout=5000)
