@@ -232,16 +232,19 @@ V9: tuple[str, ...] = (
         BEGIN SELECT raise(ABORT, 'journal returns are append-only'); END""",
 )
 
-V10: tuple[str, ...] = (
-    "PRAGMA defer_foreign_keys = ON",  # until the commit: events and open_attempts name attempts meanwhile
-    "CREATE TEMP TABLE attempts_v9 AS SELECT rowid AS old_rowid, * FROM attempts",
-    "DROP TABLE attempts",  # its indexes and triggers go with it
-    """CREATE TABLE attempts (
+def _attempts_allowing(*operations: str) -> tuple[str, ...]:
+    """The statements that copy ``attempts``, row for row and rowid for rowid, into a table
+    whose CHECK allows ``operations`` (SQLite cannot change a CHECK in place), its indexes
+    and triggers made again; foreign keys are checked at the commit, when every event and
+    open attempt has its attempt again."""
+    allowed = ", ".join(f"'{operation}'" for operation in operations)
+    return (
+        "PRAGMA defer_foreign_keys = ON",  # until the commit: events and open_attempts name attempts meanwhile
+        "CREATE TEMP TABLE attempts_before AS SELECT rowid AS old_rowid, * FROM attempts",
+        "DROP TABLE attempts",  # its indexes and triggers go with it
+        f"""CREATE TABLE attempts (
         id TEXT PRIMARY KEY,
-        operation TEXT NOT NULL
-            CHECK (operation IN ('sale', 'preauth', 'capture', 'void', 'refund', 'close_batch', 'card_charge',
-                                 'card_capture', 'card_void', 'card_refund', 'ach_charge', 'ach_void',
-                                 'ach_refund')),
+        operation TEXT NOT NULL CHECK (operation IN ({allowed})),
         terminal_id TEXT NOT NULL,
         gateway TEXT NOT NULL,
         amount INTEGER CHECK (amount IS NULL OR (typeof(amount) = 'integer' AND amount > 0)),
@@ -252,53 +255,25 @@ V10: tuple[str, ...] = (
         owner TEXT,
         cashier TEXT
     )""",
-    "INSERT INTO attempts (rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, "
-    "owner, cashier) SELECT old_rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, "
-    "request, owner, cashier FROM attempts_v9 ORDER BY old_rowid",
-    "DROP TABLE attempts_v9",
-    "CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at)",
-    "CREATE INDEX attempts_by_order ON attempts (order_key) WHERE order_key IS NOT NULL",
-    "CREATE INDEX attempts_by_day ON attempts (created_at)",
-    "CREATE INDEX attempts_by_ref ON attempts (ref) WHERE ref IS NOT NULL",
-    """CREATE TRIGGER attempts_append_only_u BEFORE UPDATE ON attempts
+        "INSERT INTO attempts (rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, "
+        "request, owner, cashier) SELECT old_rowid, id, operation, terminal_id, gateway, amount, order_key, ref, "
+        "created_at, request, owner, cashier FROM attempts_before ORDER BY old_rowid",
+        "DROP TABLE attempts_before",
+        "CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at)",
+        "CREATE INDEX attempts_by_order ON attempts (order_key) WHERE order_key IS NOT NULL",
+        "CREATE INDEX attempts_by_day ON attempts (created_at)",
+        "CREATE INDEX attempts_by_ref ON attempts (ref) WHERE ref IS NOT NULL",
+        """CREATE TRIGGER attempts_append_only_u BEFORE UPDATE ON attempts
         BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
-    """CREATE TRIGGER attempts_append_only_d BEFORE DELETE ON attempts
+        """CREATE TRIGGER attempts_append_only_d BEFORE DELETE ON attempts
         BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
-)
+    )
 
-V11: tuple[str, ...] = (
-    "PRAGMA defer_foreign_keys = ON",  # until the commit: events and open_attempts name attempts meanwhile
-    "CREATE TEMP TABLE attempts_before_retry AS SELECT rowid AS old_rowid, * FROM attempts",
-    "DROP TABLE attempts",  # its indexes and triggers go with it
-    """CREATE TABLE attempts (
-        id TEXT PRIMARY KEY,
-        operation TEXT NOT NULL
-            CHECK (operation IN ('sale', 'preauth', 'capture', 'void', 'refund', 'close_batch', 'card_charge',
-                                 'card_capture', 'card_void', 'card_refund', 'ach_charge', 'ach_void',
-                                 'ach_refund', 'subscription_retry')),
-        terminal_id TEXT NOT NULL,
-        gateway TEXT NOT NULL,
-        amount INTEGER CHECK (amount IS NULL OR (typeof(amount) = 'integer' AND amount > 0)),
-        order_key TEXT,
-        ref TEXT,
-        created_at TEXT NOT NULL,
-        request TEXT NOT NULL,
-        owner TEXT,
-        cashier TEXT
-    )""",
-    "INSERT INTO attempts (rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, "
-    "owner, cashier) SELECT old_rowid, id, operation, terminal_id, gateway, amount, order_key, ref, created_at, "
-    "request, owner, cashier FROM attempts_before_retry ORDER BY old_rowid",
-    "DROP TABLE attempts_before_retry",
-    "CREATE INDEX attempts_by_terminal ON attempts (terminal_id, created_at)",
-    "CREATE INDEX attempts_by_order ON attempts (order_key) WHERE order_key IS NOT NULL",
-    "CREATE INDEX attempts_by_day ON attempts (created_at)",
-    "CREATE INDEX attempts_by_ref ON attempts (ref) WHERE ref IS NOT NULL",
-    """CREATE TRIGGER attempts_append_only_u BEFORE UPDATE ON attempts
-        BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
-    """CREATE TRIGGER attempts_append_only_d BEFORE DELETE ON attempts
-        BEGIN SELECT raise(ABORT, 'journal attempts are append-only'); END""",
-)
+
+_V10_OPERATIONS = ("sale", "preauth", "capture", "void", "refund", "close_batch", "card_charge", "card_capture",
+                   "card_void", "card_refund", "ach_charge", "ach_void", "ach_refund")
+V10 = _attempts_allowing(*_V10_OPERATIONS)
+V11 = _attempts_allowing(*_V10_OPERATIONS, "subscription_retry")
 
 V12: tuple[str, ...] = (
     """CREATE TABLE parked_orders (
