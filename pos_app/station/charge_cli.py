@@ -37,7 +37,7 @@ from pos_app.api.customer_models import require_vault_id
 from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
 from pos_app.api.money import parse_cents
 from pos_app.journal import Outcome
-from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
 from pos_app.terminal.charges import BulkRow
 from pos_app.terminal.outcomes import OperationResult
@@ -57,14 +57,8 @@ def add_customer_charge(actions: argparse._SubParsersAction) -> None:  # type: i
 
 
 def add_charge_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    ach = commands.add_parser("ach", help="ACH payments (journaled; JSON on stdout)")
-    actions = ach.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
-        parser.set_defaults(handler=lambda args: _run(args, _ach_command))
-        return parser
+    _, action = command_group(commands, "ach", "ACH payments (journaled; JSON on stdout)",
+                              lambda args: _run(args, _ach_command))
 
     parser = action("charge", "charge a bank account: a customer's, or one given")
     parser.add_argument("--customer", help="the customer's 24-hex id (its default ACH account)")

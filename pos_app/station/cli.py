@@ -155,6 +155,24 @@ def _run(args: argparse.Namespace, command: Command) -> int:
     return code
 
 
+def command_group(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str, help_text: str, handler: Callable[[argparse.Namespace], int],
+) -> tuple[argparse._SubParsersAction, Callable[[str, str], argparse.ArgumentParser]]:  # type: ignore[type-arg]
+    """``pos-app NAME ACTION …``: the group's sub-parsers, and a function that adds one action
+    (its help, ``--verbose``, run by ``handler``)."""
+    group = commands.add_parser(name, help=help_text)
+    actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(action_name: str, action_help: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = actions.add_parser(action_name, help=action_help)
+        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
+        parser.set_defaults(handler=handler)
+        return parser
+
+    return actions, action
+
+
 def _print_redacted(redactor: Redactor, kind: type[BaseException], error: BaseException,
                     trace: TracebackType | None) -> None:
     """``sys.excepthook`` of a command: a bug's traceback on stderr, without the key-hash."""

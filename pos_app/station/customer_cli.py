@@ -37,19 +37,13 @@ from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerErro
 from pos_app.api.vault_models import BulkDeleteFailed, ImportRejected, LinkContact, LinkExpiry, LinkQueued
 from pos_app.journal import Outcome
 from pos_app.station.charge_cli import add_customer_charge
-from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
 
 
 def add_customer_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    customer = commands.add_parser("customer", help="the store's customer vaults (JSON on stdout)")
-    actions = customer.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
-        parser.set_defaults(handler=run_customer_command)
-        return parser
+    actions, action = command_group(commands, "customer", "the store's customer vaults (JSON on stdout)",
+                                    run_customer_command)
 
     parser = action("list", "list the customers (with their default card)")
     parser.add_argument("--keyword", help="partial match on name, email, phone, company, external id or card last 4")

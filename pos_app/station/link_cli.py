@@ -37,7 +37,7 @@ from pos_app.api.link_models import (
 from pos_app.api.links import PaymentLinks
 from pos_app.api.money import parse_cents
 from pos_app.journal import Outcome
-from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
 
 LIST_PAGE = 100
@@ -45,14 +45,7 @@ LIST_PAGE = 100
 
 
 def add_link_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    link = commands.add_parser("link", help="the store's payment links (JSON on stdout)")
-    actions = link.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
-        parser.set_defaults(handler=run_link_command)
-        return parser
+    _, action = command_group(commands, "link", "the store's payment links (JSON on stdout)", run_link_command)
 
     def recipient(parser: argparse.ArgumentParser) -> None:
         to = parser.add_mutually_exclusive_group(required=True)

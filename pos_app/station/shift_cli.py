@@ -32,20 +32,14 @@ from pos_app.journal import Outcome, ZReport
 from pos_app.staff import Staff, StaffError
 from pos_app.staff.cli import os_operator
 from pos_app.station.cash_shift import DifferenceNeedsReason
-from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
 from pos_app.station.z_report import NoSuchZ, ZClose, ZState, audit_rows, close_shift, reprint_z, x_report
 
 
 def add_shift_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    shift = commands.add_parser("shift", help="the shift's X report, its Z (cash count and batch close), reprints")
-    actions = shift.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
-        parser.set_defaults(handler=run_shift_command)
-        return parser
+    _, action = command_group(commands, "shift", "the shift's X report, its Z (cash count and batch close), reprints",
+                              run_shift_command)
 
     parser = action("report", "the X report: the shift's cash and card figures so far (nothing closed)")
     parser.add_argument("--terminal", help="the card terminal (default: the station's terminal_id)")

@@ -35,7 +35,7 @@ from pos_app.api.subscription_models import CustomSchedule, Subscription, Subscr
 from pos_app.api.subscriptions import Subscriptions
 from pos_app.journal import Outcome
 from pos_app.station.charge_cli import money_payload
-from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run
+from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
 
 LIST_PAGE = 100
@@ -43,14 +43,8 @@ LIST_PAGE = 100
 
 
 def add_subscription_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    subscription = commands.add_parser("subscription", help="the store's subscriptions (JSON on stdout)")
-    actions = subscription.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
-        parser.set_defaults(handler=run_subscription_command)
-        return parser
+    _, action = command_group(commands, "subscription", "the store's subscriptions (JSON on stdout)",
+                              run_subscription_command)
 
     parser = action("create", "subscribe a customer: their default payment method is charged on a schedule")
     parser.add_argument("--customer", required=True, help="the customer vault id (24 hexadecimal characters)")
