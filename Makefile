@@ -11,7 +11,7 @@ PYTHON ?= $(shell for p in python3.12 python3.13; do command -v $$p >/dev/null 2
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench sandbox clean system-deps package package-check
+.PHONY: install run test lint bench sandbox clean system-deps package package-check translations
 
 install: $(STAMP)
 
@@ -75,6 +75,11 @@ package: $(PACKAGE_STAMP)
 
 package-check: $(PACKAGE_STAMP)
 	$(VENV)/bin/python packaging/build.py --store $(STORE) --check
+
+# Extracts every text wrapped for translation into pos_app/locale/pos_app.pot, brings the
+# Spanish and French catalogs up to it and compiles them (README, "Languages").
+translations: install
+	$(VENV)/bin/python packaging/translations.py update
 
 bench: install
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m tests.bench

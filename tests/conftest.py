@@ -9,12 +9,24 @@ os.environ.setdefault("QT_API", "pyside6")
 # money is written as the OS's locale writes it: the suite runs as CI does (en_US figures);
 # tests of other locales name theirs
 os.environ["LC_ALL"] = "C.UTF-8"
+# and speaks English (the source language) unless a test picks another
+os.environ.pop("POS_LANGUAGE", None)
 
 import pytest
 
 from tests.printers import cups_pdf, raw_printer  # noqa: E402, F401 - the session's CUPS printers
 
 FAST_S_DELAY = (0.2, 0.4)
+
+
+@pytest.fixture(autouse=True)
+def english_screen():
+    """Each test starts with English screens; one that switches language does not leak it."""
+    from pos_app import i18n
+
+    i18n.use_screen_language(i18n.SOURCE_LANGUAGE)
+    yield
+    i18n.use_screen_language(i18n.SOURCE_LANGUAGE)
 
 
 @pytest.fixture

@@ -1,0 +1,134 @@
+"""One translation system for the whole app: gettext catalogs, extracted, updated and
+compiled with Babel (``make translations``), read here for the Qt screens and the Qt-free
+core alike (receipts, reports, refusal sentences, CLI messages).
+
+The convention, everywhere:
+
+- ``_("Paid {amount}").format(amount=...)``: a text for people, with named ``{fields}``
+  (a translation may move them; ``f"..."`` cannot be extracted);
+- ``ngettext("{count} item", "{count} items", count).format(count=count)``: a text that
+  depends on a number (Spanish and French have their own plural rules in the catalogs);
+- ``N_("...")`` marks a text kept in a module-level table; whoever shows it calls
+  ``_(text)`` then, so it follows the language in force at that moment.
+
+Two languages can be in force at once: the **screen's** (the cashier's, switched at sign-in
+by :func:`use_screen_language`) and, inside ``with in_language(store_language):``, the
+store's, for what the customer keeps or sees (receipts, the customer display) and the
+reports a store files. English is the source language: a text without a translation shows
+in English, never as an error.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+from babel import Locale, UnknownLocaleError
+
+DOMAIN: Final = "pos_app"
+LOCALE_DIR: Final = Path(__file__).with_name("locale")
+SOURCE_LANGUAGE: Final = "en"
+SHIPPED_LANGUAGES: Final = ("en", "es", "fr")
+"""The languages whose catalogs ship (English is the source); README: "Adding a language"."""
+ENV_LANGUAGE: Final = "POS_LANGUAGE"
+
+
+class UnknownLanguage(ValueError):
+    """A language the app cannot name: not a language code Babel knows."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"{name!r} is not a language code; use one of {', '.join(SHIPPED_LANGUAGES)} (e.g. language = \"es\")")
+
+
+def check_language(name: str) -> str:
+    """``name`` as a normalised code (``es``, ``fr_CA``); ``UnknownLanguage`` when it is not
+    one. A language without a catalog is allowed and shows English."""
+    try:
+        return str(Locale.parse(name.strip().replace("-", "_")))
+    except (ValueError, TypeError, UnknownLocaleError) as exc:
+        raise UnknownLanguage(name) from exc
+
+
+def os_language() -> str:
+    """The OS's language (``LANGUAGE``/``LC_ALL``/``LC_MESSAGES``/``LANG``), English when unset
+    or not a language (``C``, ``POSIX``)."""
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable, "").split(":")[0].split(".")[0]
+        if value and value not in ("C", "POSIX"):
+            try:
+                return check_language(value)
+            except UnknownLanguage:
+                continue
+    return SOURCE_LANGUAGE
+
+
+def store_language(configured: str | None) -> str:
+    """The store's language: ``POS_LANGUAGE``, else store.toml's ``language``, else the OS's."""
+    from_env = os.environ.get(ENV_LANGUAGE, "").strip()
+    if from_env:
+        return check_language(from_env)
+    return configured or os_language()
+
+
+@cache
+def translations_for(language: str) -> gettext.NullTranslations:
+    """The compiled catalog for ``language`` (``fr_CA`` falls back to ``fr``); English (no
+    translation) when none ships."""
+    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[language], fallback=True)
+
+
+_screen: list[str] = [SOURCE_LANGUAGE]
+_override: ContextVar[str | None] = ContextVar("pos_app_language", default=None)
+
+
+def use_screen_language(language: str) -> None:
+    """Show the screens (and CLI messages) in ``language`` from now on."""
+    _screen[0] = check_language(language)
+
+
+def screen_language() -> str:
+    return _screen[0]
+
+
+def current_language() -> str:
+    """The language ``_()`` translates into here: an ``in_language`` block's, else the screen's."""
+    return _override.get() or _screen[0]
+
+
+@contextmanager
+def in_language(language: str) -> Iterator[None]:
+    """Translate into ``language`` inside this block (this thread or task only): a receipt or
+    report rendered for the store while the screen speaks the cashier's language."""
+    token = _override.set(check_language(language))
+    try:
+        yield
+    finally:
+        _override.reset(token)
+
+
+def _(message: str) -> str:
+    return translations_for(current_language()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    return translations_for(current_language()).ngettext(singular, plural, count)
+
+
+def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark only"
+    return message
+
+
+def babel_locale(language: str | None = None) -> Locale:
+    """The Babel locale of ``language`` (default: the one in force), for dates and names."""
+    try:
+        return Locale.parse(language or current_language())
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse(SOURCE_LANGUAGE)
+

@@ -1,0 +1,59 @@
+"""The translation system (pos_app/i18n.py) and its catalogs (packaging/translations.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from pos_app import i18n
+
+TRANSLATIONS_FILE = Path(__file__).resolve().parents[1] / "packaging" / "translations.py"
+
+
+@pytest.fixture(scope="module")
+def catalogs():
+    spec = importlib.util.spec_from_file_location("pos_translations", TRANSLATIONS_FILE)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_catalogs_are_complete_current_and_compiled(catalogs):
+    """Every wrapped text has a Spanish and a French translation keeping its placeholders,
+    the template matches the code and each .mo its .po (make translations fixes the last two)."""
+    assert catalogs.problems() == []
+
+
+def test_a_language_code_is_checked_with_a_sentence():
+    assert i18n.check_language("es-MX") == "es_MX"
+    with pytest.raises(i18n.UnknownLanguage, match="not a language code; use one of en, es, fr"):
+        i18n.check_language("klingon!")
+
+
+def test_a_language_without_a_catalog_shows_english():
+    assert i18n.translations_for("de").gettext("Total") == "Total"
+
+
+def test_the_store_language_comes_from_the_env_then_the_store_then_the_os(monkeypatch):
+    monkeypatch.setenv("POS_LANGUAGE", "fr-CA")
+    assert i18n.store_language("es") == "fr_CA"
+    monkeypatch.delenv("POS_LANGUAGE")
+    assert i18n.store_language("es") == "es"
+    monkeypatch.setenv("LC_ALL", "es_MX.UTF-8")
+    assert i18n.store_language(None) == "es_MX"
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.delenv("LANGUAGE", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.delenv("LANG", raising=False)
+    assert i18n.store_language(None) == "en"
+
+
+def test_a_block_in_the_store_language_leaves_the_screen_language(catalogs):
+    i18n.use_screen_language("fr")
+    with i18n.in_language("es"):
+        assert i18n.current_language() == "es"
+    assert i18n.current_language() == "fr"
+    assert i18n.screen_language() == "fr"
