@@ -147,6 +147,9 @@ class StoreConfig(BaseSettings):
     currency: str = Field(default="USD", description="a three-letter ISO 4217 code like USD, EUR or JPY")
     locale: str | None = Field(default=None,
                                description="how money is written and typed (en_US, de_DE...); unset: the OS's")
+    language: str | None = Field(
+        default=None, description="the store's language (en, es, fr): receipts, reports, the customer's screen, and "
+                                  "the screens of a cashier without a language of their own; unset: the OS's")
     routes: Mapping[str, str] = Field(default_factory=dict,
                                       description="a table of route names to 'METHOD /path' overrides")
     mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
@@ -195,6 +198,13 @@ class StoreConfig(BaseSettings):
         from pos_app.money import check_locale
 
         return check_locale(name) if name else None
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, name: str | None) -> str | None:
+        from pos_app.i18n import check_language
+
+        return check_language(name) if name else None
 
     @field_validator("cash_drawer")
     @classmethod

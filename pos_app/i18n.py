@@ -12,7 +12,7 @@ The convention, everywhere:
   ``_(text)`` then, so it follows the language in force at that moment.
 
 Two languages can be in force at once: the **screen's** (the cashier's, switched at sign-in
-by :func:`use_screen_language`) and, inside ``with in_language(store_language):``, the
+by :func:`use_screen_language`) and, inside ``with in_store_language():``, the
 store's, for what the customer keeps or sees (receipts, the customer display) and the
 reports a store files. English is the source language: a text without a translation shows
 in English, never as an error.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import gettext
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
@@ -69,7 +69,7 @@ def os_language() -> str:
     return SOURCE_LANGUAGE
 
 
-def store_language(configured: str | None) -> str:
+def chosen_store_language(configured: str | None) -> str:
     """The store's language: ``POS_LANGUAGE``, else store.toml's ``language``, else the OS's."""
     from_env = os.environ.get(ENV_LANGUAGE, "").strip()
     if from_env:
@@ -85,6 +85,7 @@ def translations_for(language: str) -> gettext.NullTranslations:
 
 
 _screen: list[str] = [SOURCE_LANGUAGE]
+_store: list[str] = [SOURCE_LANGUAGE]
 _override: ContextVar[str | None] = ContextVar("pos_app_language", default=None)
 
 
@@ -95,6 +96,17 @@ def use_screen_language(language: str) -> None:
 
 def screen_language() -> str:
     return _screen[0]
+
+
+def use_store_language(language: str) -> None:
+    """The store's language (store.toml ``language``, ``POS_LANGUAGE`` or the OS's): what the
+    customer reads and the reports, and the screens when nobody (or a cashier without a
+    language of their own) is signed in."""
+    _store[0] = check_language(language)
+
+
+def store_language_in_force() -> str:
+    return _store[0]
 
 
 def current_language() -> str:
@@ -111,6 +123,11 @@ def in_language(language: str) -> Iterator[None]:
         yield
     finally:
         _override.reset(token)
+
+
+def in_store_language() -> AbstractContextManager[None]:
+    """A block in the store's language: a receipt, a report, the customer's screen."""
+    return in_language(_store[0])
 
 
 def _(message: str) -> str:
