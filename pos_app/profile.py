@@ -37,6 +37,7 @@ class Theme(StrEnum):
 
     LIGHT = "light"
     DARK = "dark"
+    HIGH_CONTRAST = "high-contrast"
 
 
 class ConfigError(Exception):
