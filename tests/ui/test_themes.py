@@ -8,7 +8,8 @@ from pos_app.ui import theme
 
 def test_sizes_scale_but_borders_and_padding_stay():
     sheet = "QLabel { font-size: 20px; min-height: 44px; border: 2px solid #fff; padding: 6px; }"
-    assert theme.scaled(sheet, 1.5) == "QLabel { font-size: 30px; min-height: 66px; border: 2px solid #fff; padding: 6px; }"
+    assert theme.scaled(sheet, 1.5) == (
+        "QLabel { font-size: 30px; min-height: 66px; border: 2px solid #fff; padding: 6px; }")
 
 
 def test_every_theme_has_a_file_with_the_same_widgets_named():
