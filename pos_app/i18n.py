@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from babel import Locale, UnknownLocaleError
+if TYPE_CHECKING:
+    from babel import Locale
 
 DOMAIN: Final = "pos_app"
 LOCALE_DIR: Final = Path(__file__).with_name("locale")
@@ -39,8 +41,13 @@ SHIPPED_LANGUAGES: Final = ("en", "es", "fr")
 ENV_LANGUAGE: Final = "POS_LANGUAGE"
 
 
+LANGUAGE_CODE: Final = re.compile(r"([A-Za-z]{2,3})(?:[_-]([A-Za-z]{4}))?(?:[_-]([A-Za-z]{2}|[0-9]{3}))?")
+"""A language code as POSIX and BCP 47 write it: ``es``, ``fr-CA``, ``zh_Hant_TW``
+(checked without Babel: the first screen is painted before Babel is imported)."""
+
+
 class UnknownLanguage(ValueError):
-    """A language the app cannot name: not a language code Babel knows."""
+    """Not a language code."""
 
     def __init__(self, name: str) -> None:
         super().__init__(
@@ -50,10 +57,12 @@ class UnknownLanguage(ValueError):
 def check_language(name: str) -> str:
     """``name`` as a normalised code (``es``, ``fr_CA``); ``UnknownLanguage`` when it is not
     one. A language without a catalog is allowed and shows English."""
-    try:
-        return str(Locale.parse(name.strip().replace("-", "_")))
-    except (ValueError, TypeError, UnknownLocaleError) as exc:
-        raise UnknownLanguage(name) from exc
+    match = LANGUAGE_CODE.fullmatch(name.strip()) if isinstance(name, str) else None
+    if match is None:
+        raise UnknownLanguage(str(name))
+    language, script, territory = match.groups()
+    return "_".join(part for part in (language.lower(), script and script.title(), territory and territory.upper())
+                    if part)
 
 
 def os_language() -> str:
@@ -144,6 +153,8 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark only"
 
 def babel_locale(language: str | None = None) -> Locale:
     """The Babel locale of ``language`` (default: the one in force), for dates and names."""
+    from babel import Locale, UnknownLocaleError
+
     try:
         return Locale.parse(language or current_language())
     except (ValueError, UnknownLocaleError):
