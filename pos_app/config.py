@@ -496,7 +496,9 @@ def _value_sentence(setting: str, problem: Any, field: FieldInfo) -> str:
 
 def described(field: FieldInfo) -> str:
     """A setting's description (its ``Field``'s, marked ``N_``) in the language in force."""
-    return _(field.description or "").format(
+    if not field.description:
+        return ""
+    return _(field.description).format(
         max_seconds=f"{MAX_SECONDS:.0f}", max_cents=MAX_CASH_CENTS, printer=CASH_DRAWER_PRINTER,
         gateways=", ".join(Gateway), themes=", ".join(Theme), modes=", ".join(Mode))
 
