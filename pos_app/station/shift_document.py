@@ -131,7 +131,7 @@ def _taken(figures: Figures, money: Money, *, ach: bool = False, link: bool = Fa
             [_("Gross (charges)") if charges else _("Gross (sales and captures)"), *_amounts(figures.gross, money)],
             [_("Voided (given back)"), *_amounts(figures.voids, money, -1)],
             [_("Refunded (tax not split out)"), *_amounts(figures.refunds, money, -1)[:-1], "-"]]
-    columns = (Column("", 38), Column(_("Count"), 5, True), Column(_("Amount"), 12, True),
+    columns = (Column("", 46), Column(_("Count"), 5, True), Column(_("Amount"), 12, True),
                Column(_("Surcharge"), 10, True), Column(_("Charged"), 12, True), Column(_("Tax"), 10, True))
     return Table(columns, rows, total=[_("Net (gross - voids - refunds)"), *_amounts(figures.net, money)])
 
@@ -140,7 +140,7 @@ def _not_taken(figures: Figures, money: Money) -> Table:
     cells = figures.by_category
     rows = [[_(label), str(cells[category].count), money(cells[category].amount)]
             for category, label in NOT_TAKEN_ROWS]
-    return Table((Column("", 44), Column(_("Count"), 5, True), Column(_("Amount"), 12, True)), rows)
+    return Table((Column("", 58), Column(_("Count"), 5, True), Column(_("Amount"), 12, True)), rows)
 
 
 def _tax(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table]:
@@ -163,7 +163,7 @@ def _tax(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table]:
     rows = [[name, money(cents)] for name, cents in figures.tax_by_name.items()]
     if figures.tax_rounding:
         rows.append([_("Rounding (a line's taxes are rounded together)"), money(figures.tax_rounding)])
-    return tuple(said), Table((Column(_("Tax"), 48), Column(_("Collected"), 12, True)), rows,
+    return tuple(said), Table((Column(_("Tax"), 56), Column(_("Collected"), 12, True)), rows,
                               total=[_("Tax collected"), money(figures.tax)])
 
 
@@ -172,7 +172,7 @@ def _groups(groups: Iterable[tuple[str, Figures]], title: str, money: Money,
     groups = tuple(groups)
     if not groups:
         return (_("Nothing approved, declined, voided or refunded in this shift."),), None
-    columns = (Column(title, 16), Column(_("Sales"), 5, True), Column(_("Gross"), 11, True),
+    columns = (Column(title, 15), Column(_("Sales"), 6, True), Column(_("Gross"), 11, True),
                Column(_("Voided"), 11, True), Column(_("Refunded"), 11, True), Column(_("Net"), 11, True),
                Column(_("Surcharge"), 9, True), Column(_("Tax"), 9, True), Column(_("Decl."), 5, True))
     rows = [[name, str(group.gross.count), money(group.gross.amount), money(group.voids.amount),
@@ -221,8 +221,22 @@ def _listed(figures: Figures, money: Money) -> tuple[tuple[str, ...], Table | No
     return (), Table(columns, rows, total=["", "", "", _("Net"), "", money(net.amount), money(net.surcharge)])
 
 
+WHAT_ALTERED = {
+    ("sale", True, False): N_("partial sale"), ("sale", False, True): N_("sale, voided"),
+    ("sale", True, True): N_("partial sale, voided"), ("capture", True, False): N_("partial capture"),
+    ("capture", False, True): N_("capture, voided"), ("capture", True, True): N_("partial capture, voided"),
+    ("link paid", True, False): N_("partial link paid"), ("link paid", False, True): N_("link paid, voided"),
+    ("link paid", True, True): N_("partial link paid, voided"),
+}
+"""A line that was approved in part or voided since, by (what, partial, voided): whole phrases
+(an adjective agrees with its noun in Spanish and French)."""
+
+
 def _what(line: MoneyLine) -> str:
-    what = _("link paid") if line.category is Category.SALE and line.tender is Tender.LINK else _(WHAT[line.category])
+    base = N_("link paid") if line.category is Category.SALE and line.tender is Tender.LINK else WHAT[line.category]
+    if (base, line.partial, line.voided) in WHAT_ALTERED:
+        return _(WHAT_ALTERED[base, line.partial, line.voided])
+    what = _(base)
     if line.partial:
         what = _("partial {what}").format(what=what)
     return _("{what}, voided").format(what=what) if line.voided else what
