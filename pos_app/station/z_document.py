@@ -143,7 +143,7 @@ def _cash_table(cash: CashFigures, since: str | None, expected: int, money: Mone
         [_("Cash refunds (given back for orders)"), "", money(-cash.cash_refunds)],
         [_("No sale (drawer opened, no money moved)"), str(cash.no_sales), "-"],
     ]
-    columns = (Column("", 48), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
+    columns = (Column("", 56), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
     return Table(columns, rows, total=[_("Expected cash"), "", money(expected)])
 
 
@@ -201,5 +201,5 @@ def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tu
             taken=money(int(link.get("taken", 0))), count=links, voided=money(-int(link.get("voids", 0))),
             refunded=money(-int(link.get("refunds", 0))), net=money(int(link.get("net", 0))),
             surcharge=money(int(link.get("surcharge", 0))), tax=money(int(link.get("tax", 0)))))
-    columns = (Column("", 48), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
+    columns = (Column("", 56), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
     return (*filter(None, said), *notes), Table(columns, rows, total=net)
