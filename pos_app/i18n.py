@@ -20,10 +20,11 @@ in English, never as an error.
 
 from __future__ import annotations
 
+import functools
 import gettext
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -137,6 +138,18 @@ def in_language(language: str) -> Iterator[None]:
 def in_store_language() -> AbstractContextManager[None]:
     """A block in the store's language: a receipt, a report, the customer's screen."""
     return in_language(_store[0])
+
+
+def for_the_store[**P, R](function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` made to speak the store's language: what it writes is the store's paper
+    (a receipt, a slip, a report), whoever is signed in."""
+
+    @functools.wraps(function)
+    def in_the_store_language(*args: P.args, **kwargs: P.kwargs) -> R:
+        with in_store_language():
+            return function(*args, **kwargs)
+
+    return in_the_store_language
 
 
 def _(message: str) -> str:

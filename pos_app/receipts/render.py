@@ -17,7 +17,7 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from pos_app.i18n import N_, _
+from pos_app.i18n import N_, _, for_the_store
 from pos_app.receipts.model import Copy, ReceiptData, ReportData, TenderKind
 
 TRAINING_BANNER = N_("TRAINING — NO MONEY MOVED")
@@ -223,6 +223,7 @@ def row_height(row: _Row) -> float:
     return row.size * PT_MM * (1.6 if row.boxed else 1.25)
 
 
+@for_the_store
 def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
     """The receipt as PDF bytes: one 80 mm wide page as tall as the receipt."""
     store, when = data.store_name or data.store_id, _when(data.when)
@@ -231,6 +232,7 @@ def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
     return render_roll(receipt_rows(data, ROLL_COLUMNS), title, data.when, font_dir=font_dir)
 
 
+@for_the_store
 def render_roll(rows: Sequence[_Row], title: str, when: datetime, *, font_dir: Path | None = None) -> bytes:
     """``rows`` (of at most ``ROLL_COLUMNS`` characters) on one 80 mm wide page as tall as they are."""
     inner = ROLL_WIDTH_MM - 2 * ROLL_MARGIN_MM
@@ -272,6 +274,7 @@ def report_rows(data: ReportData, width: int) -> list[_Row]:
     return rows
 
 
+@for_the_store
 def render_report(data: ReportData, *, font_dir: Path | None = None) -> bytes:
     """A report as PDF bytes on A4 pages (as many as it needs)."""
     doc = _Pdf("A4", font_dir)

@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
-from pos_app.i18n import N_, _
+from pos_app.i18n import N_, _, for_the_store
 from pos_app.money import format_money, money_format
 from pos_app.receipts.model import Copy, _cents
 from pos_app.receipts.render import (
@@ -187,6 +187,7 @@ def slip_rows(data: SlipData, width: int) -> list[_Row]:
     return rows + roll_footer(_("APPROVED"), notes, width, training=data.training)
 
 
+@for_the_store
 def render_slip(data: SlipData, *, font_dir: Path | None = None) -> bytes:
     """The slip as PDF bytes: one 80 mm wide page as tall as the slip."""
     title = _(SLIP_TITLES[data.kind]).format(store=data.store_name or data.store_id, when=_when(data.when))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pos_app.i18n import _
+from pos_app.i18n import _, for_the_store
 from pos_app.receipts.render import TRAINING_BANNER, _Pdf, _Row, _when, _wrap, columns, row_height
 
 TABLE_MARGIN_MM = 15.0
@@ -83,6 +83,7 @@ def _fit(text: str, column: Column) -> str:
     return text.rjust(column.width) if column.right else text.ljust(column.width)
 
 
+@for_the_store
 def render_tables(data: TableDocument) -> bytes:
     """The document as PDF bytes, on as many pages as it needs."""
     doc = _Pdf(data.page, None)

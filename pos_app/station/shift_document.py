@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from pos_app.api.identity import clean_id
-from pos_app.i18n import N_, _, ngettext
+from pos_app.i18n import N_, _, for_the_store, ngettext
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
 from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally, Tender, operation_name
@@ -60,6 +60,7 @@ def report_stem(terminal_id: str, when: datetime) -> str:
     return f"shift-{clean_id(terminal_id).replace('/', '_')}-{when.astimezone():%Y%m%d-%H%M%S}"
 
 
+@for_the_store
 def shift_document(report: ShiftReport) -> TableDocument:
     check, figures = report.check, report.figures
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from pos_app.i18n import _, ngettext
+from pos_app.i18n import _, for_the_store, ngettext
 from pos_app.journal import ZReport
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
@@ -45,6 +45,7 @@ def _where(store: Mapping[str, Any], station_id: str) -> str:
         store=store.get("name") or store.get("id") or "-", store_id=store.get("id") or "-", station=station_id)
 
 
+@for_the_store
 def z_document(z: ZReport, *, reprint: bool = False, now: datetime | None = None) -> TableDocument:
     """The Z's pages; ``reprint``: said on the page, and generated ``now``."""
     figures = z.figures
@@ -76,6 +77,7 @@ def _expected_cash_sum() -> str:
     return _("Expected cash = opening float + cash taken - change given + cash in - cash out - cash refunds.")
 
 
+@for_the_store
 def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mapping[str, Any], station_id: str,
                now: datetime) -> TableDocument:
     """The X report's pages: the shift so far (``CashShift``, and ``card``: the terminal's
