@@ -39,7 +39,6 @@ from pos_app.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSize,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -47,6 +46,8 @@ from pos_app.ui.qt import (
 )
 
 log = logging.getLogger(__name__)
+WIDTH = 1000
+"""The screen's width: a 1024×768 screen with the window's frame."""
 NOT_SET_UP = N_("This station is not set up yet: fill in what your payment service provider gave you, once. "
                  "No account yet? Try the sandbox: training mode, no real money.")
 STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"  # not for people
@@ -203,7 +204,7 @@ class SetupDialog(QDialog):
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
-        self.resize(self.sizeHint().expandedTo(QSize(1000, 680)))  # fits a 1024×768 screen with its frame
+        self.resize(WIDTH, max(680, self._height_at(WIDTH)))  # fits a 1024×768 screen with its frame
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
@@ -358,7 +359,13 @@ class SetupDialog(QDialog):
         self.key_note.setVisible(source is not KeySource.SESSION)
         self.key_help.setVisible(source is KeySource.SESSION)
         if source is KeySource.SESSION and self.isVisible():  # room for the help: nothing clipped
-            self.resize(self.width(), max(self.height(), self.sizeHint().height()))
+            self.resize(self.width(), max(self.height(), self._height_at(self.width())))
+
+    def _height_at(self, width: int) -> int:
+        """The height the screen wants, at most ``width`` wide: its size hint's, or, when the
+        hint is wider (a language with longer words), the wrapped texts' height at ``width``."""
+        hint = self.sizeHint()
+        return hint.height() if hint.width() <= width else self.layout().totalHeightForWidth(width)
 
     def _key(self) -> str:
         """The key-hash to use: POS_KEY_HASH as the app will send it, or the one typed."""

@@ -34,6 +34,7 @@ from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
+    QGridLayout,
     QHBoxLayout,
     QKeySequence,
     QLabel,
@@ -138,9 +139,11 @@ class ShiftEndDialog(QDialog):
         top.addWidget(self.terminal, 1)
         top.addWidget(self.pin, 1)
         top.addWidget(self.check_button)
-        buttons = QHBoxLayout()
-        for button in (self.close_button, self.x_button, self.show_button, self.print_button, self.batch_button, done):
-            buttons.addWidget(button)
+        self.buttons = QGridLayout()
+        self._row = (self.close_button, self.x_button, self.show_button, self.print_button, self.batch_button, done)
+        self._places = [(button, 0, column) for column, button in enumerate(self._row)]
+        for button, row, column in self._places:
+            self.buttons.addWidget(button, row, column)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addLayout(top)
@@ -151,9 +154,10 @@ class ShiftEndDialog(QDialog):
         layout.addWidget(self.headline)
         layout.addWidget(self.sentence)
         layout.addStretch(1)
-        layout.addLayout(buttons)
+        layout.addLayout(self.buttons)
         self._report_shown(False)
         self.resize(1000, 700)
+        self._arrange_buttons()
         self.check_button.clicked.connect(self._check)  # Enter too: the default button until checked
         self.terminal.currentTextChanged.connect(self._terminal_changed)
         self.close_button.clicked.connect(self._close_shift)
@@ -252,6 +256,25 @@ class ShiftEndDialog(QDialog):
         self.check_button.setText(_(CHECK_WITH_SERVICE) if button is self.check_button else _("Check again"))
         self.close_button.setText(self.close_button.text().replace(ENTER_KEY, "") +
                                   (ENTER_KEY if button is self.close_button else ""))
+        self._arrange_buttons()
+
+    def _arrange_buttons(self) -> None:
+        """The shown buttons on one row, or on two when their labels (a language with longer
+        words) would make the window wider than it is (1000 pixels: a 1024×768 screen)."""
+        shown_buttons = [button for button in self._row if not button.isHidden()]
+        margins = self.layout().contentsMargins()
+        room = self.width() - margins.left() - margins.right()
+        spacing = max(self.buttons.horizontalSpacing(), 0)
+        needed = sum(button.sizeHint().width() + spacing for button in shown_buttons) - spacing
+        per_row = max(len(shown_buttons) if needed <= room else (len(shown_buttons) + 1) // 2, 1)
+        places = [(button, index // per_row, index % per_row) for index, button in enumerate(shown_buttons)]
+        if places == self._places:
+            return  # a widget taken out of a layout and put back loses the keyboard's focus
+        self._places = places
+        for button in self._row:
+            self.buttons.removeWidget(button)
+        for button, row, column in places:
+            self.buttons.addWidget(button, row, column)
 
     def _show_check(self, check: ShiftCheck) -> None:
         # TRANSLATORS: where the differences are listed, in "3 differences with the service (below)"
@@ -267,6 +290,7 @@ class ShiftEndDialog(QDialog):
         self.close_button.setText(_("Close anyway (Z)…") if not check.clean else _("Close shift (Z)…"))
         self.close_button.setEnabled(True)
         self.close_button.show()
+        self._arrange_buttons()
 
     @asyncSlot()
     async def _close_shift(self) -> None:
@@ -391,6 +415,7 @@ class ShiftEndDialog(QDialog):
         self.batch_button.setVisible(done.z is not None)
         self.show_button.setText(_("Show Z report") if done.z is not None else _("Show report"))
         self.print_button.setText(_("Print Z report") if done.z is not None else _("Print report"))
+        self._arrange_buttons()
         self.show_button.setFocus()
 
     async def _report(self) -> tuple[bytes, str, str] | None:
