@@ -51,6 +51,7 @@ class ReceiptPreview(QDialog):
         view.setDocument(self.document)
         view.setPageMode(QPdfView.PageMode.MultiPage)
         view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        view.setAccessibleName(self.windowTitle())  # the document shown: "Receipt", "Z report"
         print_button = QPushButton(_("Print…"))
         save_button = QPushButton(_("Save as…"))
         close_button = QPushButton(_("Close  (Esc)"))

@@ -186,7 +186,7 @@ class SetupDialog(QDialog):
         columns.setSpacing(32)
         columns.addWidget(service, 1)
         columns.addWidget(station, 1)
-        layout = QVBoxLayout(self)
+        layout = self.column = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addLayout(columns, 1)
@@ -365,7 +365,7 @@ class SetupDialog(QDialog):
         """The height the screen wants, at most ``width`` wide: its size hint's, or, when the
         hint is wider (a language with longer words), the wrapped texts' height at ``width``."""
         hint = self.sizeHint()
-        return hint.height() if hint.width() <= width else self.layout().totalHeightForWidth(width)
+        return hint.height() if hint.width() <= width else self.column.totalHeightForWidth(width)
 
     def _key(self) -> str:
         """The key-hash to use: POS_KEY_HASH as the app will send it, or the one typed."""

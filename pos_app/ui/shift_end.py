@@ -144,7 +144,7 @@ class ShiftEndDialog(QDialog):
         self._places = [(button, 0, column) for column, button in enumerate(self._row)]
         for button, row, column in self._places:
             self.buttons.addWidget(button, row, column)
-        layout = QVBoxLayout(self)
+        layout = self.column = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addLayout(top)
         layout.addWidget(self.summary)
@@ -262,7 +262,7 @@ class ShiftEndDialog(QDialog):
         """The shown buttons on one row, or on two when their labels (a language with longer
         words) would make the window wider than it is (1000 pixels: a 1024×768 screen)."""
         shown_buttons = [button for button in self._row if not button.isHidden()]
-        margins = self.layout().contentsMargins()
+        margins = self.column.contentsMargins()
         room = self.width() - margins.left() - margins.right()
         spacing = max(self.buttons.horizontalSpacing(), 0)
         needed = sum(button.sizeHint().width() + spacing for button in shown_buttons) - spacing
