@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app import __version__
+from pos_app.i18n import _
 from pos_app.profile import ConfigError, data_dir, training_data_dir
 from pos_app.ui import failures
 from pos_app.ui.main_window import MainWindow
@@ -192,8 +193,8 @@ def hold_folder(folder: Path) -> AppLock:
     except AlreadyOpen as refused:
         raise StartProblem(str(refused)) from refused
     except OSError as error:
-        raise StartProblem(f"the data folder {folder} cannot be used ({error.strerror or error}): check its "
-                           "permissions, or set POS_DATA_DIR to another") from error
+        raise StartProblem(_("the data folder {folder} cannot be used ({error}): check its permissions, or set "
+                             "POS_DATA_DIR to another").format(folder=folder, error=error.strerror or error)) from error
 
 
 async def begin(window: MainWindow, config: StoreConfig, secret: str, *, training: bool) -> Counter | None:
@@ -309,7 +310,9 @@ def training_config(base_url: str | None = None) -> StoreConfig:
     from pos_app.config import TRAINING_BASE_URL, StoreConfig
     from pos_app.membership_plans import DEMO_PLANS
 
-    return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo", store_name="Corner Market (training)",
+    # the demo store's name is data, as any store's name: never translated
+    return StoreConfig(base_url=base_url or TRAINING_BASE_URL, store_id="demo",
+                       store_name="Corner Market (training)",  # not for people
                        station_id="lane-1", terminal_id=TRAINING_TERMINAL, poll_wait_limit=60.0,
                        memberships=DEMO_PLANS, data_dir=training_data_dir())
 
@@ -319,16 +322,16 @@ def cannot_start(window: MainWindow, text: str) -> None:
     journal) and, when there is a screen, in a modal message; the app then exits. Without
     a screen (the ``offscreen`` or ``minimal`` platform) nobody could close the message:
     the app would wait for ever."""
-    sys.stderr.write(f"pos-app cannot start: {text}\n")
+    sys.stderr.write(_("pos-app cannot start: {problem}").format(problem=text) + "\n")
     sys.stderr.flush()
     from pos_app.ui.qt import QApplication, QMessageBox  # only when it is needed: not part of every start
 
     if QApplication.platformName() not in HEADLESS_PLATFORMS:
-        QMessageBox.critical(window if window.isVisible() else None, "pos-app cannot start", text)
+        QMessageBox.critical(window if window.isVisible() else None, _("pos-app cannot start"), text)
 
 
 def _start_problem(error: Exception) -> str:
     if isinstance(error, ConfigError):
-        return (f"{error}\n\nTo try the app without a merchant account, start it with "
-                "`pos-app --sandbox` (training mode).")
+        return _("{problem}\n\nTo try the app without a merchant account, start it with `pos-app --sandbox` "
+                 "(training mode).").format(problem=error)
     return f"{error}"

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pos_app.i18n import N_, _, ngettext
 from pos_app.money import MoneyFormat
-from pos_app.staff import AuditEntry, audit_csv
+from pos_app.staff import AuditAction, AuditEntry, audit_csv
 from pos_app.station.back_office import BackOffice
 from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
@@ -28,12 +29,47 @@ from pos_app.ui.qt import (
 )
 from pos_app.ui.table_model import RowsModel
 
+ACTIONS: dict[str, str] = {
+    AuditAction.STAFF_ADDED: N_("staff added"),
+    AuditAction.STAFF_REMOVED: N_("staff removed"),
+    AuditAction.SIGN_IN_LOCKED: N_("sign in locked"),
+    AuditAction.SIGN_IN_UNLOCKED: N_("sign in unlocked"),
+    AuditAction.VOID: N_("void"),
+    AuditAction.REFUND: N_("refund"),
+    AuditAction.RESOLVE: N_("resolve"),
+    AuditAction.CLOSE_BATCH: N_("close batch"),
+    AuditAction.Z_REPORT: N_("z report"),
+    AuditAction.SETTINGS_CHANGED: N_("settings changed"),
+    AuditAction.LINE_REMOVED: N_("line removed"),
+    AuditAction.QUANTITY_LOWERED: N_("quantity lowered"),
+    AuditAction.ORDER_CANCELLED: N_("order cancelled"),
+    AuditAction.RETURN: N_("return"),
+    AuditAction.RETURN_TO_CASH: N_("return to cash"),
+    AuditAction.CASH_IN: N_("cash in"),
+    AuditAction.CASH_OUT: N_("cash out"),
+    AuditAction.NO_SALE: N_("no sale"),
+    AuditAction.MEMBERSHIP_PAUSED: N_("membership paused"),
+    AuditAction.MEMBERSHIP_RESUMED: N_("membership resumed"),
+    AuditAction.MEMBERSHIP_CANCELLED: N_("membership cancelled"),
+    AuditAction.OVERRIDE: N_("override"),
+}
+"""The action column's words (the trail keeps the value; one a newer app wrote shows as it is)."""
+
+
+def action_label(action: str) -> str:
+    known = ACTIONS.get(action)
+    return _(known) if known else action.replace("_", " ")
+
 
 class AuditModel(RowsModel[AuditEntry]):
-    HEADERS = ("When", "Who", "Action", "What", "Why")
+    HEADERS = (N_("When"), N_("Who"), N_("Action"), N_("What"), N_("Why"))
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        text = super().headerData(section, orientation, role)
+        return _(text) if isinstance(text, str) else text
 
     def cells(self, entry: AuditEntry) -> tuple[str, ...]:
-        return (entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), entry.actor, entry.action.replace("_", " "),
+        return (entry.at.astimezone().strftime("%Y-%m-%d %H:%M:%S"), entry.actor, action_label(entry.action),
                 entry.detail, entry.reason)
 
     def extra(self, entry: AuditEntry, column: int, role: int) -> Any:
@@ -51,17 +87,17 @@ class AuditPanel(QWidget):
         self.model = AuditModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Audit trail")
+        self.table.setAccessibleName(_("Audit trail"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)  # what: cut to fit, whole in its tooltip
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
-        self.message = QLabel("The audit trail is shown to a manager.")
+        self.message = QLabel(_("The audit trail is shown to a manager."))
         self.message.setWordWrap(True)
-        self.show_button = QPushButton("&Show (manager PIN)…")
-        self.export_button = QPushButton("&Export CSV…")
+        self.show_button = QPushButton(_("&Show (manager PIN)…"))
+        self.export_button = QPushButton(_("&Export CSV…"))
         self.export_button.setEnabled(False)
         buttons = QHBoxLayout()
         for button in (self.show_button, self.export_button):
@@ -76,7 +112,7 @@ class AuditPanel(QWidget):
 
     @asyncSlot()
     async def _unlock(self) -> None:
-        approval = ManagerApproval("Show the audit trail", "A manager's PIN shows who did what, when and why.",
+        approval = ManagerApproval(_("Show the audit trail"), _("A manager's PIN shows who did what, when and why."),
                                    self.office.verify_manager, money=self.money, ask_reason=False, parent=self)
         if await shown(approval) != QDialog.DialogCode.Accepted:
             return
@@ -89,11 +125,13 @@ class AuditPanel(QWidget):
         entries = await self.office.audit()
         self.model.show(entries)
         self.export_button.setEnabled(True)
-        self.message.setText(f"{len(entries)} entries, newest first.")
+        self.message.setText(ngettext("{count} entry, newest first.", "{count} entries, newest first.",
+                                       len(entries)).format(count=len(entries)))
 
     @asyncSlot()
     async def _export(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export the audit trail", "audit-trail.csv", "CSV files (*.csv)")
+        name, __ = QFileDialog.getSaveFileName(self, _("Export the audit trail"), "audit-trail.csv",
+                                               _("CSV files (*.csv)"))
         if name:
             self.message.setText(await self.export_to(Path(name)))
 
@@ -109,5 +147,6 @@ class AuditPanel(QWidget):
         try:
             await self.office.counter.disk(write)
         except OSError as error:
-            return f"The audit trail could not be saved to {target}: {error.strerror or error}."
-        return f"The audit trail was saved to {target}."
+            return _("The audit trail could not be saved to {path}: {error}.").format(path=target,
+                                                                                    error=error.strerror or error)
+        return _("The audit trail was saved to {path}.").format(path=target)

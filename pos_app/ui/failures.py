@@ -18,6 +18,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from pos_app.i18n import _
+
 log = logging.getLogger("pos_app.unexpected")
 
 Tell = Callable[[str], None]
@@ -25,8 +27,9 @@ Tell = Callable[[str], None]
 
 def sentence(error: BaseException) -> str:
     """What the cashier reads about an unexpected error."""
-    return (f"Something went wrong inside the app ({type(error).__name__}); it was written to the log. "
-            "Payments are recorded before they are sent: if one was under way, check it in the back office (F9).")
+    return _("Something went wrong inside the app ({error}); it was written to the log. Payments are recorded "
+             "before they are sent: if one was under way, check it in the back office (F9).").format(
+        error=type(error).__name__)
 
 
 def report(error: BaseException, tell: Tell, *, where: str) -> None:
@@ -47,7 +50,7 @@ def install(tell: Tell, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
         if isinstance(error, KeyboardInterrupt):
             previous[0](kind, error, trace)
             return
-        report(error.with_traceback(trace), tell, where="the window")
+        report(error.with_traceback(trace), tell, where="the window")  # not for people
 
     def on_thread(args: threading.ExceptHookArgs) -> None:
         if args.exc_value is not None:
@@ -59,7 +62,7 @@ def install(tell: Tell, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
     def on_loop(event_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
         if isinstance(error, BaseException):
-            report(error, tell, where=str(context.get("message") or "the event loop"))
+            report(error, tell, where=str(context.get("message") or "the event loop"))  # not for people
         else:
             log.error("event loop: %s", context.get("message"))
 

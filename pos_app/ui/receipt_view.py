@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pos_app.i18n import _
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QBuffer,
@@ -34,10 +35,10 @@ from pos_app.ui.qt import (
 
 
 class ReceiptPreview(QDialog):
-    def __init__(self, pdf: bytes, parent: QWidget | None = None, *, title: str = "Receipt",
+    def __init__(self, pdf: bytes, parent: QWidget | None = None, *, title: str | None = None,
                  file_name: str = "receipt.pdf") -> None:
         super().__init__(parent)
-        self.setWindowTitle(title)
+        self.setWindowTitle(title or _("Receipt"))
         self.file_name = file_name
         self.setObjectName("receiptPreview")
         self.pdf = pdf
@@ -50,9 +51,10 @@ class ReceiptPreview(QDialog):
         view.setDocument(self.document)
         view.setPageMode(QPdfView.PageMode.MultiPage)
         view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-        print_button = QPushButton("Print…")
-        save_button = QPushButton("Save as…")
-        close_button = QPushButton("Close  (Esc)")
+        view.setAccessibleName(self.windowTitle())  # the document shown: "Receipt", "Z report"
+        print_button = QPushButton(_("Print…"))
+        save_button = QPushButton(_("Save as…"))
+        close_button = QPushButton(_("Close  (Esc)"))
         close_button.setDefault(True)
         buttons = QHBoxLayout()
         for button in (print_button, save_button, close_button):
@@ -73,8 +75,10 @@ class ReceiptPreview(QDialog):
         paint_pdf(self.document, printer)
 
     def _save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Save the {self.windowTitle().lower()}", self.file_name,
-                                              "PDF (*.pdf)")
+        title = self.windowTitle()
+        # TRANSLATORS: {document} is the preview's title, first letter lowered: "receipt", "end-of-shift report"
+        path, __ = QFileDialog.getSaveFileName(self, _("Save the {document}").format(
+            document=title[:1].lower() + title[1:]), self.file_name, _("PDF (*.pdf)"))
         if not path:
             return
         target = Path(path)
@@ -83,8 +87,8 @@ class ReceiptPreview(QDialog):
             partial.write_bytes(self.pdf)
             partial.replace(target)
         except OSError as error:
-            QMessageBox.warning(self, "Not saved", f"The PDF could not be saved to {target}: "
-                                f"{error.strerror or error}. Pick another folder.")
+            QMessageBox.warning(self, _("Not saved"), _("The PDF could not be saved to {path}: {error}. Pick another "
+                                                        "folder.").format(path=target, error=error.strerror or error))
 
 
 def paint_pdf(document: QPdfDocument, printer: QPrinter) -> None:

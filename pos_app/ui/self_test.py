@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from pos_app.i18n import _
 from pos_app.journal import Outcome
 from pos_app.receipts import render_receipt
 from pos_app.self_test_report import Report, SelfTestFailed, check_pdf
@@ -36,14 +37,15 @@ def run_sale(report: Report, base_url: str, key: str, directory: Path, *, deadli
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
-    report.passed("qt", f"{QApplication.platformName()} platform")
+    report.passed("qt", _("{platform} platform").format(platform=QApplication.platformName()))
 
     async def bounded() -> None:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
         try:
             await asyncio.wait_for(_sale(report, base_url, key, directory), deadline_s)
         except TimeoutError:
-            raise SelfTestFailed(f"the self-test took longer than {deadline_s:.0f} s") from None
+            raise SelfTestFailed(
+                _("the self-test took longer than {seconds:.0f} s").format(seconds=deadline_s)) from None
 
     run_async(bounded())
 
@@ -55,7 +57,7 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = STEP_
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise SelfTestFailed(f"{what} did not happen within {timeout:.0f} s")
+            raise SelfTestFailed(_("{what} did not happen within {seconds:.0f} s").format(what=what, seconds=timeout))
         await asyncio.sleep(0.02)
 
 
@@ -81,53 +83,58 @@ async def _sale(report: Report, base_url: str, key: str, directory: Path) -> Non
             await counter.aclose()
     finally:
         window.close()  # already closed after a sale
-    report.passed("closed", "window closed, journal and client shut")
+    report.passed("closed", _("window closed, journal and client shut"))
 
 
 async def _on_screen(report: Report, window: MainWindow, station: Station, counter: Counter) -> None:
     window.attach_station(station)
     if await counter.sync_catalog() is None:
-        raise SelfTestFailed("the catalog could not be synced from the sandbox")
-    report.passed("station", f"journal open, catalog synced from {station.config.base_url}")
+        raise SelfTestFailed(_("the catalog could not be synced from the sandbox"))
+    report.passed("station", _("journal open, catalog synced from {address}").format(
+        address=station.config.base_url))
 
-    report.begin("sale screen")
+    report.begin("sale screen")  # not for people: a step's name, a key of the JSON summary
     try:
         await until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(),
-                    "the main window showing")
+                    _("the main window showing"))
         window.sign_in.pin.setText(DEMO_CASHIER_PIN)
         window.sign_in.pin.returnPressed.emit()
-        await until(lambda: window.stack.currentWidget() is window.sale, "sign-in with the demo cashier's PIN")
-        report.passed("sale screen shown", f"signed in as {counter.cashier.name if counter.cashier else '?'}")
+        await until(lambda: window.stack.currentWidget() is window.sale, _("sign-in with the demo cashier's PIN"))
+        report.passed("sale screen shown", _("signed in as {name}").format(  # not for people: the step's name
+            name=counter.cashier.name if counter.cashier else "?"))
 
         report.begin("scan")
         items = [item for item in await counter.search("a", 40) if item.sku and item.price_cents >= 100]
         if not items:
-            raise SelfTestFailed("the synced catalog has no item to sell")
+            raise SelfTestFailed(_("the synced catalog has no item to sell"))
         window.sale.scan.setText(items[0].sku)
         window.sale.scan.returnPressed.emit()
-        await until(lambda: counter.cart.units == 1, f"scanning {items[0].sku} into the cart")
+        await until(lambda: counter.cart.units == 1, _("scanning {sku} into the cart").format(sku=items[0].sku))
         total = counter.totals().total
         money = counter.money(total)
-        await until(lambda: money in window.sale.total.text(), f"the sale screen showing the total {money}")
-        report.passed("scan", f"{items[0].name}: total {money}")
+        await until(lambda: money in window.sale.total.text(),
+                    _("the sale screen showing the total {amount}").format(amount=money))
+        report.passed("scan", _("{item}: total {amount}").format(item=items[0].name, amount=money))
 
         await _pay_and_print(report, station, counter)
     finally:
         window.close()
-    await until(window.closed.is_set, "the window closing")
+    await until(window.closed.is_set, _("the window closing"))
 
 
 async def _pay_and_print(report: Report, station: Station, counter: Counter) -> None:
     report.begin("sale")
     result = await counter.pay()
     if result.outcome is not Outcome.APPROVED:
-        raise SelfTestFailed(f"the sandbox sale was not approved ({result.outcome.value}: {result.message})")
+        raise SelfTestFailed(_("the sandbox sale was not approved ({outcome}: {message})").format(
+            outcome=result.outcome.value, message=result.message))
     paid = counter.last_paid
     if paid is None or paid.result is not result:
-        raise SelfTestFailed("the approved sale did not settle the cart")
+        raise SelfTestFailed(_("the approved sale did not settle the cart"))
     report.facts["sale"] = {"attempt_id": result.attempt_id, "amount": result.amount,
                             "card": f"{result.card_brand} {result.card_last4}"}
-    report.passed("sale", f"approved on {result.terminal_id}: {result.card_brand} {result.card_last4}")
+    report.passed("sale", _("approved on {terminal}: {card}").format(
+        terminal=result.terminal_id, card=f"{result.card_brand} {result.card_last4}"))
 
     report.begin("receipt")
     data = await receipt_of(paid, station.config, station.client, training=True)
@@ -137,9 +144,10 @@ async def _pay_and_print(report: Report, station: Station, counter: Counter) -> 
     total = data.money(data.total_cents)
     for expected in (total, "TRAINING", *(tender.payment_id for tender in data.tenders if tender.payment_id)):
         if expected not in text:
-            raise SelfTestFailed(f"the receipt's text lacks {expected!r}")
+            raise SelfTestFailed(_("the receipt's text lacks {text}").format(text=repr(expected)))
     report.facts["receipt"] = {"bytes": len(pdf), "pages": pages, "total": total}
-    report.passed("receipt", f"{len(pdf)} bytes, {pages} page, total {total} read back")
+    report.passed("receipt", _("{size} bytes, {pages} page, total {amount} read back").format(
+        size=len(pdf), pages=pages, amount=total))
 
 
 def pdf_text(pdf: bytes) -> str:
@@ -150,5 +158,5 @@ def pdf_text(pdf: bytes) -> str:
     document = QPdfDocument()
     document.load(buffer)
     if document.status() is not QPdfDocument.Status.Ready:
-        raise SelfTestFailed(f"QtPdf cannot read the receipt ({document.error().name})")
+        raise SelfTestFailed(_("QtPdf cannot read the receipt ({error})").format(error=document.error().name))
     return "\n".join(document.getAllText(page).text() for page in range(document.pageCount()))

@@ -24,6 +24,7 @@ from pathlib import Path
 from pos_app import provisioning
 from pos_app.api.address import check_base_url
 from pos_app.config import StoreConfig, key_hash, load_config
+from pos_app.i18n import N_, _, ngettext
 from pos_app.profile import ConfigError, profile_path
 from pos_app.provisioning import KeySource, NoKeyring, SetupError, StationSetup
 from pos_app.receipts import list_printers
@@ -38,7 +39,6 @@ from pos_app.ui.qt import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSize,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -46,9 +46,11 @@ from pos_app.ui.qt import (
 )
 
 log = logging.getLogger(__name__)
-NOT_SET_UP = ("This station is not set up yet: fill in what your payment service provider gave you, once. "
-              "No account yet? Try the sandbox: training mode, no real money.")
-STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"
+WIDTH = 1000
+"""The screen's width: a 1024×768 screen with the window's frame."""
+NOT_SET_UP = N_("This station is not set up yet: fill in what your payment service provider gave you, once. "
+                 "No account yet? Try the sandbox: training mode, no real money.")
+STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"  # not for people
          " QLabel#keyHelp { padding: 8px; border: 1px solid #b0b0b0; background: #fffbe6; }"
          " QComboBox { min-height: 44px; font-size: 20px; padding: 2px 8px; }"
          " QComboBox, QComboBox QLineEdit { background: #fff; } QComboBox QLineEdit { min-height: 36px; border: none; }"
@@ -65,30 +67,34 @@ class SetupOutcome:
 
 
 def problem_sentence(problem: str, directory: Path) -> str:
-    """Why the screen is shown, for a person (the app's ConfigError says it for the command line)."""
-    if not profile_path(directory).exists() and problem.startswith("no service address"):
-        return NOT_SET_UP
-    if problem.startswith("no key-hash for"):
-        return "This computer's keyring has no key-hash for this store yet: paste it below, then save."
-    if problem.startswith("cannot read the OS keyring"):
-        return ("This computer's keyring cannot be read, so the store's key-hash cannot be found: paste it below "
-                "(beside it: where it is kept), then save.")
-    if problem.startswith("the key-hash in POS_KEY_HASH"):
-        return f"{_sentence(problem)}, then start the app again (POS_KEY_HASH is set outside the app)."
-    if problem.startswith("the key-hash in the OS keyring"):
-        return f"{_sentence(problem.split(': a key-hash')[0])}: paste the store's key-hash again below, then save."
-    return f"The saved settings cannot be used ({problem}). Correct them below, then save."
+    """Why the screen is shown, for a person (the app's ConfigError says it for the command line).
+    The problems are told apart by the start of the ConfigError's English text."""
+    if not profile_path(directory).exists() and problem.startswith("no service address"):  # not for people
+        return _(NOT_SET_UP)
+    if problem.startswith("no key-hash for"):  # not for people
+        return _("This computer's keyring has no key-hash for this store yet: paste it below, then save.")
+    if problem.startswith("cannot read the OS keyring"):  # not for people
+        return _("This computer's keyring cannot be read, so the store's key-hash cannot be found: paste it below "
+                 "(beside it: where it is kept), then save.")
+    if problem.startswith("the key-hash in POS_KEY_HASH"):  # not for people
+        return _("{problem}, then start the app again (POS_KEY_HASH is set outside the app).").format(
+            problem=_sentence(problem))
+    if problem.startswith("the key-hash in the OS keyring"):  # not for people
+        return _("{problem}: paste the store's key-hash again below, then save.").format(
+            problem=_sentence(problem.split(": a key-hash")[0]))  # not for people
+    return _("The saved settings cannot be used ({problem}). Correct them below, then save.").format(problem=problem)
 
 
 KEY_NOTES = {
-    KeySource.KEYRING: "The key-hash is kept in this computer's keyring, never in a file.",
-    KeySource.ENVIRONMENT: ("The key-hash is POS_KEY_HASH, set in this app's environment: used as it is, stored "
-                            "nowhere. For another one, change POS_KEY_HASH and start again."),
+    KeySource.KEYRING: N_("The key-hash is kept in this computer's keyring, never in a file."),
+    KeySource.ENVIRONMENT: N_("The key-hash is POS_KEY_HASH, set in this app's environment: used as it is, stored "
+                              "nowhere. For another one, change POS_KEY_HASH and start again."),
     KeySource.SESSION: "",  # said at length by SET_KEY_HELP, across the screen
 }
-SET_KEY_HELP = ("This computer has no keyring: the key-hash typed above is used until the app closes, and written "
-                "nowhere. To start next time without typing it, set POS_KEY_HASH for the app. "
-                f"{provisioning.set_key_instructions()}")
+SET_KEY_HELP = N_("This computer has no keyring: the key-hash typed above is used until the app closes, and "
+                  "written nowhere. To start next time without typing it, set POS_KEY_HASH for the app. "
+                  "{instructions}")
+"""With ``{instructions}``: ``provisioning.set_key_instructions()``."""
 
 
 class SetupDialog(QDialog):
@@ -103,9 +109,9 @@ class SetupDialog(QDialog):
         self._tasks: set[asyncio.Task[None]] = set()  # cancelled when the dialog closes
         self.setObjectName("setupDialog")
         self.setStyleSheet(STYLE)
-        self.setWindowTitle("pos-app — set up this station")
-        title = _text("Set up this station", "screenTitle")
-        intro = _text(problem_sentence(problem, directory) if problem else NOT_SET_UP, "setupIntro")
+        self.setWindowTitle(_("pos-app — set up this station"))
+        title = _text(_("Set up this station"), "screenTitle")
+        intro = _text(problem_sentence(problem, directory) if problem else _(NOT_SET_UP), "setupIntro")
         prefill = provisioning.read_existing(directory)
 
         def field(name: str, hint: str, value: str = "", *, secret: int = 0) -> QLineEdit:
@@ -117,58 +123,60 @@ class SetupDialog(QDialog):
                 edit.setMaxLength(secret)
             return edit
 
-        self.url = field("Service address", "https://payments.example.com", prefill.get("base_url", ""))
-        self.store_id = field("Store id", "e.g. store-042", prefill.get("store_id", ""))
-        self.station_id = field("Station id", "this checkout, e.g. lane-1", prefill.get("station_id", ""))
-        self.store_name = field("Store name", "optional, e.g. Corner Market", prefill.get("store_name", ""))
-        self.key = field("Key-hash", "paste it here", secret=provisioning.KEY_MAX)
-        self.key_note = _text("", name="Where the key-hash is kept")
-        self.key_help = _text(SET_KEY_HELP, "keyHelp", name="How to set POS_KEY_HASH")
+        self.url = field(_("Service address"), "https://payments.example.com", prefill.get("base_url", ""))
+        self.store_id = field(_("Store id"), _("e.g. store-042"), prefill.get("store_id", ""))
+        self.station_id = field(_("Station id"), _("this checkout, e.g. lane-1"), prefill.get("station_id", ""))
+        self.store_name = field(_("Store name"), _("optional, e.g. Corner Market"), prefill.get("store_name", ""))
+        self.key = field(_("Key-hash"), _("paste it here"), secret=provisioning.KEY_MAX)
+        self.key_note = _text("", name=_("Where the key-hash is kept"))
+        self.key_help = _text(_(SET_KEY_HELP).format(instructions=provisioning.set_key_instructions()), "keyHelp",
+                              name=_("How to set POS_KEY_HASH"))
         self.key_help.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.check = QPushButton("&Check and list terminals")
-        self.check.setAccessibleName("Check the key and list the terminals")
-        service, form = _section("1 · Payment service", QFormLayout())
-        for text, widget in (("Service &address", self.url), ("Store &id", self.store_id),
-                             ("Station i&d", self.station_id), ("Store &name", self.store_name),
-                             ("&Key-hash", self.key)):
+        self.check = QPushButton(_("&Check and list terminals"))
+        self.check.setAccessibleName(_("Check the key and list the terminals"))
+        service, form = _section(_("1 · Payment service"), QFormLayout())
+        for text, widget in ((_("Service &address"), self.url), (_("Store &id"), self.store_id),
+                             (_("Station i&d"), self.station_id), (_("Store &name"), self.store_name),
+                             (_("&Key-hash"), self.key)):
             form.addRow(text, widget)
         form.addRow("", self.check)
         form.addRow("", self.key_note)
 
         self.terminals = QListWidget()
-        self.terminals.setAccessibleName("Payment terminal")
+        self.terminals.setAccessibleName(_("Payment terminal"))
         self.terminals.setMinimumHeight(170)  # three terminals without scrolling
         self.terminals.setWordWrap(True)
         self.terminals.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.terminal_hint = _text("Check the key first to list the terminals.", name="Terminal list status")
+        self.terminal_hint = _text(_("Check the key first to list the terminals."), name=_("Terminal list status"))
         self._wanted_terminal = prefill.get("terminal_id")
         self.printer = QComboBox()
         self.printer.setEditable(True)
-        self.printer.setAccessibleName("Receipt printer")
-        self.printer.lineEdit().setPlaceholderText("none: a preview, then the print dialog")
-        self.printer.lineEdit().setAccessibleName("Receipt printer")
+        self.printer.setAccessibleName(_("Receipt printer"))
+        self.printer.lineEdit().setPlaceholderText(_("none: a preview, then the print dialog"))
+        self.printer.lineEdit().setAccessibleName(_("Receipt printer"))
         self.printer.setEditText(prefill.get("printer", ""))
-        station, station_form = _section("2 · This station", QVBoxLayout())
-        for text, widget in (("Payment &terminal", self.terminals), ("", self.terminal_hint),
-                             ("Receipt p&rinter (optional)", self.printer)):
+        station, station_form = _section(_("2 · This station"), QVBoxLayout())
+        for text, widget in ((_("Payment &terminal"), self.terminals), ("", self.terminal_hint),
+                             (_("Receipt p&rinter (optional)"), self.printer)):
             if text:
                 station_form.addWidget(_label(text, widget))
             station_form.addWidget(widget, 1 if widget is self.terminals else 0)
 
-        self.manager_name = field("Manager's name", "e.g. Ann Lee")
-        self.pin = field("Manager's PIN", f"4 to {PIN_MAX_DIGITS} digits", secret=PIN_MAX_DIGITS)
-        self.pin_again = field("Manager's PIN again", "the same PIN", secret=PIN_MAX_DIGITS)
-        manager, manager_row = _section("3 · First manager: signs in with this PIN", QHBoxLayout())
+        self.manager_name = field(_("Manager's name"), _("e.g. Ann Lee"))
+        self.pin = field(_("Manager's PIN"), _("4 to {digits} digits").format(digits=PIN_MAX_DIGITS),
+                         secret=PIN_MAX_DIGITS)
+        self.pin_again = field(_("Manager's PIN again"), _("the same PIN"), secret=PIN_MAX_DIGITS)
+        manager, manager_row = _section(_("3 · First manager: signs in with this PIN"), QHBoxLayout())
         self.manager_title = manager.findChild(QLabel, "sectionTitle")
-        for text, widget, stretch in (("&Manager's name", self.manager_name, 3), ("&PIN", self.pin, 2),
-                                      ("PIN a&gain", self.pin_again, 2)):
+        for text, widget, stretch in ((_("&Manager's name"), self.manager_name, 3), (_("&PIN"), self.pin, 2),
+                                      (_("PIN a&gain"), self.pin_again, 2)):
             manager_row.addWidget(_label(text, widget))
             manager_row.addWidget(widget, stretch)
 
-        self.message = _text("", "errorText", name="Setup message")
-        self.sandbox = QPushButton("Try the sand&box")
-        self.sandbox.setAccessibleName("Try the sandbox: training mode, no real money")
-        self.save = QPushButton("&Save and start")
+        self.message = _text("", "errorText", name=_("Setup message"))
+        self.sandbox = QPushButton(_("Try the sand&box"))
+        self.sandbox.setAccessibleName(_("Try the sandbox: training mode, no real money"))
+        self.save = QPushButton(_("&Save and start"))
         self.save.setDefault(True)
         buttons = QHBoxLayout()
         buttons.addWidget(self.message, 1)
@@ -178,7 +186,7 @@ class SetupDialog(QDialog):
         columns.setSpacing(32)
         columns.addWidget(service, 1)
         columns.addWidget(station, 1)
-        layout = QVBoxLayout(self)
+        layout = self.column = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addLayout(columns, 1)
@@ -196,7 +204,7 @@ class SetupDialog(QDialog):
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
-        self.resize(self.sizeHint().expandedTo(QSize(1000, 680)))  # fits a 1024×768 screen with its frame
+        self.resize(WIDTH, max(680, self._height_at(WIDTH)))  # fits a 1024×768 screen with its frame
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
@@ -234,15 +242,20 @@ class SetupDialog(QDialog):
             typed = self.printer.currentText()
             self.printer.addItems(printers)
             self.printer.setEditText(typed)
-            self.printer.lineEdit().setPlaceholderText(f"none: the print dialog (or pick: {len(printers)} found)")
+            self.printer.lineEdit().setPlaceholderText(ngettext(
+                "none: the print dialog (or pick: {count} found)", "none: the print dialog (or pick: {count} found)",
+                len(printers)).format(count=len(printers)))
         if isinstance(present, list) and present:
             self._has_manager = True
-            self.manager_title.setText(f"3 · Another manager (optional: {', '.join(present)[:40]} is one)")
+            # TRANSLATORS: {names} lists the managers already set up ("Ann Lee" or "Ann Lee, Bo Park")
+            self.manager_title.setText(ngettext("3 · Another manager (optional: {names} is one)",
+                                                "3 · Another manager (optional: {names} is one)",
+                                                len(present)).format(names=", ".join(present)[:40]))
 
     @asyncSlot()
     async def _check(self) -> None:
         self._track()
-        self._busy("Checking the key with the payment service…")
+        self._busy(_("Checking the key with the payment service…"))
         try:
             await self._list_terminals(self.url.text(), self._key())
         except ConfigError as error:
@@ -260,7 +273,7 @@ class SetupDialog(QDialog):
             found = await provisioning.check_service(url, key, store_id=self.store_id.text().strip() or "-",
                                                      station_id=self.station_id.text().strip() or "-")
         except SetupError:
-            self.terminal_hint.setText("No terminals: fix the problem below, then check again.")
+            self.terminal_hint.setText(_("No terminals: fix the problem below, then check again."))
             raise
         for terminal in found:
             item = QListWidgetItem(provisioning.terminal_label(terminal))
@@ -271,13 +284,15 @@ class SetupDialog(QDialog):
             elif terminal.id == wanted or len(found) == 1:
                 self.terminals.setCurrentItem(item)
         self._checked = (check_base_url(url.strip()), provisioning.check_key(key))
-        self.terminal_hint.setText(f"The key works: pick this station's terminal ({len(found)} listed)." if found
-                                   else "The key works; no terminal is listed for this store yet.")
+        self.terminal_hint.setText(ngettext("The key works: pick this station's terminal ({count} listed).",
+                                            "The key works: pick this station's terminal ({count} listed).",
+                                            len(found)).format(count=len(found)) if found
+                                   else _("The key works; no terminal is listed for this store yet."))
 
     @asyncSlot()
     async def _save(self) -> None:
         self._track()
-        self._busy("Saving…")
+        self._busy(_("Saving…"))
         try:
             setup = provisioning.check_setup(base_url=self.url.text(), store_id=self.store_id.text(),
                                              station_id=self.station_id.text(), store_name=self.store_name.text(),
@@ -286,14 +301,14 @@ class SetupDialog(QDialog):
             provisioning.refuse_key_in(setup, key)
             manager = self._manager()
             if self._checked != (setup.base_url, key):
-                self.message.setText("Checking the key with the payment service…")
+                self.message.setText(_("Checking the key with the payment service…"))
                 await self._list_terminals(setup.base_url, key)
             items = map(self.terminals.item, range(self.terminals.count()))
             if any(i.flags() & Qt.ItemFlag.ItemIsEnabled for i in items) and not self._picked():
-                raise SetupError("Pick this station's payment terminal in the list (arrows, then Tab).",
+                raise SetupError(_("Pick this station's payment terminal in the list (arrows, then Tab)."),
                                  field="terminal_id")
             setup = replace(setup, terminal_id=self._picked())
-            self.message.setText("Saving…")
+            self.message.setText(_("Saving…"))
             self._saving = True
             try:
                 self.outcome = await asyncio.to_thread(_provision, self.directory, setup, key, manager,
@@ -303,8 +318,8 @@ class SetupDialog(QDialog):
         except NoKeyring as error:  # nothing was written: the same Enter now starts for this session
             self._show_key_source(KeySource.SESSION)
             self._busy(None)
-            self.message.setText(f"No keyring: {error.why}. Or press Save and start again: the key-hash is then "
-                                 "used for this session only.")
+            self.message.setText(_("No keyring: {why}. Or press Save and start again: the key-hash is then used for "
+                                   "this session only.").format(why=error.why))
             self.save.setFocus()
             return
         except (ConfigError, StaffError) as error:
@@ -312,8 +327,8 @@ class SetupDialog(QDialog):
             return
         except Exception as error:  # noqa: BLE001 - a sentence on the screen, the detail in the log
             log.exception("setup could not be saved")
-            self._refuse(SetupError(f"The setup could not be saved ({type(error).__name__}): try again, or "
-                                    "call support."))
+            self._refuse(SetupError(_("The setup could not be saved ({error}): try again, or call support.").format(
+                error=type(error).__name__)))
             return
         self.accept()
 
@@ -335,16 +350,22 @@ class SetupDialog(QDialog):
 
     def _show_key_source(self, source: KeySource) -> None:
         self.key_source = source
-        self.key_note.setText(KEY_NOTES[source])
+        self.key_note.setText(_(KEY_NOTES[source]) if KEY_NOTES[source] else "")
         from_environment = source is KeySource.ENVIRONMENT
         self.key.setReadOnly(from_environment)
-        self.key.setPlaceholderText("taken from POS_KEY_HASH" if from_environment else "paste it here")
+        self.key.setPlaceholderText(_("taken from POS_KEY_HASH") if from_environment else _("paste it here"))
         if from_environment:
             self.key.clear()
         self.key_note.setVisible(source is not KeySource.SESSION)
         self.key_help.setVisible(source is KeySource.SESSION)
         if source is KeySource.SESSION and self.isVisible():  # room for the help: nothing clipped
-            self.resize(self.width(), max(self.height(), self.sizeHint().height()))
+            self.resize(self.width(), max(self.height(), self._height_at(self.width())))
+
+    def _height_at(self, width: int) -> int:
+        """The height the screen wants, at most ``width`` wide: its size hint's, or, when the
+        hint is wider (a language with longer words), the wrapped texts' height at ``width``."""
+        hint = self.sizeHint()
+        return hint.height() if hint.width() <= width else self.column.totalHeightForWidth(width)
 
     def _key(self) -> str:
         """The key-hash to use: POS_KEY_HASH as the app will send it, or the one typed."""

@@ -18,6 +18,7 @@ station's and counter's workers; this dialog only shows what they answer.
 from __future__ import annotations
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import N_, _, ngettext
 from pos_app.journal import JournalError
 from pos_app.receipts import PrintJob
 from pos_app.staff import AuditAction, StaffError
@@ -33,6 +34,7 @@ from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
     QComboBox,
     QDialog,
+    QGridLayout,
     QHBoxLayout,
     QKeySequence,
     QLabel,
@@ -51,12 +53,16 @@ from pos_app.ui.sentences import pin_refused, shift_check_summary
 from pos_app.ui.x_report import XReportDialog
 
 HEADLINES = {
-    CloseState.CLOSED: ("Batch closed", "approved"),
-    CloseState.FAILED: ("Batch NOT closed", "declined"),
-    CloseState.UNKNOWN: ("Batch result not known", "unknown"),
-    CloseState.NOT_SENT: ("Close not sent", "refused"),
+    CloseState.CLOSED: (N_("Batch closed"), "approved"),
+    CloseState.FAILED: (N_("Batch NOT closed"), "declined"),
+    CloseState.UNKNOWN: (N_("Batch result not known"), "unknown"),
+    CloseState.NOT_SENT: (N_("Close not sent"), "refused"),
 }
-"""The headline of each close state, and the colour it takes (the payment dialog's)."""
+"""The headline of each close state (``_()`` it where shown), and the colour it takes (the
+payment dialog's)."""
+CHECK_WITH_SERVICE = N_("Check with the service  (Enter)")
+ENTER_KEY = "  (Enter)"  # not for people: the key's name as printed on the keyboard, in every language
+STORE_READ_FAILED = N_("This station's payment record could not be read ({error}). Call support.")
 
 
 class ShiftEndDialog(QDialog):
@@ -79,31 +85,32 @@ class ShiftEndDialog(QDialog):
         self._result = ""
         """What the close did, as the sentence shows it (a print's outcome is said below it)."""
         config = self.station.config
-        self.setWindowTitle("End of shift (Z)")
+        self.setWindowTitle(_("End of shift (Z)"))
         self.setObjectName("shiftEnd")
-        heading = QLabel("End of shift: count the drawer, close the batch (Z)")
+        heading = QLabel(_("End of shift: count the drawer, close the batch (Z)"))
         heading.setObjectName("dialogHeading")
         self.terminal = QComboBox()
-        self.terminal.setAccessibleName("Terminal")
+        self.terminal.setAccessibleName(_("Terminal"))
         self.terminal.setEditable(True)
         if self.station.config.terminal_id:
             self.terminal.addItem(self.station.config.terminal_id)
         self.pin = QLineEdit()
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setPlaceholderText("Manager PIN")
-        self.pin.setAccessibleName("Manager PIN")
-        self.check_button = QPushButton("Check with the service  (Enter)")
+        self.pin.setPlaceholderText(_("Manager PIN"))
+        self.pin.setAccessibleName(_("Manager PIN"))
+        self.check_button = QPushButton(_(CHECK_WITH_SERVICE))
         self.check_button.setDefault(True)
-        self.summary = QLabel("Type a manager's PIN, then Enter: the shift is checked with the payment service, "
-                              "and the drawer's expected cash shown to count. Alt+X: the X report (nothing closed).")
+        self.summary = QLabel(_("Type a manager's PIN, then Enter: the shift is checked with the payment service, "
+                                "and the drawer's expected cash shown to count. Alt+X: the X report (nothing "
+                                "closed)."))
         self.summary.setWordWrap(True)
         self.figures = QLabel("")
         self.figures.setObjectName("shiftFigures")
-        self.figures.setAccessibleName("Shift figures")
+        self.figures.setAccessibleName(_("Shift figures"))
         self.figures.setWordWrap(True)
         self.figures.hide()
         self.differences = QListWidget()
-        self.differences.setAccessibleName("Differences with the service")
+        self.differences.setAccessibleName(_("Differences with the service"))
         self.differences.setWordWrap(True)
         self.differences.setMaximumHeight(110)
         self.differences.setResizeMode(QListWidget.ResizeMode.Adjust)
@@ -112,28 +119,32 @@ class ShiftEndDialog(QDialog):
         self.count = CashCountPanel(self.station.money, limit=config.cash_difference_limit,
                                     opening_float=config.opening_float)
         self.count.hide()
-        self.close_button = QPushButton("Close shift (Z)…")
+        self.close_button = QPushButton(_("Close shift (Z)…"))
         self.close_button.setEnabled(False)
-        self.x_button = QPushButton("X report  (Alt+X)")
+        self.x_button = QPushButton(_("X report  (Alt+X)"))
         self.headline = QLabel("")
         self.headline.setObjectName("dialogHeading")
         self.sentence = QLabel("")
         self.sentence.setWordWrap(True)
-        self.sentence.setAccessibleName("Close batch result")
-        self.show_button = QPushButton("Show report")
-        self.print_button = QPushButton("Print report")
-        self.batch_button = QPushButton("Batch report")
-        self.batch_button.setToolTip("The end-of-shift report of the card batch: every card payment")
-        done = QPushButton("Done  (Esc)")
+        self.sentence.setAccessibleName(_("Close batch result"))
+        self.show_button = QPushButton(_("Show report"))
+        self.print_button = QPushButton(_("Print report"))
+        self.batch_button = QPushButton(_("Batch report"))
+        self.batch_button.setToolTip(_("The end-of-shift report of the card batch: every card payment"))
+        done = QPushButton(_("Done  (Esc)"))
         top = QHBoxLayout()
-        top.addWidget(QLabel("Terminal"))
+        terminal_label = QLabel(_("Terminal"))
+        terminal_label.setBuddy(self.terminal)
+        top.addWidget(terminal_label)
         top.addWidget(self.terminal, 1)
         top.addWidget(self.pin, 1)
         top.addWidget(self.check_button)
-        buttons = QHBoxLayout()
-        for button in (self.close_button, self.x_button, self.show_button, self.print_button, self.batch_button, done):
-            buttons.addWidget(button)
-        layout = QVBoxLayout(self)
+        self.buttons = QGridLayout()
+        self._row = (self.close_button, self.x_button, self.show_button, self.print_button, self.batch_button, done)
+        self._places = [(button, 0, column) for column, button in enumerate(self._row)]
+        for button, row, column in self._places:
+            self.buttons.addWidget(button, row, column)
+        layout = self.column = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addLayout(top)
         layout.addWidget(self.summary)
@@ -143,9 +154,10 @@ class ShiftEndDialog(QDialog):
         layout.addWidget(self.headline)
         layout.addWidget(self.sentence)
         layout.addStretch(1)
-        layout.addLayout(buttons)
+        layout.addLayout(self.buttons)
         self._report_shown(False)
         self.resize(1000, 700)
+        self._arrange_buttons()
         self.check_button.clicked.connect(self._check)  # Enter too: the default button until checked
         self.terminal.currentTextChanged.connect(self._terminal_changed)
         self.close_button.clicked.connect(self._close_shift)
@@ -182,23 +194,24 @@ class ShiftEndDialog(QDialog):
         self.figures.hide()
         self.count.hide()
         if self.manager:
-            self.summary.setText("Check the shift of this terminal with the service first.")
+            self.summary.setText(_("Check the shift of this terminal with the service first."))
 
     @asyncSlot()
     async def _check(self) -> None:
         terminal = self.terminal.currentText().strip()
         if not terminal:
-            self.summary.setText("Pick the terminal whose batch to close.")
+            self.summary.setText(_("Pick the terminal whose batch to close."))
             return
-        if not await self._manager_checked(f"end of shift (F10) on terminal {terminal}"):
+        # the audit trail's detail: kept as written, in the app's own words
+        if not await self._manager_checked(f"end of shift (F10) on terminal {terminal}"):  # not for people
             return
-        self._busy(f"Checking the shift of {terminal} with the payment service…")
+        self._busy(_("Checking the shift of {terminal} with the payment service…").format(terminal=terminal))
         try:
             check = await self.station.shift_check(terminal)
             shift = await self.station.cash_shift()
         except JournalError as error:
             self.check = None  # an earlier check does not stand for this one
-            self.summary.setText(f"This station's payment record could not be read ({error}). Call support.")
+            self.summary.setText(_(STORE_READ_FAILED).format(error=error))
             return
         finally:
             self._idle()
@@ -225,7 +238,7 @@ class ShiftEndDialog(QDialog):
                 button.setEnabled(True)
         self.manager = member.name
         self.pin.setEnabled(False)
-        self.pin.setPlaceholderText(f"Manager: {member.name}")
+        self.pin.setPlaceholderText(_("Manager: {name}").format(name=member.name))
         return True
 
     def _show_shift(self, shift: CashShift) -> None:
@@ -240,12 +253,32 @@ class ShiftEndDialog(QDialog):
         """Enter in a field presses ``button`` (the check, then once checked the close)."""
         self.check_button.setDefault(button is self.check_button)
         self.close_button.setDefault(button is self.close_button)
-        self.check_button.setText("Check with the service  (Enter)" if button is self.check_button else "Check again")
-        self.close_button.setText(self.close_button.text().replace("  (Enter)", "") +
-                                  ("  (Enter)" if button is self.close_button else ""))
+        self.check_button.setText(_(CHECK_WITH_SERVICE) if button is self.check_button else _("Check again"))
+        self.close_button.setText(self.close_button.text().replace(ENTER_KEY, "") +
+                                  (ENTER_KEY if button is self.close_button else ""))
+        self._arrange_buttons()
+
+    def _arrange_buttons(self) -> None:
+        """The shown buttons on one row, or on two when their labels (a language with longer
+        words) would make the window wider than it is (1000 pixels: a 1024×768 screen)."""
+        shown_buttons = [button for button in self._row if not button.isHidden()]
+        margins = self.column.contentsMargins()
+        room = self.width() - margins.left() - margins.right()
+        spacing = max(self.buttons.horizontalSpacing(), 0)
+        needed = sum(button.sizeHint().width() + spacing for button in shown_buttons) - spacing
+        per_row = max(len(shown_buttons) if needed <= room else (len(shown_buttons) + 1) // 2, 1)
+        places = [(button, index // per_row, index % per_row) for index, button in enumerate(shown_buttons)]
+        if places == self._places:
+            return  # a widget taken out of a layout and put back loses the keyboard's focus
+        self._places = places
+        for button in self._row:
+            self.buttons.removeWidget(button)
+        for button, row, column in places:
+            self.buttons.addWidget(button, row, column)
 
     def _show_check(self, check: ShiftCheck) -> None:
-        self.summary.setText(shift_check_summary(check, "below"))
+        # TRANSLATORS: where the differences are listed, in "3 differences with the service (below)"
+        self.summary.setText(shift_check_summary(check, _("below")))
         self.figures.setText(figures_sentence(check.figures, self.money))
         self.figures.show()
         self.end = None
@@ -254,9 +287,10 @@ class ShiftEndDialog(QDialog):
         for difference in check.differences:
             self.differences.addItem(difference.sentence(self.money))
         self.differences.setVisible(bool(check.differences))
-        self.close_button.setText("Close anyway (Z)…" if not check.clean else "Close shift (Z)…")
+        self.close_button.setText(_("Close anyway (Z)…") if not check.clean else _("Close shift (Z)…"))
         self.close_button.setEnabled(True)
         self.close_button.show()
+        self._arrange_buttons()
 
     @asyncSlot()
     async def _close_shift(self) -> None:
@@ -270,13 +304,13 @@ class ShiftEndDialog(QDialog):
         counted, left, found = counted_left
         accepted = await self._difference_accepted(found) if found.beyond_limit else None
         if found.beyond_limit and accepted is None:
-            self.count.refuse(f"{found.sentence(self.money)} Nothing was closed.")
+            self.count.refuse(_("{problem} Nothing was closed.").format(problem=found.sentence(self.money)))
             return
         terminal = self.check.terminal_id
         if not await confirmed_close(self.check, self, self._count_said(found, left)):
             self.close_button.setFocus()
             return
-        self._busy(f"Closing the batch of {terminal}, then the Z…")
+        self._busy(_("Closing the batch of {terminal}, then the Z…").format(terminal=terminal))
         try:
             done, audit_error = await close_z(
                 self.counter, terminal_id=terminal, counted=counted, left_in_drawer=left, by=self.manager,
@@ -285,7 +319,7 @@ class ShiftEndDialog(QDialog):
             self.count.refuse(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
         except JournalError as error:
-            self.summary.setText(f"This station's payment record could not be read ({error}). Call support.")
+            self.summary.setText(_(STORE_READ_FAILED).format(error=error))
             return
         finally:
             self._idle()
@@ -295,15 +329,15 @@ class ShiftEndDialog(QDialog):
         """The cash counted, the cash left and their check; None (the panel says why)."""
         found = self.count.check()
         if found is None:
-            self.count.refuse(self.count.problem.text() or "Count the drawer first.")
+            self.count.refuse(self.count.problem.text() or _("Count the drawer first."))
             return None
         if found.counted is None:
-            self.count.refuse("Type the cash counted (or count it by notes and coins: Alt+N), then close.")
+            self.count.refuse(_("Type the cash counted (or count it by notes and coins: Alt+N), then close."))
             return None
         left = self.count.left_cents()
         if left > found.counted:
-            self.count.refuse(f"{self.money(left)} cannot be left in the drawer: only {self.money(found.counted)} "
-                              "was counted.", self.count.left)
+            self.count.refuse(_("{left} cannot be left in the drawer: only {counted} was counted.").format(
+                left=self.money(left), counted=self.money(found.counted)), self.count.left)
             return None
         return found.counted, left, found
 
@@ -313,15 +347,18 @@ class ShiftEndDialog(QDialog):
         assert found.counted is not None and found.over_short is not None
         if self._approved is not None and self._approved[0] == found.counted:
             return self._approved[1:]
-        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else "the Z"
-        detail = (f"accepted a count {found.state} {self.money(abs(found.over_short))} (expected "
-                  f"{self.money(found.expected)}, counted {self.money(found.counted)}) for {z_label}")
+        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else None
+        # the audit trail's detail: kept as written, in the app's own words
+        detail = (f"accepted a count {found.state} {self.money(abs(found.over_short))} (expected "  # not for people
+                  f"{self.money(found.expected)}, counted {self.money(found.counted)}) "  # not for people
+                  f"for {z_label or 'the Z'}")  # not for people
         approval = ManagerApproval(
-            "Accept the difference",
-            f"Counted {self.money(found.counted)} against {self.money(found.expected)} expected: "
-            f"{found.difference(self.money)}, more than the {self.money(found.limit)} allowed.\n\nA manager accepts "
-            f"the difference with a PIN and the reason (written on {z_label} and in the audit trail), or Cancel "
-            "(Esc) and count again.",
+            _("Accept the difference"),
+            _("Counted {counted} against {expected} expected: {difference}, more than the {limit} allowed.\n\n"
+              "A manager accepts the difference with a PIN and the reason (written on {z} and in the audit trail), "
+              "or Cancel (Esc) and count again.").format(
+                counted=self.money(found.counted), expected=self.money(found.expected),
+                difference=found.difference(self.money), limit=self.money(found.limit), z=z_label or _("the Z")),
             lambda pin: self.counter.check_manager(pin, action=AuditAction.OVERRIDE, detail=detail,
                                                    reason=approval.reason.text().strip()),
             money=self.station.money, parent=self)
@@ -334,22 +371,25 @@ class ShiftEndDialog(QDialog):
         return self._approved[1:]
 
     def _count_said(self, found: CountCheck, left: int) -> str:
-        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else "The Z"
-        return (f"Once the batch closed, {z_label} is written: counted {self.money(found.counted or 0)} against "
-                f"{self.money(found.expected)} expected ({found.difference(self.money)}); "
-                f"{self.money(left)} stays in the drawer.")
+        z_label = f"Z-{self.shift.z_next:04d}" if self.shift is not None else _("The Z")
+        return _("Once the batch closed, {z} is written: counted {counted} against {expected} expected "
+                 "({difference}); {left} stays in the drawer.").format(
+            z=z_label, counted=self.money(found.counted or 0), expected=self.money(found.expected),
+            difference=found.difference(self.money), left=self.money(left))
 
     def _show_close(self, done: ZClose, audit_error: str | None) -> None:
         self.z_close, self.end = done, done.end
         if self.check is not None:  # what the check found stays in view
-            self.summary.setText(shift_check_summary(self.check, "in the batch report"))
+            # TRANSLATORS: where the differences are listed, in "3 differences with the service (in the batch report)"
+            self.summary.setText(shift_check_summary(self.check, _("in the batch report")))
         close = done.end.report.close
         if done.z is not None:
-            title, colour = f"{done.z.label} closed", "approved"
+            title, colour = _("{z} closed").format(z=done.z.label), "approved"
         elif done.state is ZState.CLOSED_MEANWHILE:
-            title, colour = "Batch closed, this count not kept", "unknown"
+            title, colour = _("Batch closed, this count not kept"), "unknown"
         else:
-            title, colour = HEADLINES[close.state]
+            headline, colour = HEADLINES[close.state]
+            title = _(headline)
         self.headline.setText(title)
         self.headline.setProperty("outcome", colour)
         self.headline.style().unpolish(self.headline)
@@ -373,17 +413,18 @@ class ShiftEndDialog(QDialog):
         self.count.quiet()
         self._report_shown(True)
         self.batch_button.setVisible(done.z is not None)
-        self.show_button.setText("Show Z report" if done.z is not None else "Show report")
-        self.print_button.setText("Print Z report" if done.z is not None else "Print report")
+        self.show_button.setText(_("Show Z report") if done.z is not None else _("Show report"))
+        self.print_button.setText(_("Print Z report") if done.z is not None else _("Print report"))
+        self._arrange_buttons()
         self.show_button.setFocus()
 
     async def _report(self) -> tuple[bytes, str, str] | None:
         """The report of the close: the Z's when one was written, else the end-of-shift report."""
         if self.z_close is not None and self.z_close.z is not None:
-            return await z_pdf(self.z_close.z), "Z report", f"{self.z_close.z.label}.pdf"
+            return await z_pdf(self.z_close.z), _("Z report"), f"{self.z_close.z.label}.pdf"
         if self.end is not None:
             name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
-            return self.end.pdf, "End-of-shift report", name
+            return self.end.pdf, _("End-of-shift report"), name
         return None
 
     @asyncSlot()
@@ -397,7 +438,7 @@ class ShiftEndDialog(QDialog):
     async def _show_batch_report(self) -> None:
         if self.end is not None:
             name = self.end.path.name if self.end.path is not None else "end-of-shift-report.pdf"
-            await self.receipts.preview(self.end.pdf, title="End-of-shift report", file_name=name)
+            await self.receipts.preview(self.end.pdf, title=_("End-of-shift report"), file_name=name)
 
     @asyncSlot()
     async def _print_report(self) -> None:
@@ -415,13 +456,14 @@ class ShiftEndDialog(QDialog):
     async def _x_report(self) -> None:
         """Alt+X: the X report of the shift so far (a manager's PIN first); nothing closed."""
         terminal = self.terminal.currentText().strip() or None
-        if not await self._manager_checked(f"X report (F10) on terminal {terminal or '-'}"):
+        # the audit trail's detail: kept as written, in the app's own words
+        if not await self._manager_checked(f"X report (F10) on terminal {terminal or '-'}"):  # not for people
             return
-        self._busy("Reading the shift so far (X report)…")
+        self._busy(_("Reading the shift so far (X report)…"))
         try:
             x = await x_report(self.station, terminal)
         except JournalError as error:
-            self._said = f"This station's payment record could not be read ({error}). Call support."
+            self._said = _(STORE_READ_FAILED).format(error=error)
             return
         finally:
             self._idle()
@@ -455,26 +497,27 @@ async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -
     """Ask before the batch of ``check``'s terminal is closed (Enter closes, Esc goes back):
     the check with the service never closes a batch by itself. ``count``: what the Z then
     records."""
-    said = [f"Close the batch of {check.terminal_id} now? The service settles its approved card payments: "
-            "they can then be refunded, no longer voided. This cannot be undone."]
+    said = [_("Close the batch of {terminal} now? The service settles its approved card payments: they can then "
+              "be refunded, no longer voided. This cannot be undone.").format(terminal=check.terminal_id)]
     if count:
         said.append(count)
     if check.differences:
-        said.append(f"{_count(len(check.differences), 'difference')} with the service: the batch is closed as "
-                    "the service has it.")
+        number = len(check.differences)
+        said.append(ngettext("{count} difference with the service: the batch is closed as the service has it.",
+                             "{count} differences with the service: the batch is closed as the service has it.",
+                             number).format(count=number))
     if check.open_attempts:
-        said.append(f"{_count(len(check.open_attempts), 'attempt')} without a known result: the close is not "
-                    "sent until each is settled.")
-    box = QMessageBox(QMessageBox.Icon.Question, "Close the batch?", "\n\n".join(said),
+        number = len(check.open_attempts)
+        said.append(ngettext("{count} attempt without a known result: the close is not sent until each is settled.",
+                             "{count} attempts without a known result: the close is not sent until each is "
+                             "settled.", number).format(count=number))
+    box = QMessageBox(QMessageBox.Icon.Question, _("Close the batch?"), "\n\n".join(said),
                       QMessageBox.StandardButton.NoButton, parent)
-    close = box.addButton("Close the batch  (Enter)", QMessageBox.ButtonRole.AcceptRole)
-    back = box.addButton("Back  (Esc)", QMessageBox.ButtonRole.RejectRole)
+    close = box.addButton(_("Close the batch  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
+    back = box.addButton(_("Back  (Esc)"), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(close)
     box.setEscapeButton(back)
     await shown(box)
     parent.activateWindow()  # the keys are the end-of-shift dialog's again
     return box.clickedButton() is close
 
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

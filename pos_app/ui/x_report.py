@@ -9,6 +9,7 @@ last document: Ctrl+P on the sale screen prints it again.
 
 from __future__ import annotations
 
+from pos_app.i18n import _
 from pos_app.receipts import PrintJob
 from pos_app.station.figures import sentence as figures_sentence
 from pos_app.station.station import Station
@@ -42,39 +43,39 @@ class XReportDialog(QDialog):
         self.printed: PrintJob | None = None
         money = station.money
         label = f"Z-{x.cash.z_next:04d}"
-        self.setWindowTitle("X report")
+        self.setWindowTitle(_("X report"))
         self.setObjectName("xReport")
-        heading = QLabel("X report: the shift so far")
+        heading = QLabel(_("X report: the shift so far"))
         heading.setObjectName("dialogHeading")
         figures = x.cash.figures
-        note = QLabel(f"Nothing was closed, counted or written: {label} will close this shift (F10).")
+        note = QLabel(_("Nothing was closed, counted or written: {z} will close this shift (F10).").format(z=label))
         note.setWordWrap(True)
         parts = QGridLayout()
         parts.setVerticalSpacing(2)
         fill_parts(parts, x.cash, money)
         parts.setColumnStretch(2, 1)  # the amounts beside their labels, not across the window
-        no_sales = QLabel(f"No sales (the drawer opened, no money moved): {figures.no_sales}")
+        no_sales = QLabel(_("No sales (the drawer opened, no money moved): {count}").format(count=figures.no_sales))
         if x.card is not None:
-            card_heading = f"Card, terminal {x.card.terminal_id} (batch open)"
+            card_heading = _("Card, terminal {terminal} (batch open)").format(terminal=x.card.terminal_id)
             card_text = figures_sentence(x.card.figures, money)
         else:
-            card_heading, card_text = "Card", "No card terminal: no card figures."
+            card_heading, card_text = _("Card"), _("No card terminal: no card figures.")
         self.card = QLabel(card_text)
         self.card.setObjectName("shiftFigures")
-        self.card.setAccessibleName("Card figures")
+        self.card.setAccessibleName(_("Card figures"))
         self.card.setWordWrap(True)
         self.message = QLabel("")
         self.message.setWordWrap(True)
-        self.print_button = QPushButton("Print X report  (Enter)")
+        self.print_button = QPushButton(_("Print X report  (Enter)"))
         self.print_button.setDefault(True)
-        close = QPushButton("Close  (Esc)")
+        close = QPushButton(_("Close  (Esc)"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.print_button)
         buttons.addWidget(close)
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(note)
-        layout.addWidget(_heading("Cash in the drawer"))
+        layout.addWidget(_heading(_("Cash in the drawer")))
         layout.addLayout(parts)
         layout.addWidget(no_sales)
         layout.addWidget(_heading(card_heading))
@@ -94,7 +95,7 @@ class XReportDialog(QDialog):
         self.print_button.setEnabled(False)
         try:
             pdf = await x_pdf(self.station, self.x)
-            said = await self.receipts.output(Document(pdf, "X report", "",
+            said = await self.receipts.output(Document(pdf, _("X report"), "",
                                                        f"X-before-Z-{self.x.cash.z_next:04d}.pdf"))
         finally:
             self.print_button.setEnabled(True)
