@@ -75,7 +75,10 @@ class ManagerDialog(QDialog):
         self.paid.clicked.connect(lambda: self._decide(True))
         self.not_paid.clicked.connect(lambda: self._decide(False))
         cancel.clicked.connect(self.reject)
-        self.setMinimumWidth(520)
+        # the reference's placeholder (the longest text, longer still in es and fr) shown whole
+        needed = self.reference.fontMetrics().horizontalAdvance(self.reference.placeholderText()) + 48
+        self.setMinimumWidth(min(max(520, needed), 960))
+        self.reference.setToolTip(self.reference.placeholderText())
         self.pin.setFocus()
         enter_presses_focused_button(self)
 

@@ -58,6 +58,8 @@ QUICK_KEYS = 8
 LINE_STEPS = {Qt.Key.Key_Plus: (+1, "+"), Qt.Key.Key_Minus: (-1, "-")}
 """The keys that change the selected line's quantity (the main and the number pad's), and
 the character each types."""
+PAIR_CHARS = 40
+"""The pre-auth keys' texts together, in characters, beyond which they stack (English: 34)."""
 
 
 class SaleScreen(QWidget):
@@ -158,8 +160,10 @@ class SaleScreen(QWidget):
         left.addWidget(QLabel(_("Quick keys")))
         left.addWidget(keys, 2)
         # the tabs and deposits under the keys, side by side: the cart keeps its rows, and the
-        # window fits a 1024×768 screen in width and in height
-        preauth_row = QHBoxLayout()
+        # window fits a 1024×768 screen in width and in height; one above the other when their
+        # words are long (es, fr): side by side they would widen the window past 1024
+        side_by_side = len(self.preauth_button.text() + self.preauths_button.text()) <= PAIR_CHARS
+        preauth_row = QHBoxLayout() if side_by_side else QVBoxLayout()
         preauth_row.addWidget(self.preauth_button)
         preauth_row.addWidget(self.preauths_button)
         left.addLayout(preauth_row)

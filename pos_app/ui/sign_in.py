@@ -88,7 +88,6 @@ class SignInScreen(QWidget):
         self.title = QLabel()
         self.title.setObjectName("screenTitle")
         self.hint = QLabel()
-        self.hint.setWordWrap(True)
         self.pin = PinField()
         self.pin.setObjectName("pinField")
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
