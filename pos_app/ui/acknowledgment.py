@@ -8,6 +8,7 @@ screen the dialog alone is shown (turned to the customer).
 
 from __future__ import annotations
 
+from pos_app.i18n import _
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
@@ -29,21 +30,21 @@ class AcknowledgmentDialog(QDialog):
         above the notice (and first on the customer's screen); ``customer``: the name of the
         customer attached to the sale (F6), greeted on their screen."""
         super().__init__(parent)
-        self.setWindowTitle("Card surcharge: customer's acknowledgment")
+        self.setWindowTitle(_("Card surcharge: customer's acknowledgment"))
         self.setObjectName("acknowledgment")
-        heading = QLabel(f"Total {total} by card")
+        heading = QLabel(_("Total {amount} by card").format(amount=total))
         heading.setObjectName("dialogHeading")
         self.quote = QLabel(quote)
         self.quote.setObjectName("surchargeQuote")
         self.quote.setWordWrap(True)
-        self.quote.setAccessibleName("Surcharge for this card")
+        self.quote.setAccessibleName(_("Surcharge for this card"))
         self.quote.setVisible(bool(quote))
         text = QTextBrowser()
-        text.setAccessibleName("Surcharge acknowledgment")
+        text.setAccessibleName(_("Surcharge acknowledgment"))
         text.setHtml("".join(f"<p>{_escape(p)}</p>" for p in paragraphs))
         buttons = QDialogButtonBox()
-        self.accept_button = buttons.addButton("Customer accepts  (Enter)", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton("Cancel  (Esc)", QDialogButtonBox.ButtonRole.RejectRole)
+        self.accept_button = buttons.addButton(_("Customer accepts  (Enter)"), QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(_("Cancel  (Esc)"), QDialogButtonBox.ButtonRole.RejectRole)
         self.accept_button.setDefault(True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -75,11 +76,14 @@ class CustomerDisplay(QWidget):
     It never takes the keyboard focus (the cashier's dialog keeps Enter and Esc) and has
     no frame; it closes with the dialog."""
 
-    def __init__(self, paragraphs: list[str], total: str, *, caption: str = "Total to pay by card",
-                 prompt: str = "Please tell the cashier if you accept.", customer: str = "") -> None:
+    def __init__(self, paragraphs: list[str], total: str, *, caption: str | None = None,
+                 prompt: str | None = None, customer: str = "") -> None:
+        """``caption`` and ``prompt``: by default, the card surcharge's ("Total to pay by card")."""
         super().__init__()
+        caption = _("Total to pay by card") if caption is None else caption
+        prompt = _("Please tell the cashier if you accept.") if prompt is None else prompt
         self.setObjectName("customerDisplay")
-        self.setWindowTitle("Customer display")
+        self.setWindowTitle(_("Customer display"))
         self.setWindowFlags(Qt.WindowType.FramelessWindowHint | Qt.WindowType.WindowDoesNotAcceptFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
         caption_label = QLabel(caption)
@@ -94,7 +98,7 @@ class CustomerDisplay(QWidget):
         prompt_label.setObjectName("customerPrompt")
         self.customer = QLabel(customer)
         self.customer.setObjectName("customerName")
-        self.customer.setAccessibleName("Customer")
+        self.customer.setAccessibleName(_("Customer"))
         self.customer.setVisible(bool(customer))
         for label, pixels, bold in ((self.customer, 32, True), (caption_label, 28, False), (self.total, 72, True),
                                     (self.text, 24, False), (prompt_label, 28, True)):

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pos_app.journal import Outcome
+from babel.dates import format_datetime
+
+from pos_app.i18n import N_, _, babel_locale, ngettext
+from pos_app.journal import Operation, Outcome
 from pos_app.station.back_office import AttentionItem, BackOffice, Problem
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.dialogs import shown
@@ -30,8 +33,18 @@ from pos_app.ui.sentences import explain, headline
 KEEP_WAITING_S = 30.0
 """How long "keep waiting" follows the payment before saying it is still unknown."""
 
-LABELS = {Problem.UNRESOLVED: "Result not known", Problem.CONFLICT: "Conflict",
-          Problem.ATTENTION: "Check"}
+LABELS = {Problem.UNRESOLVED: N_("Result not known"), Problem.CONFLICT: N_("Conflict"),
+          Problem.ATTENTION: N_("Check")}
+"""Shown through ``_()``."""
+# TRANSLATORS: an operation as the journal names it (card_charge: a charge of a card on file; ach_: a bank account's)
+OPERATIONS = {
+    Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth"), Operation.CAPTURE: N_("capture"),
+    Operation.VOID: N_("void"), Operation.REFUND: N_("refund"), Operation.CLOSE_BATCH: N_("close_batch"),
+    Operation.CARD_CHARGE: N_("card_charge"), Operation.CARD_CAPTURE: N_("card_capture"),
+    Operation.CARD_VOID: N_("card_void"), Operation.CARD_REFUND: N_("card_refund"),
+    Operation.ACH_CHARGE: N_("ach_charge"), Operation.ACH_VOID: N_("ach_void"), Operation.ACH_REFUND: N_("ach_refund"),
+}
+"""Each operation's word in the list (English: the journal's own), shown through ``_()``."""
 
 
 class AttentionPanel(QWidget):
@@ -44,13 +57,13 @@ class AttentionPanel(QWidget):
         self.office = office
         self.money = money
         self.items = QListWidget()
-        self.items.setAccessibleName("Payments that need attention")
-        self.message = QLabel("Loading…")
+        self.items.setAccessibleName(_("Payments that need attention"))
+        self.message = QLabel(_("Loading…"))
         self.message.setWordWrap(True)
-        self.wait_button = QPushButton("&Keep waiting")
-        self.check_button = QPushButton("C&heck again")
-        self.decide_button = QPushButton("&Mark paid / not paid…")
-        self.payment_button = QPushButton("&Show the payment (to give it back)")
+        self.wait_button = QPushButton(_("&Keep waiting"))
+        self.check_button = QPushButton(_("C&heck again"))
+        self.decide_button = QPushButton(_("&Mark paid / not paid…"))
+        self.payment_button = QPushButton(_("&Show the payment (to give it back)"))
         buttons = QHBoxLayout()
         for button in (self.wait_button, self.check_button, self.decide_button, self.payment_button):
             buttons.addWidget(button)
@@ -72,15 +85,19 @@ class AttentionPanel(QWidget):
         self.items.clear()
         for item in found:
             attempt = item.attempt
-            when = attempt.created_at.astimezone().strftime("%a %H:%M")
-            entry = QListWidgetItem(f"{LABELS[item.problem]}: {attempt.operation} of "
-                                    f"{self.money(attempt.amount or 0)} on {attempt.terminal_id}, {when} "
-                                    f"({attempt.cashier or 'no cashier'})\n    {item.note}")
+            when = format_datetime(attempt.created_at.astimezone(), "EEE HH:mm", locale=babel_locale())
+            operation = OPERATIONS.get(attempt.operation)
+            line = _("{problem}: {operation} of {amount} on {terminal}, {when} ({cashier})").format(
+                problem=_(LABELS[item.problem]), operation=_(operation) if operation else attempt.operation,
+                amount=self.money(attempt.amount or 0), terminal=attempt.terminal_id, when=when,
+                cashier=attempt.cashier or _("no cashier"))
+            entry = QListWidgetItem(f"{line}\n    {item.note}")
             entry.setData(Qt.ItemDataRole.UserRole, item)
             self.items.addItem(entry)
         if found:
             self.items.setCurrentRow(0)
-        hint = f"{len(found)} to look at." if found else "Nothing needs attention."
+        hint = (ngettext("{count} to look at.", "{count} to look at.", len(found)).format(count=len(found)) if found
+                else _("Nothing needs attention."))
         self.message.setText(f"{said} {hint}".strip())
         self._selected()
 
@@ -101,7 +118,7 @@ class AttentionPanel(QWidget):
         item = self.selected()
         if item is None:
             return
-        self.message.setText("Following the payment…" if wait_limit else "Checking with the payment service…")
+        self.message.setText(_("Following the payment…") if wait_limit else _("Checking with the payment service…"))
         for button in (self.wait_button, self.check_button):
             button.setEnabled(False)
         try:
@@ -128,4 +145,5 @@ class AttentionPanel(QWidget):
     async def _said(self, result: OperationResult) -> None:
         if result.outcome is not Outcome.UNKNOWN:
             self.changed.emit()
-        self.refresh(f"{headline(result)}: {explain(result, self.money)}")
+        self.refresh(_("{headline}: {explanation}").format(headline=_(headline(result)),
+                                                          explanation=explain(result, self.money)))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import N_, _
 from pos_app.station.card_on_file import StoredCard, quote, read_part, stored_cards
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
@@ -40,9 +41,9 @@ if TYPE_CHECKING:
     from pos_app.ui.sale_screen import SaleScreen
 
 log = logging.getLogger(__name__)
-ON_FILE_PHASES = {Phase.SENDING: "Charging the card on file…", Phase.CHECKING: PHASES[Phase.CHECKING]}
-"""What the dialog says while the service works (no terminal, no card to present)."""
-CANCELLED = "Card on file cancelled: nothing was charged."
+ON_FILE_PHASES = {Phase.SENDING: N_("Charging the card on file…"), Phase.CHECKING: PHASES[Phase.CHECKING]}
+"""What the dialog says while the service works (no terminal, no card to present); shown through ``_()``."""
+CANCELLED = N_("Card on file cancelled: nothing was charged.")
 
 
 class CashierWindow(Protocol):
@@ -66,24 +67,26 @@ class StoredCardPicker(QDialog):
 
     def __init__(self, cards: list[StoredCard], customer: str, amount: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Card on file")
+        self.setWindowTitle(_("Card on file"))
         self.setObjectName("cardOnFile")
         self.cards = cards
         self.card: StoredCard | None = None
-        heading = QLabel(f"Charge {amount} to which card of {customer}?")
+        heading = QLabel((_("Charge {amount} to which card of {customer}?") if customer else
+                          _("Charge {amount} to which card of the customer?")).format(amount=amount, customer=customer))
         heading.setObjectName("dialogHeading")
         heading.setWordWrap(True)
         self.list = QListWidget()
-        self.list.setAccessibleName(f"Cards on file of {customer}")
+        self.list.setAccessibleName(_("Cards on file of {customer}").format(customer=customer) if customer else
+                                     _("The customer's cards on file"))
         for card in cards:
             QListWidgetItem(card.said, self.list)
         self.list.setCurrentRow(0)
         self.list.itemActivated.connect(lambda item: self.accept())
-        hint = QLabel("↑ ↓ pick a card, Enter charges it (the surcharge notice comes first); Esc backs out.")
+        hint = QLabel(_("↑ ↓ pick a card, Enter charges it (the surcharge notice comes first); Esc backs out."))
         hint.setWordWrap(True)
         buttons = QDialogButtonBox()
-        self.pick_button = buttons.addButton("Use this card  (Enter)", QDialogButtonBox.ButtonRole.AcceptRole)
-        buttons.addButton("Cancel  (Esc)", QDialogButtonBox.ButtonRole.RejectRole)
+        self.pick_button = buttons.addButton(_("Use this card  (Enter)"), QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(_("Cancel  (Esc)"), QDialogButtonBox.ButtonRole.RejectRole)
         self.pick_button.setDefault(True)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -113,23 +116,24 @@ class OnFilePaymentDialog(PaymentDialog):
     def __init__(self, counter: Counter, bridge: StationBridge, amount: int, parent: QWidget | None = None) -> None:
         super().__init__(counter, bridge, preauth=False, amount=amount, parent=parent)
         self.card: StoredCard | None = None
-        self.setWindowTitle("Card on file")
-        self.phase.setText(ON_FILE_PHASES[Phase.SENDING])
+        self.setWindowTitle(_("Card on file"))
+        self.phase.setText(_(ON_FILE_PHASES[Phase.SENDING]))
 
     def charge(self, card: StoredCard) -> None:
         """Charge ``card``: the heading names it; ``start`` sends it."""
         self.card = card
-        self.heading.setText(f"{card.label} (card on file) {self.counter.money(self.amount or 0)}")
+        self.heading.setText(_("{card} (card on file) {amount}").format(card=card.label,
+                                                                          amount=self.counter.money(self.amount or 0)))
 
     async def _send(self) -> OperationResult:
         if self.card is None:
-            raise ValueError("no card on file was picked: nothing was charged")
+            raise ValueError(_("no card on file was picked: nothing was charged"))  # shown in the dialog
         return await self.counter.pay_on_file(self.card, amount=self.amount)
 
     def _progress(self, progress: Progress) -> None:
         if self.result is None or progress.attempt_id == self.result.attempt_id:
             if progress.phase in ON_FILE_PHASES:
-                self.phase.setText(ON_FILE_PHASES[progress.phase])
+                self.phase.setText(_(ON_FILE_PHASES[progress.phase]))
 
 
 async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str], object]) -> None:
@@ -146,7 +150,7 @@ async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str]
     dialog = OnFilePaymentDialog(counter, window.bridge, charged, window.window())
     window.payment = dialog  # holds F12, F4... now
     try:
-        window.status.setText("Reading the customer's cards on file…")
+        window.status.setText(_("Reading the customer's cards on file…"))
         try:
             card = await _card(window, await stored_cards(counter.station.client, counter.cart.customer),
                                money(charged))
@@ -154,7 +158,7 @@ async def pay_on_file(window: CashierWindow, due: int, card_slip: Callable[[str]
             window.status.setText(str(error))
             return
         if card is None:
-            window.status.setText(CANCELLED)
+            window.status.setText(_(CANCELLED))
             return
         window.status.setText("")
         if not await _accepted(window, card, charged, money):
@@ -176,7 +180,7 @@ async def _card(window: CashierWindow, cards: list[StoredCard], amount: str) -> 
     if len(cards) == 1:
         return cards[0]
     customer = window.counter.cart.customer
-    picker = StoredCardPicker(cards, customer.name if customer else "the customer", amount, window.window())
+    picker = StoredCardPicker(cards, customer.name if customer else "", amount, window.window())
     return picker.card if await shown(picker) == QDialog.DialogCode.Accepted else None
 
 
@@ -186,8 +190,8 @@ async def _accepted(window: CashierWindow, card: StoredCard, amount: int, money:
     try:
         paragraphs = await counter.acknowledgment()
     except PaymentsError as error:
-        window.status.setText(f"The card surcharge notice could not be loaded ({error}); nothing was charged. "
-                              "Try F4 again.")
+        window.status.setText(_("The card surcharge notice could not be loaded ({error}); nothing was charged. "
+                                "Try F4 again.").format(error=error))
         return False
     quoted = await quote(counter.station.client, card, amount)
     if quoted.surcharge is None:
@@ -195,7 +199,7 @@ async def _accepted(window: CashierWindow, card: StoredCard, amount: int, money:
     notice = AcknowledgmentDialog(paragraphs, money(amount), window.window(), quote=quoted.sentence(money),
                                   customer=counter.cart.customer.name if counter.cart.customer is not None else "")
     if await shown(notice) != QDialog.DialogCode.Accepted:
-        window.status.setText(CANCELLED)
+        window.status.setText(_(CANCELLED))
         return False
     return True
 

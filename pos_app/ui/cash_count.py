@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from math import ceil
 
+from pos_app.i18n import _
 from pos_app.money import MoneyFormat
 from pos_app.station.cash_shift import CashShift
 from pos_app.station.denominations import MAX_PIECES, Denomination, denominations, drawer_total, pieces
@@ -57,7 +58,7 @@ class PiecesGrid(QWidget):
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(4)
         column = 0
-        for heading, group in (("Notes", notes), ("Coins", coins)):
+        for heading, group in ((_("Notes"), notes), (_("Coins"), coins)):
             for index, piece in enumerate(group):
                 if index % rows == 0:
                     title = QLabel(heading if index == 0 else "")
@@ -76,7 +77,8 @@ class PiecesGrid(QWidget):
     def _field(self, money: MoneyFormat, piece: Denomination) -> QLineEdit:
         field = QLineEdit()
         field.setObjectName("pieceCount")
-        field.setAccessibleName(f"{money.piece(piece.value)} {'notes' if piece.note else 'coins'}")
+        field.setAccessibleName((_("{piece} notes") if piece.note else _("{piece} coins")).format(
+            piece=money.piece(piece.value)))
         field.setPlaceholderText("0")
         field.setValidator(QIntValidator(0, MAX_PIECES, field))
         field.setMaxLength(len(str(MAX_PIECES)))
@@ -109,27 +111,27 @@ class CashCountPanel(QWidget):
         self.parts.setVerticalSpacing(2)
         self.counted = QLineEdit()
         self.counted.setObjectName("countedCash")
-        self.counted.setAccessibleName("Counted cash")
-        self.counted.setPlaceholderText(f"e.g. {money.example}")
+        self.counted.setAccessibleName(_("Counted cash"))
+        self.counted.setPlaceholderText(_("e.g. {example}").format(example=money.example))
         self.counted.setMinimumWidth(170)
-        self.by_pieces = QPushButton("Notes and coins  (Alt+N)")
+        self.by_pieces = QPushButton(_("Notes and coins  (Alt+N)"))
         self.by_pieces.setCheckable(True)
         self.grid = PiecesGrid(money)
         self.grid.hide()
         self.by_pieces.setVisible(bool(self.grid.pieces))
         self.left = QLineEdit(money.field(opening_float))
         self.left.setObjectName("leftInDrawer")
-        self.left.setAccessibleName("Cash left in the drawer")
+        self.left.setAccessibleName(_("Cash left in the drawer"))
         self.left.setMinimumWidth(170)
         self.counted_shown = QLabel("-")
         self.over_short = QLabel("-")
         self.over_short.setObjectName("overShortAmount")
-        self.over_short.setAccessibleName("Over/short")
+        self.over_short.setAccessibleName(_("Over/short"))
         for amount in (self.counted_shown, self.over_short):
             amount.setAlignment(RIGHT)
         self.difference = QLabel("")
         self.difference.setObjectName("overShort")
-        self.difference.setAccessibleName("Over or short")
+        self.difference.setAccessibleName(_("Over or short"))
         self.difference.setWordWrap(True)
         self.problem = QLabel("")
         self.problem.setObjectName("problem")
@@ -137,25 +139,25 @@ class CashCountPanel(QWidget):
 
         result = QGridLayout()  # what the count gives, under the expected cash
         result.setVerticalSpacing(2)
-        result.addWidget(QLabel("Counted cash"), 0, 0)
+        result.addWidget(QLabel(_("Counted cash")), 0, 0)
         result.addWidget(self.counted_shown, 0, 1)
-        result.addWidget(QLabel("Over/short"), 1, 0)
+        result.addWidget(QLabel(_("Over/short")), 1, 0)
         result.addWidget(self.over_short, 1, 1)
         expected = QVBoxLayout()
-        expected.addWidget(_heading("Expected cash in the drawer"))
+        expected.addWidget(_heading(_("Expected cash in the drawer")))
         expected.addLayout(self.parts)
         expected.addLayout(result)
         expected.addStretch(1)
         entry = QHBoxLayout()
-        entry.addWidget(QLabel("Counted cash"))
+        entry.addWidget(QLabel(_("Counted cash")))
         entry.addWidget(self.counted, 1)
         entry.addWidget(self.by_pieces)
         left = QHBoxLayout()
-        left.addWidget(QLabel("Cash left in the drawer"))
+        left.addWidget(QLabel(_("Cash left in the drawer")))
         left.addWidget(self.left, 1)
-        left.addWidget(QLabel("(the next shift's float)"))
+        left.addWidget(QLabel(_("(the next shift's float)")))
         count = QVBoxLayout()
-        count.addWidget(_heading("Count the drawer"))
+        count.addWidget(_heading(_("Count the drawer")))
         count.addLayout(entry)
         count.addWidget(self.grid)
         count.addLayout(left)
@@ -277,12 +279,12 @@ def fill_parts(parts: QGridLayout, shift: CashShift, money: MoneyFormat) -> None
             item.widget().deleteLater()
     rows, total = expected_rows(shift, money)
     for row, (label, amount) in enumerate((*rows, total)):
-        name, value = QLabel(label), QLabel(amount)
+        name, value = QLabel(_(label)), QLabel(amount)
         value.setAlignment(RIGHT)
         if row == len(rows):
             for widget in (name, value):
                 widget.setObjectName("expectedCash")
-            value.setAccessibleName("Expected cash")
+            value.setAccessibleName(_("Expected cash"))
         parts.addWidget(name, row, 0)
         parts.addWidget(value, row, 1)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import _
 from pos_app.journal import JournalError
 from pos_app.money import AmountError
 from pos_app.station.notes import cash_suggestions
@@ -45,7 +46,7 @@ class AmountPage(QWidget):
         self.due = due
         title = QLabel(heading)
         title.setObjectName("dialogHeading")
-        balance = QLabel(f"Balance due: {self.money(due)}")
+        balance = QLabel(_("Balance due: {amount}").format(amount=self.money(due)))
         balance.setObjectName("balanceDue")
         self.amount = QLineEdit(self.money.field(due))
         self.amount.setAccessibleName(heading)
@@ -68,9 +69,9 @@ class AmountPage(QWidget):
         except AmountError as error:
             return self.refuse(f"{error}.")
         if not cents:
-            return self.refuse(f"Type an amount above 0, e.g. {self.money.example}.")
+            return self.refuse(_("Type an amount above 0, e.g. {example}.").format(example=self.money.example))
         if at_most_due and cents > self.due:
-            return self.refuse(f"At most the balance, {self.money(self.due)}.")
+            return self.refuse(_("At most the balance, {amount}.").format(amount=self.money(self.due)))
         self.problem.setText("")
         return cents
 
@@ -85,12 +86,12 @@ class CardPartDialog(QDialog):
 
     def __init__(self, counter: Counter, due: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Part by card")
+        self.setWindowTitle(_("Part by card"))
         self.cents: int | None = None
-        self.page = AmountPage("Amount to charge by card", counter, due)
-        ok = QPushButton("Charge this part  (Enter)")
+        self.page = AmountPage(_("Amount to charge by card"), counter, due)
+        ok = QPushButton(_("Charge this part  (Enter)"))
         ok.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         row = QHBoxLayout()
         row.addWidget(ok)
         row.addWidget(cancel)
@@ -113,22 +114,22 @@ class CashDialog(QDialog):
 
     def __init__(self, counter: Counter, due: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Cash received")
+        self.setWindowTitle(_("Cash received"))
         self.setObjectName("cash")
         self.counter = counter
         self.taken: CashTaken | None = None
         self.customer_display: CustomerDisplay | None = None
-        self.page = AmountPage("Cash received", counter, due)
+        self.page = AmountPage(_("Cash received"), counter, due)
         quick = QHBoxLayout()
         for index, cents in enumerate(cash_suggestions(due, counter.money.currency)):
-            text = f"Exact {counter.money(cents)}" if index == 0 else counter.money(cents)
+            text = _("Exact {amount}").format(amount=counter.money(cents)) if index == 0 else counter.money(cents)
             button = QPushButton(text)
             button.setAutoDefault(False)
             button.clicked.connect(lambda checked=False, amount=cents: self._quick(amount))
             quick.addWidget(button)
-        self.take_button = QPushButton("Take cash  (Enter)")
+        self.take_button = QPushButton(_("Take cash  (Enter)"))
         self.take_button.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         row = QHBoxLayout()
         row.addWidget(self.take_button)
         row.addWidget(cancel)
@@ -142,7 +143,7 @@ class CashDialog(QDialog):
         self.drawer = QLabel("")
         self.drawer.setWordWrap(True)
         self.drawer.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.new_sale = QPushButton("New sale  (Enter)")
+        self.new_sale = QPushButton(_("New sale  (Enter)"))
         self.new_sale.setDefault(True)
         change_layout = QVBoxLayout(self.change_page)
         for widget in (self.change, self.drawer, self.new_sale):
@@ -175,7 +176,7 @@ class CashDialog(QDialog):
         try:
             self.taken = await self.counter.pay_cash(cents)
         except (ValueError, JournalError) as error:
-            self.page.refuse(f"{error}. No cash was recorded.")
+            self.page.refuse(_("{error}. No cash was recorded.").format(error=error))
             return
         finally:
             self.take_button.setEnabled(True)
@@ -184,13 +185,13 @@ class CashDialog(QDialog):
             return
         money = self.counter.money
         change = self.taken.entry.change or 0
-        self.change.setText(f"Change due {money(change)}" if change else "No change due")
-        self.drawer.setText("Opening the cash drawer…")
+        self.change.setText(_("Change due {amount}").format(amount=money(change)) if change else _("No change due"))
+        self.drawer.setText(_("Opening the cash drawer…"))
         self.pages.setCurrentWidget(self.change_page)
         self.new_sale.setFocus()
         self.customer_display = CustomerDisplay.on_second_screen(
-            [f"Cash {money(self.taken.entry.tendered or 0)}"], money(change), self.parentWidget(),
-            caption="Change due", prompt="Thank you!", customer=self._customer_name())
+            [_("Cash {amount}").format(amount=money(self.taken.entry.tendered or 0))], money(change),
+            self.parentWidget(), caption=_("Change due"), prompt=_("Thank you!"), customer=self._customer_name())
         self.finished.connect(self._close_display)
         self.drawer.setText(await self.taken.drawer)
 

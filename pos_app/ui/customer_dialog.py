@@ -16,6 +16,7 @@ Alt+E enrolls, Alt+P / Alt+R / Alt+C pause, resume, cancel (``pos_app.ui.members
 from __future__ import annotations
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import _, ngettext
 from pos_app.station.counter import Counter
 from pos_app.station.customers import CustomerFound, add_customer, find_customers
 from pos_app.ui.dialogs import enter_presses_focused_button
@@ -57,27 +58,28 @@ class CustomerDialog(QDialog):
         self._found: list[CustomerFound] = []
         self._searched = ""
         """The text the listed results are for."""
-        self.setWindowTitle("Customer")
+        self.setWindowTitle(_("Customer"))
         self.search = QLineEdit()
-        self.search.setAccessibleName("Find a customer")
-        self.search.setPlaceholderText("Name, email, phone or card last four")
+        self.search.setAccessibleName(_("Find a customer"))
+        self.search.setPlaceholderText(_("Name, email, phone or card last four"))
         self.results = QListWidget()
-        self.results.setAccessibleName("Customers found")
+        self.results.setAccessibleName(_("Customers found"))
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the field keeps the keyboard; ↑ ↓ move this
-        self.message = QLabel("Type to find a customer; Ctrl+N adds a new one.")
+        self.message = QLabel(_("Type to find a customer; Ctrl+N adds a new one."))
         self.message.setWordWrap(True)
-        self.message.setAccessibleName("Customer search result")
-        self.attach_button = QPushButton("Attach  (Enter)")
+        self.message.setAccessibleName(_("Customer search result"))
+        self.attach_button = QPushButton(_("Attach  (Enter)"))
         self.attach_button.setDefault(True)
-        self.new_button = QPushButton("New customer  (Ctrl+N)")
-        self.detach_button = QPushButton("&Detach")
+        self.new_button = QPushButton(_("New customer  (Ctrl+N)"))
+        # TRANSLATORS: Alt+D detaches: keep the & before a D ("Quitar (&D)" when the word has none)
+        self.detach_button = QPushButton(_("&Detach"))
         self.detach_button.setEnabled(counter.cart.customer is not None)
-        close = QPushButton("Close  (Esc)")
+        close = QPushButton(_("Close  (Esc)"))
         find_page = QWidget()
         find_layout = QVBoxLayout(find_page)
         find_layout.setContentsMargins(0, 0, 0, 0)
         if counter.cart.customer is not None:
-            find_layout.addWidget(QLabel(f"Attached now: {counter.cart.customer.name}"))
+            find_layout.addWidget(QLabel(_("Attached now: {name}").format(name=counter.cart.customer.name)))
         find_layout.addWidget(self.search)
         find_layout.addWidget(self.results, 2)
         find_layout.addWidget(self.message)
@@ -151,20 +153,21 @@ class CustomerDialog(QDialog):
         if text == self._searched:
             return True
         self._timer.stop()
-        self.message.setText("Searching…")
+        self.message.setText(_("Searching…"))
         try:
             found = await find_customers(self.counter.station.client, text)
         except ValueError as error:
             self._show([], text, f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return False
         except PaymentsError as error:
-            self._show([], "", f"The service could not be searched: {error}")
+            self._show([], "", _("The service could not be searched: {error}").format(error=error))
             return False
         if " ".join(self.search.text().split()) != text:  # typed on meanwhile: that search follows
             return False
         count = len(found)
-        said = (f"Nobody found for “{text}”: Ctrl+N adds a new customer." if not found else
-                f"{count} found: ↑ ↓ pick, Enter attaches." if count > 1 else "1 found: Enter attaches.")
+        said = (_("Nobody found for “{text}”: Ctrl+N adds a new customer.").format(text=text) if not found else
+                ngettext("{count} found: Enter attaches.", "{count} found: ↑ ↓ pick, Enter attaches.",
+                         count).format(count=count))
         self._show(found, text, said)
         return True
 
@@ -185,7 +188,7 @@ class CustomerDialog(QDialog):
             return  # the list is shown: the cashier picks
         row = self.results.currentRow()
         if not 0 <= row < len(self._found):
-            self.message.setText("Nobody is highlighted: type a name, or Ctrl+N for a new customer.")
+            self.message.setText(_("Nobody is highlighted: type a name, or Ctrl+N for a new customer."))
             return
         await self._attach_found(self._found[row])
 
@@ -221,7 +224,7 @@ class CustomerDialog(QDialog):
     async def _add(self) -> None:
         form = self.form
         form.add_button.setEnabled(False)  # a second Enter adds nobody twice
-        form.problem.setText("Adding the customer…")
+        form.problem.setText(_("Adding the customer…"))
         try:
             added = await add_customer(self.counter.station.client, form.first.text(), form.last.text(),
                                        form.email.text(), form.phone.text())
@@ -229,7 +232,8 @@ class CustomerDialog(QDialog):
             form.refuse(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
         except PaymentsError as error:
-            form.refuse(f"The service could not be reached: {error}. Nothing was added; try again.")
+            form.refuse(_("The service could not be reached: {error}. Nothing was added; try again.").format(
+                error=error))
             return
         finally:
             form.add_button.setEnabled(True)
@@ -242,30 +246,30 @@ class NewCustomerForm(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.first = QLineEdit()
-        self.first.setAccessibleName("First name")
+        self.first.setAccessibleName(_("First name"))
         self.last = QLineEdit()
-        self.last.setAccessibleName("Last name")
+        self.last.setAccessibleName(_("Last name"))
         self.email = QLineEdit()
-        self.email.setAccessibleName("Email")
+        self.email.setAccessibleName(_("Email"))
         self.phone = QLineEdit()
-        self.phone.setAccessibleName("Phone (optional)")
-        self.phone.setPlaceholderText("e.g. (555) 123-4567")
-        self.problem = QLabel("First name, last name and email are needed; the phone may stay empty.")
+        self.phone.setAccessibleName(_("Phone (optional)"))
+        self.phone.setPlaceholderText(_("e.g. (555) 123-4567"))
+        self.problem = QLabel(_("First name, last name and email are needed; the phone may stay empty."))
         self.problem.setWordWrap(True)
-        self.problem.setAccessibleName("New customer result")
-        self.add_button = QPushButton("Add and attach  (Enter)")
-        self.back_button = QPushButton("Back  (Esc)")
+        self.problem.setAccessibleName(_("New customer result"))
+        self.add_button = QPushButton(_("Add and attach  (Enter)"))
+        self.back_button = QPushButton(_("Back  (Esc)"))
         form = QFormLayout()
-        form.addRow("First name", self.first)
-        form.addRow("Last name", self.last)
-        form.addRow("Email", self.email)
-        form.addRow("Phone", self.phone)
+        form.addRow(_("First name"), self.first)
+        form.addRow(_("Last name"), self.last)
+        form.addRow(_("Email"), self.email)
+        form.addRow(_("Phone"), self.phone)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.back_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("New customer"))
+        layout.addWidget(QLabel(_("New customer")))
         layout.addLayout(form)
         layout.addWidget(self.problem)
         layout.addStretch(1)

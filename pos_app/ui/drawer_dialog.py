@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pos_app.config import MAX_CASH_CENTS
+from pos_app.i18n import N_, _
 from pos_app.journal import CashKind
 from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.manager_approval import ManagerApproval
@@ -17,9 +18,12 @@ from pos_app.ui.qt import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 if TYPE_CHECKING:
     from pos_app.station.counter import Counter
 
-CHOICES = ((CashKind.CASH_IN, "Cash &in: put cash into the drawer"),
-           (CashKind.CASH_OUT, "Cash &out: take cash out of the drawer"),
-           (CashKind.NO_SALE, "&No sale: open the drawer, no money moves"))
+# TRANSLATORS: the & marks the Alt key of each choice (Alt+I, Alt+O, Alt+N): keep it on the same letter
+CHOICES = ((CashKind.CASH_IN, N_("Cash &in: put cash into the drawer")),
+           (CashKind.CASH_OUT, N_("Cash &out: take cash out of the drawer")),
+           (CashKind.NO_SALE, N_("&No sale: open the drawer, no money moves")))
+"""Shown through ``_()``."""
+TITLES = {CashKind.CASH_IN: N_("Cash in"), CashKind.CASH_OUT: N_("Cash out"), CashKind.NO_SALE: N_("No sale")}
 
 
 class DrawerChoice(QDialog):
@@ -27,15 +31,15 @@ class DrawerChoice(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Cash drawer")
+        self.setWindowTitle(_("Cash drawer"))
         self.kind: CashKind | None = None
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("What is the drawer opened for? A manager approves it."))
+        layout.addWidget(QLabel(_("What is the drawer opened for? A manager approves it.")))
         for kind, text in CHOICES:
-            button = QPushButton(text)
+            button = QPushButton(_(text))
             button.clicked.connect(lambda checked=False, chosen=kind: self._choose(chosen))
             layout.addWidget(button)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         cancel.clicked.connect(self.reject)
         layout.addWidget(cancel)
         enter_presses_focused_button(self)
@@ -52,9 +56,10 @@ async def move_drawer_cash(counter: Counter, parent: QWidget) -> str | None:
     if await shown(choice) != QDialog.DialogCode.Accepted or choice.kind is None:
         return None
     kind, money = choice.kind, counter.money
-    title = {CashKind.CASH_IN: "Cash in", CashKind.CASH_OUT: "Cash out", CashKind.NO_SALE: "No sale"}[kind]
-    summary = ("Opens the drawer with no money moving; recorded in the audit trail." if kind is CashKind.NO_SALE
-               else f"{title}: the amount is recorded in the cash ledger and counted in the shift's expected cash.")
+    title = _(TITLES[kind])
+    summary = (_("Opens the drawer with no money moving; recorded in the audit trail.") if kind is CashKind.NO_SALE
+               else _("{action}: the amount is recorded in the cash ledger and counted in the shift's expected "
+                      "cash.").format(action=title))
     approval = ManagerApproval(title, summary, lambda pin: counter.disk(counter.staff.check_manager, pin),
                                money=money, max_amount=None if kind is CashKind.NO_SALE else MAX_CASH_CENTS,
                                prefill=False, parent=parent)
@@ -64,6 +69,9 @@ async def move_drawer_cash(counter: Counter, parent: QWidget) -> str | None:
         entry, drawer = await counter.move_drawer_cash(kind, approval.amount_cents or 0, manager=approval.manager,
                                                        reason=approval.reason_text)
     except ValueError as error:
-        return f"{title} not recorded: {error}."
-    said = f"{title} {money(entry.amount)}" if entry.amount else title
-    return f"{said} recorded by {approval.manager.name}. {drawer}"
+        return _("{action} not recorded: {error}.").format(action=title, error=error)
+    if entry.amount:
+        return _("{action} {amount} recorded by {manager}. {drawer}").format(
+            action=title, amount=money(entry.amount), manager=approval.manager.name, drawer=drawer)
+    return _("{action} recorded by {manager}. {drawer}").format(action=title, manager=approval.manager.name,
+                                                               drawer=drawer)

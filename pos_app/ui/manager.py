@@ -11,6 +11,7 @@ anyone decide in the manager's name once they step away."""
 
 from __future__ import annotations
 
+from pos_app.i18n import _
 from pos_app.staff import AuditAction, StaffError
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Refusal
@@ -41,30 +42,30 @@ class ManagerDialog(QDialog):
         self.counter = counter
         self.attempt_id = result.attempt_id
         self.decision: OperationResult | None = None
-        self.setWindowTitle("Manager decision")
+        self.setWindowTitle(_("Manager decision"))
         self.pin = QLineEdit()
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setPlaceholderText("Manager PIN")
-        self.pin.setAccessibleName("Manager PIN")
+        self.pin.setPlaceholderText(_("Manager PIN"))
+        self.pin.setAccessibleName(_("Manager PIN"))
         self.reason = QLineEdit()
-        self.reason.setPlaceholderText("Reason (what the terminal or its printout showed)")
-        self.reason.setAccessibleName("Reason")
+        self.reason.setPlaceholderText(_("Reason (what the terminal or its printout showed)"))
+        self.reason.setAccessibleName(_("Reason"))
         self.reference = QLineEdit()
-        self.reference.setPlaceholderText("For \"paid\": the reference on the terminal's slip (if the service "
-                                          "does not show the charge)")
-        self.reference.setAccessibleName("Reference of the charge")
-        self.force = QCheckBox("&Decide anyway (recorded as forced)")
+        self.reference.setPlaceholderText(_("For \"paid\": the reference on the terminal's slip (if the service "
+                                            "does not show the charge)"))
+        self.reference.setAccessibleName(_("Reference of the charge"))
+        self.force = QCheckBox(_("&Decide anyway (recorded as forced)"))
         self.force.hide()  # offered after a refusal of "not paid" that allows it
-        self.message = QLabel("Decide only after looking at the terminal's screen or printout.")
+        self.message = QLabel(_("Decide only after looking at the terminal's screen or printout."))
         self.message.setWordWrap(True)
-        self.paid = QPushButton("Mark &paid")
-        self.not_paid = QPushButton("Mark &not paid")
-        cancel = QPushButton("Cancel  (Esc)")
+        self.paid = QPushButton(_("Mark &paid"))
+        self.not_paid = QPushButton(_("Mark &not paid"))
+        cancel = QPushButton(_("Cancel  (Esc)"))
         buttons = QHBoxLayout()
         for button in (self.paid, self.not_paid, cancel):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"Attempt {self.attempt_id}"))
+        layout.addWidget(QLabel(_("Attempt {id}").format(id=self.attempt_id)))
         layout.addWidget(self.pin)
         layout.addWidget(self.reason)
         layout.addWidget(self.reference)
@@ -74,7 +75,10 @@ class ManagerDialog(QDialog):
         self.paid.clicked.connect(lambda: self._decide(True))
         self.not_paid.clicked.connect(lambda: self._decide(False))
         cancel.clicked.connect(self.reject)
-        self.setMinimumWidth(520)
+        # the reference's placeholder (the longest text, longer still in es and fr) shown whole
+        needed = self.reference.fontMetrics().horizontalAdvance(self.reference.placeholderText()) + 48
+        self.setMinimumWidth(min(max(520, needed), 960))
+        self.reference.setToolTip(self.reference.placeholderText())
         self.pin.setFocus()
         enter_presses_focused_button(self)
 
@@ -85,14 +89,14 @@ class ManagerDialog(QDialog):
         self.force.setChecked(False)
         reason = self.reason.text().strip()
         if not reason:
-            self._refused("Give a reason: it is recorded with the decision. Then type your PIN again.")
+            self._refused(_("Give a reason: it is recorded with the decision. Then type your PIN again."))
             return
         self._enable(False)  # one decision at a time
         try:
             try:
                 manager = await self.counter.check_manager(
                     pin, action=AuditAction.RESOLVE, reason=reason,
-                    detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")
+                    detail=f"{self.attempt_id}: {'paid' if paid else 'not paid'}")  # not for people: the audit record
                 result = await self.counter.station.resolve(self.attempt_id, paid=paid, reason=reason,
                                                             by=manager.name, force=force,
                                                             reference=self.reference.text().strip() or None)
@@ -102,13 +106,15 @@ class ManagerDialog(QDialog):
             self._refused(pin_refused(error))
             return
         if paid and result.refusal in UNPROVEN:  # "paid" is never forced: the reference may prove it
-            self._refused(f"{REFUSALS[result.refusal]} ({result.message}) Then type your PIN again.")
+            self._refused(_("{refusal} ({message}) Then type your PIN again.").format(
+                refusal=_(REFUSALS[result.refusal]), message=result.message))
             self.reference.setFocus()
             return
         if not paid and result.refusal in FORCEABLE and not force:
             self.force.show()
-            self._refused(f"{REFUSALS[result.refusal]} To decide anyway, type your PIN again, tick "
-                          "\"Decide anyway\" and press the button again.")
+            # TRANSLATORS: "Decide anyway" is the check box's text ("&Decide anyway (recorded as forced)")
+            self._refused(_("{refusal} To decide anyway, type your PIN again, tick \"Decide anyway\" and press the "
+                            "button again.").format(refusal=_(REFUSALS[result.refusal])))
             return
         self.decision = result
         self.accept()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from pos_app.i18n import _
 from pos_app.money import MoneyFormat
 from pos_app.staff import StaffError, StaffMember
 from pos_app.staff.audit import check_reason
@@ -48,31 +49,31 @@ class ManagerApproval(QDialog):
         self.setWindowTitle(title)
         self.pin = QLineEdit()
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setAccessibleName("Manager PIN")
-        self.pin.setPlaceholderText("Manager PIN")
+        self.pin.setAccessibleName(_("Manager PIN"))
+        self.pin.setPlaceholderText(_("Manager PIN"))
         self.reason = QLineEdit()
-        self.reason.setAccessibleName("Reason")
-        self.reason.setPlaceholderText("Why (recorded in the audit trail)")
+        self.reason.setAccessibleName(_("Reason"))
+        self.reason.setPlaceholderText(_("Why (recorded in the audit trail)"))
         self.amount = QLineEdit()
-        self.amount.setAccessibleName("Amount")
+        self.amount.setAccessibleName(_("Amount"))
         self.summary = QLabel(summary)
         self.summary.setWordWrap(True)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setObjectName("problem")
-        self.message.setAccessibleName("Problem")
-        self.ok = QPushButton(f"{title}  (Enter)")
+        self.message.setAccessibleName(_("Problem"))
+        self.ok = QPushButton(_("{action}  (Enter)").format(action=title))
         self.ok.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         form = QFormLayout()
         if max_amount is not None:
             if prefill:
                 self.amount.setText(money.field(max_amount))
-            self.amount.setPlaceholderText(f"e.g. {money.example}")
-            form.addRow("Amount", self.amount)
-        form.addRow("Manager PIN", self.pin)
+            self.amount.setPlaceholderText(_("e.g. {example}").format(example=money.example))
+            form.addRow(_("Amount"), self.amount)
+        form.addRow(_("Manager PIN"), self.pin)
         if ask_reason:
-            form.addRow("Reason", self.reason)
+            form.addRow(_("Reason"), self.reason)
         buttons = QHBoxLayout()
         buttons.addWidget(self.ok)
         buttons.addWidget(cancel)
@@ -98,7 +99,8 @@ class ManagerApproval(QDialog):
             amount = self._amount()
             reason = check_reason(self.reason.text()) if self.ask_reason else ""
         except ValueError as error:  # an AmountError too: a sentence with an example the store's way
-            self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}. Then type the PIN again.")
+            problem = f"{str(error)[:1].upper()}{str(error)[1:]}"
+            self.message.setText(_("{problem}. Then type the PIN again.").format(problem=problem))
             self.resize(self.width(), max(self.height(), self.heightForWidth(self.width())))  # the whole sentence
             return
         self.ok.setEnabled(False)
@@ -118,6 +120,7 @@ class ManagerApproval(QDialog):
             return None
         cents = self.money.parse(self.amount.text())
         if cents is None or not 0 < cents <= self.max_amount:
-            raise ValueError(f"the amount is between {self.money(1)} and {self.money(self.max_amount)}")
+            raise ValueError(_("the amount is between {least} and {most}").format(least=self.money(1),
+                                                                                 most=self.money(self.max_amount)))
         return cents
 

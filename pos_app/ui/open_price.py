@@ -10,6 +10,7 @@ price and adds the line (``Counter.read_price``, ``Counter.add_open_price``)."""
 from __future__ import annotations
 
 from pos_app.cart import MAX_DESCRIPTION, OPEN_PRICE_NAME, CartLine, TaxChoice, TaxClass
+from pos_app.i18n import _
 from pos_app.station.counter import Counter
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
@@ -36,39 +37,39 @@ class OpenPriceDialog(QDialog):
         super().__init__(parent)
         self.counter = counter
         self.line: CartLine | None = None
-        self.setWindowTitle("Misc item")
+        self.setWindowTitle(_("Misc item"))
         money = counter.money
         self.price = QLineEdit()
-        self.price.setAccessibleName("Price")
-        self.price.setPlaceholderText(f"e.g. {money.example}")
+        self.price.setAccessibleName(_("Price"))
+        self.price.setPlaceholderText(_("e.g. {example}").format(example=money.example))
         self.problem = QLabel("")
         self.problem.setObjectName("problem")
-        self.problem.setAccessibleName("Problem")
+        self.problem.setAccessibleName(_("Problem"))
         self.problem.setWordWrap(True)
         self.problem.hide()
         self.tax = QComboBox()
         self.tax.setObjectName("taxClass")
-        self.tax.setAccessibleName("Tax")
+        self.tax.setAccessibleName(_("Tax"))
         for tax_class in taxes.classes:
             self.tax.addItem(tax_class.label(money.percent), tax_class)
         self.tax.setCurrentIndex(taxes.classes.index(taxes.default))
         self.description = QLineEdit()
-        self.description.setAccessibleName("Description")
-        self.description.setPlaceholderText(f"{OPEN_PRICE_NAME} (if left empty)")
+        self.description.setAccessibleName(_("Description"))
+        self.description.setPlaceholderText(_("{name} (if left empty)").format(name=OPEN_PRICE_NAME))
         self.description.setMaxLength(MAX_DESCRIPTION)
-        self.add_button = QPushButton("Add to sale  (Enter)")
+        self.add_button = QPushButton(_("Add to sale  (Enter)"))
         self.add_button.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         form = QFormLayout()
-        form.addRow(f"Price ({money.symbol})", self.price)
+        form.addRow(_("Price ({symbol})").format(symbol=money.symbol), self.price)
         form.addRow("", self.problem)
-        form.addRow("Tax", self.tax)
-        form.addRow("Description", self.description)
+        form.addRow(_("Tax"), self.tax)
+        form.addRow(_("Description"), self.description)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(cancel)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("An item the catalog lacks. Tab moves between the fields, ↑ ↓ pick the tax."))
+        layout.addWidget(QLabel(_("An item the catalog lacks. Tab moves between the fields, ↑ ↓ pick the tax.")))
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetFixedSize)  # as tall as a refusal needs

@@ -8,6 +8,7 @@ says what was charged and what is still due, and the sale stays open.
 
 from __future__ import annotations
 
+from pos_app.i18n import _
 from pos_app.journal import Outcome
 from pos_app.station.counter import Counter
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress
@@ -20,6 +21,7 @@ from pos_app.ui.qt import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QStyle,
     Qt,
     QTimer,
     QVBoxLayout,
@@ -31,6 +33,15 @@ from pos_app.ui.sentences import PHASES, explain, headline
 
 KEEP_WAITING = 60.0
 """Seconds "keep waiting" polls an unknown payment's message again."""
+OUTCOME_ICONS = {
+    "approved": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "partially_approved": QStyle.StandardPixmap.SP_MessageBoxWarning,
+    "declined": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "failed": QStyle.StandardPixmap.SP_MessageBoxCritical,
+    "refused": QStyle.StandardPixmap.SP_MessageBoxCritical,
+}
+"""The icon beside the outcome's word (the word says it; the icon and the colour repeat it)."""
+UNKNOWN_ICON = QStyle.StandardPixmap.SP_MessageBoxQuestion
 
 
 class PaymentDialog(QDialog):
@@ -47,34 +58,42 @@ class PaymentDialog(QDialog):
         self.amount = amount
         self.result: OperationResult | None = None
         self.setObjectName("payment")
-        self.setWindowTitle("Pre-auth" if preauth else "Card payment")
+        self.setWindowTitle(_("Pre-auth") if preauth else _("Card payment"))
         shown = counter.money(amount if amount is not None else counter.payments.due(counter.totals().total))
-        self.heading = QLabel(f"{'Pre-auth' if preauth else 'Card payment'} {shown}")
+        self.heading = QLabel((_("Pre-auth {amount}") if preauth else _("Card payment {amount}")).format(amount=shown))
         self.heading.setObjectName("dialogHeading")
-        self.phase = QLabel(PHASES[Phase.SENDING])
+        self.heading.setWordWrap(True)
+        self.outcome_icon = QLabel()
+        """The outcome's icon beside its word (never its colour alone): hidden while waiting."""
+        self.outcome_icon.setObjectName("outcomeIcon")
+        self.outcome_icon.hide()
+        self.phase = QLabel(_(PHASES[Phase.SENDING]))
         self.phase.setObjectName("phase")
         self.phase.setWordWrap(True)
-        self.phase.setAccessibleName("Terminal status")
+        self.phase.setAccessibleName(_("Terminal status"))
         self.elapsed = QLabel("")
         self.detail = QLabel("")
         self.detail.setObjectName("detail")
         self.detail.setWordWrap(True)
         self.detail.hide()
         self.phase.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the keys' home while waiting (Tab reaches Stop)
-        self.stop_button = QPushButton("Stop waiting")
+        self.stop_button = QPushButton(_("Stop waiting"))
         self.stop_button.setAutoDefault(False)
-        self.keep_button = QPushButton("Keep waiting")
-        self.check_button = QPushButton("Check again")
-        self.manager_button = QPushButton("Manager decides…")
-        self.details_button = QPushButton("Details")
-        self.slip_button = QPushButton("Card slip")
-        self.close_button = QPushButton("New sale  (Enter)")
+        self.keep_button = QPushButton(_("Keep waiting"))
+        self.check_button = QPushButton(_("Check again"))
+        self.manager_button = QPushButton(_("Manager decides…"))
+        self.details_button = QPushButton(_("Details"))
+        self.slip_button = QPushButton(_("Card slip"))
+        self.close_button = QPushButton(_("New sale  (Enter)"))
         buttons = QHBoxLayout()
         for button in (self.stop_button, self.keep_button, self.check_button, self.manager_button,
                        self.details_button, self.slip_button, self.close_button):
             buttons.addWidget(button)
+        top = QHBoxLayout()
+        top.addWidget(self.outcome_icon)
+        top.addWidget(self.heading, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.heading)
+        layout.addLayout(top)
         layout.addWidget(self.phase)
         layout.addWidget(self.elapsed)
         layout.addWidget(self.detail)
@@ -123,25 +142,30 @@ class PaymentDialog(QDialog):
     def _progress(self, progress: Progress) -> None:
         if self.result is None or progress.attempt_id == self.result.attempt_id:
             if progress.phase in PHASES:
-                self.phase.setText(PHASES[progress.phase])
+                self.phase.setText(_(PHASES[progress.phase]))
 
     def _tick(self) -> None:
-        self.elapsed.setText(f"{self._clock.elapsed() // 1000} s")
+        self.elapsed.setText(_("{seconds} s").format(seconds=self._clock.elapsed() // 1000))
 
     def _show(self, result: OperationResult) -> None:
         self.result = result
-        self.heading.setText(headline(result))
-        self.heading.setProperty("outcome", str(result.outcome) if result.refusal is None else "refused")
+        said_outcome = _(headline(result))
+        outcome = str(result.outcome) if result.refusal is None else "refused"  # not for people
+        self.heading.setText(said_outcome)
+        self.heading.setProperty("outcome", outcome)
         self.heading.style().unpolish(self.heading)
         self.heading.style().polish(self.heading)
+        self.outcome_icon.setPixmap(self.style().standardIcon(OUTCOME_ICONS.get(outcome, UNKNOWN_ICON)).pixmap(32, 32))
+        self.outcome_icon.setAccessibleName(said_outcome)
+        self.outcome_icon.show()
         said = explain(result, self.counter.money)
         if not result.saved:
-            said += (" This computer could not save it yet (disk full or not writable): it is kept and saved as soon "
-                     "as the disk allows.")
+            said += " " + _("This computer could not save it yet (disk full or not writable): it is kept and saved "
+                            "as soon as the disk allows.")
         self.phase.setText(said)
         self.detail.setText(" · ".join(part for part in (
-            result.message, f"attempt {result.attempt_id}" if result.attempt_id else "",
-            f"payment {result.payment_id}" if result.payment_id else "") if part))
+            result.message, _("attempt {id}").format(id=result.attempt_id) if result.attempt_id else "",
+            _("payment {id}").format(id=result.payment_id) if result.payment_id else "") if part))
         self._show_buttons(waiting=False)
 
     def _show_buttons(self, *, waiting: bool) -> None:
@@ -155,7 +179,7 @@ class PaymentDialog(QDialog):
         charged = result is not None and result.charged is not None
         paid = charged and self.counter.last_paid is not None and self.counter.last_paid.result is result
         self.slip_button.setVisible(charged and not waiting and bool(result and result.payment_id))
-        self.close_button.setText("New sale  (Enter)" if paid else "Back to the sale  (Enter)")
+        self.close_button.setText(_("New sale  (Enter)") if paid else _("Back to the sale  (Enter)"))
         if not waiting:
             self.close_button.setDefault(True)
             self.close_button.setFocus()
@@ -169,14 +193,14 @@ class PaymentDialog(QDialog):
             self.card_slip.emit(self.result.payment_id)
 
     def _stop(self) -> None:
-        self.phase.setText("Stopping… the payment is recorded as not known yet.")
+        self.phase.setText(_("Stopping… the payment is recorded as not known yet."))
         self.counter.station.stop_waiting()
 
     @asyncSlot()
     async def _check(self, wait: float) -> None:
         if self.result is None or self.result.attempt_id is None:
             return
-        self.phase.setText(PHASES[Phase.CHECKING])
+        self.phase.setText(_(PHASES[Phase.CHECKING]))
         self._show_buttons(waiting=True)
         self.stop_button.hide()
         self._show(await self.counter.station.check_again(self.result.attempt_id, wait_limit=wait))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import N_, _
 from pos_app.journal import Outcome
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.station.counter import Counter
@@ -26,6 +27,7 @@ from pos_app.ui.qt import (
     QModelIndex,
     QObject,
     QPushButton,
+    Qt,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -39,12 +41,18 @@ if TYPE_CHECKING:
 
 
 class PreauthsModel(RowsModel[OpenPreauth]):
-    HEADERS = ("Time", "Amount", "Cashier", "Card", "Terminal")
+    HEADERS = (N_("Time"), N_("Amount"), N_("Cashier"), N_("Card"), N_("Terminal"))
     RIGHT_ALIGNED = frozenset({1})
 
     def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.money = money
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt's name
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        """A header in the language in force when it is shown."""
+        header = super().headerData(section, orientation, role)
+        return _(header) if isinstance(header, str) else header
 
     def cells(self, row: OpenPreauth) -> tuple[str, ...]:
         result = row.result
@@ -65,24 +73,24 @@ class PreauthsDialog(QDialog):
         self.counter = counter
         self.money = money
         self.receipts = receipts
-        self.setWindowTitle("Open pre-auths")
+        self.setWindowTitle(_("Open pre-auths"))
         self.model = PreauthsModel(money, self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Open pre-auths")
+        self.table.setAccessibleName(_("Open pre-auths"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.amount = QLineEdit()
-        self.amount.setPlaceholderText(f"Amount to capture, e.g. {money.example}")
-        self.amount.setAccessibleName("Amount to capture")
-        self.message = QLabel("Loading…")
+        self.amount.setPlaceholderText(_("Amount to capture, e.g. {example}").format(example=money.example))
+        self.amount.setAccessibleName(_("Amount to capture"))
+        self.message = QLabel(_("Loading…"))
         self.message.setWordWrap(True)
-        self.capture_button = QPushButton("Capture  (Enter)")
+        self.capture_button = QPushButton(_("Capture  (Enter)"))
         self.capture_button.setDefault(True)
-        close = QPushButton("Close  (Esc)")
+        close = QPushButton(_("Close  (Esc)"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.capture_button)
         buttons.addWidget(close)
@@ -102,7 +110,7 @@ class PreauthsDialog(QDialog):
     async def load(self, status: str = "") -> None:
         """List the open pre-auths; ``status`` (the last capture's result) stays shown."""
         self.model.show(await self.counter.open_preauths())
-        hint = "Pick a pre-auth, type the final amount, Enter." if self.model.rows else "No open pre-auths."
+        hint = _("Pick a pre-auth, type the final amount, Enter.") if self.model.rows else _("No open pre-auths.")
         self.message.setText(f"{status}\n{hint}" if status else hint)
         if self.model.rows:
             self.table.setCurrentIndex(self.model.index(0, 0))
@@ -113,7 +121,7 @@ class PreauthsDialog(QDialog):
         row = self.model.row_at(self.table.currentIndex().row())
         return row.result if row is not None else None
 
-    def _picked(self, current: QModelIndex, *_: object) -> None:
+    def _picked(self, current: QModelIndex, *__: object) -> None:
         row = self.model.row_at(current.row())
         if row is not None:
             self.amount.setText(self.money.field(row.result.amount or 0))
@@ -129,18 +137,21 @@ class PreauthsDialog(QDialog):
             self.message.setText(f"{error}.")
             return
         if not cents:
-            self.message.setText(f"Type the amount to capture, more than 0, e.g. {self.money.example}.")
+            self.message.setText(_("Type the amount to capture, more than 0, e.g. {example}.").format(
+                example=self.money.example))
             return
         if cents > (preauth.amount or 0):
-            self.message.setText(f"At most {self.money(preauth.amount or 0)}: the amount reserved.")
+            self.message.setText(_("At most {amount}: the amount reserved.").format(
+                amount=self.money(preauth.amount or 0)))
             return
         self.capture_button.setEnabled(False)
-        self.message.setText("Capturing…")
+        self.message.setText(_("Capturing…"))
         try:
             result = await self.counter.capture(preauth, cents)
         finally:
             self.capture_button.setEnabled(True)
-        said = f"{headline(result)}: {explain(result, self.money)}"
+        said = _("{headline}: {explanation}").format(headline=_(headline(result)),
+                                                     explanation=explain(result, self.money))
         self.message.setText(said)
         if result.outcome is Outcome.APPROVED:
             if result.refusal is None:

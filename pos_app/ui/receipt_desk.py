@@ -18,9 +18,11 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import N_, _
 from pos_app.receipts import PrintError, PrintJob, print_pdf, render_receipt, render_slip
+from pos_app.receipts.slip import SlipKind
 from pos_app.station.receipt import receipt_of
-from pos_app.station.slip import ActedOn, slip_of
+from pos_app.station.slip import KINDS, ActedOn, slip_of
 
 if TYPE_CHECKING:
     from pos_app.station.counter import Counter
@@ -29,6 +31,14 @@ if TYPE_CHECKING:
     from pos_app.ui.qt import QWidget
 
 log = logging.getLogger(__name__)
+SLIP_NAMES = {SlipKind.CAPTURE: N_("capture slip"), SlipKind.VOID: N_("void slip"), SlipKind.REFUND: N_("refund slip")}
+"""What the status line and the preview call a slip (shown through ``_()``)."""
+SLIP_NOT_MADE = {
+    SlipKind.CAPTURE: N_("The capture slip could not be made ({error}); the capture is done."),
+    SlipKind.VOID: N_("The void slip could not be made ({error}); the void is done."),
+    SlipKind.REFUND: N_("The refund slip could not be made ({error}); the refund is done."),
+}
+"""By the slip's kind: its operation is done whatever becomes of its slip (shown through ``_()``)."""
 
 
 @dataclass(frozen=True)
@@ -37,9 +47,9 @@ class Document:
 
     pdf: bytes
     name: str
-    """"receipt", "void slip", "end-of-shift report"."""
+    """"receipt", "void slip", "end-of-shift report" (in the screen's language)."""
     detail: str = ""
-    """Which one: "of $25.63, Visa **** 4242"."""
+    """Which one: "of $25.63, Visa **** 4242" (in the screen's language)."""
     file_name: str = "receipt.pdf"
 
     @property
@@ -49,6 +59,12 @@ class Document:
     @property
     def title(self) -> str:
         return self.name[:1].upper() + self.name[1:]
+
+    @property
+    def what_title(self) -> str:
+        """``what`` starting with a capital, to begin a sentence."""
+        what = self.what
+        return what[:1].upper() + what[1:]
 
 
 class ReceiptDesk:
@@ -74,8 +90,9 @@ class ReceiptDesk:
             pdf = await asyncio.to_thread(render_receipt, data)
         except (ValueError, OSError) as error:
             log.exception("receipt of order %s not rendered", paid.payments[0].key if paid.payments else "-")
-            return f"The receipt could not be made ({error}); the sale is recorded."
-        return await self.output(Document(pdf, "receipt", f"of {data.money(data.total_cents)}"))
+            return _("The receipt could not be made ({error}); the sale is recorded.").format(error=error)
+        return await self.output(Document(pdf, _("receipt"),
+                                          _("of {amount}").format(amount=data.money(data.total_cents))))
 
     async def deliver_slip(self, result: OperationResult, acted_on: ActedOn, *, manager: str = "") -> str:
         """The slip of an approved capture, void or refund: printed, or previewed. Returns a
@@ -88,9 +105,11 @@ class ReceiptDesk:
             pdf = await asyncio.to_thread(render_slip, data)
         except (ValueError, OSError) as error:
             log.exception("slip of %s %s not rendered", kind, result.attempt_id)
-            return f"The {kind} slip could not be made ({error}); the {kind} is done."
-        return await self.output(Document(pdf, f"{data.kind} slip", f"of {data.money(data.total_cents)}, {data.card}",
-                                          f"{data.kind}-slip.pdf"))
+            not_made = SLIP_NOT_MADE.get(KINDS.get(result.operation.acts_as),  # type: ignore[arg-type]
+                                         N_("The slip could not be made ({error}); the operation is done."))
+            return _(not_made).format(error=error)
+        return await self.output(Document(pdf, _(SLIP_NAMES[data.kind]), _("of {amount}, {card}").format(
+            amount=data.money(data.total_cents), card=data.card), f"{data.kind}-slip.pdf"))
 
     async def output(self, document: Document, *, again: bool = False) -> str:
         """``document`` printed on the station's printer, or previewed when none is set; kept
@@ -99,38 +118,42 @@ class ReceiptDesk:
         printer = self.counter.station.config.printer
         if printer:
             try:
-                job = await asyncio.to_thread(print_pdf, document.pdf, printer, title=f"pos-app {document.name}")
+                job_title = f"pos-app {document.name}"  # not for people
+                job = await asyncio.to_thread(print_pdf, document.pdf, printer, title=job_title)
             except PrintError as error:
-                return f"The {document.what} did not print: {error}"
+                # TRANSLATORS: {document} is e.g. "receipt of $25.63" or "void slip of $10.00, Visa •••• 4242"
+                return _("The {document} did not print: {error}").format(document=document.what, error=error)
             self.printed = job
-            done = f"sent to {printer} ({job.job_id})"
-        else:
-            await self.preview(document.pdf, title=document.title, file_name=document.file_name)
-            done = "shown"
+            if again:
+                return _("Reprinted: {document}, sent to {printer} ({job}).").format(
+                    document=document.what, printer=printer, job=job.job_id)
+            return _("{document} sent to {printer} ({job}).").format(document=document.what_title, printer=printer,
+                                                                   job=job.job_id)
+        await self.preview(document.pdf, title=document.title, file_name=document.file_name)
         if again:
-            return f"Reprinted: {document.what}, {done}."
-        return " ".join(part for part in (document.title, document.detail, done) if part) + "."
+            return _("Reprinted: {document}, shown.").format(document=document.what)
+        return _("{document} shown.").format(document=document.what_title)
 
     async def reprint(self) -> str:
         """The last document again (a sale found paid at start, never printed yet: its receipt)."""
         if self.last is None:
             paid = self.counter.last_paid
-            return "Nothing to reprint yet." if paid is None else await self.deliver(paid)
+            return _("Nothing to reprint yet.") if paid is None else await self.deliver(paid)
         return await self.output(self.last, again=True)
 
     async def card_slip(self, payment_id: str, *, for_merchant: bool = False) -> str:
         """The service's receipt PDF (customer or merchant copy), checked to be a PDF, previewed."""
         from pos_app.api.errors import PaymentsError
 
-        copy = "merchant copy" if for_merchant else "card slip"
         try:
             pdf = await self.counter.station.client.receipt_pdf(payment_id, for_merchant=for_merchant)
         except PaymentsError as error:
-            return f"The {copy} could not be fetched: {error}"
+            return (_("The merchant copy could not be fetched: {error}") if for_merchant else
+                    _("The card slip could not be fetched: {error}")).format(error=error)
         await self.preview(pdf)
-        return f"The {copy} is shown."
+        return _("The merchant copy is shown.") if for_merchant else _("The card slip is shown.")
 
-    async def preview(self, pdf: bytes, *, title: str = "Receipt", file_name: str = "receipt.pdf") -> None:
+    async def preview(self, pdf: bytes, *, title: str | None = None, file_name: str = "receipt.pdf") -> None:
         """Show ``pdf`` (a page wider than a roll, a report, in a larger window); when it closes,
         the window that had the keys (the payment dialog, the back office) has them again, so
         Enter and Esc keep working without the mouse."""
@@ -139,7 +162,7 @@ class ReceiptDesk:
         from pos_app.ui.receipt_view import ReceiptPreview  # QtPdf and printing: set up at the first preview
 
         before = QApplication.activeWindow()
-        preview = ReceiptPreview(pdf, self.parent, title=title, file_name=file_name)
+        preview = ReceiptPreview(pdf, self.parent, title=_("Receipt") if title is None else title, file_name=file_name)
         if preview.document.pageCount() and preview.document.pagePointSize(0).width() > 300:  # wider than 80 mm
             preview.resize(760, 900)
         await shown(preview)

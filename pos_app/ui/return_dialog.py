@@ -6,6 +6,7 @@ shows it and keeps the picked quantities."""
 
 from __future__ import annotations
 
+from pos_app.i18n import N_, _
 from pos_app.money import MoneyFormat
 from pos_app.station.returns import OrderForReturn, ReturnPlan
 from pos_app.ui.qt import (
@@ -26,7 +27,7 @@ from pos_app.ui.qt import (
     QWidget,
 )
 
-HEADERS = ("Item", "SKU", "Price", "Sold", "Returned before", "Return")
+HEADERS = (N_("Item"), N_("SKU"), N_("Price"), N_("Sold"), N_("Returned before"), N_("Return"))
 QUANTITY = 5
 
 
@@ -40,10 +41,10 @@ class ReturnDialog(QDialog):
         self.picked: dict[int, int] = {}
         self.plan: ReturnPlan | None = None
         self._typed = ""
-        self.setWindowTitle("Return items")
+        self.setWindowTitle(_("Return items"))
         self.table = QTableWidget(len(order.lines), len(HEADERS))
-        self.table.setAccessibleName("Lines to return")
-        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table.setAccessibleName(_("Lines to return"))
+        self.table.setHorizontalHeaderLabels([_(header) for header in HEADERS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -61,27 +62,27 @@ class ReturnDialog(QDialog):
                 if not entry.returnable:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
                 self.table.setItem(number, column, item)
-        self.to_cash = QCheckBox("Give it all back in &cash from the drawer (a card sale too: a manager's refund "
-                                 "to cash, audited)")
+        self.to_cash = QCheckBox(_("Give it all back in &cash from the drawer (a card sale too: a manager's refund "
+                                   "to cash, audited)"))
         self.to_cash.setVisible(order.has_card)
         self.amount = QLabel("")
-        self.amount.setAccessibleName("Amount to give back")
+        self.amount.setAccessibleName(_("Amount to give back"))
         self.amount.setObjectName("total")
         bold = self.amount.font()
         bold.setBold(True)
         self.amount.setFont(bold)
         self.steps = QLabel("")
         self.steps.setWordWrap(True)
-        self.steps.setAccessibleName("How it goes back")
+        self.steps.setAccessibleName(_("How it goes back"))
         self.steps.setMinimumWidth(self.fontMetrics().averageCharWidth() * 80)
         self.steps.setMinimumHeight(self.fontMetrics().lineSpacing() * 5)  # the plan is never cut
         self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * min(len(order.lines) + 1, 8)
                                     + self.table.horizontalHeader().sizeHint().height())
-        self.ok = QPushButton("Return…  (Enter)")
+        self.ok = QPushButton(_("Return…  (Enter)"))
         self.ok.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
-        hint = QLabel("↑ ↓ pick a line, type the quantity to return (Backspace clears it, + − step it), "
-                      "Enter to go on.")
+        cancel = QPushButton(_("Cancel  (Esc)"))
+        hint = QLabel(_("↑ ↓ pick a line, type the quantity to return (Backspace clears it, + − step it), "
+                        "Enter to go on."))
         hint.setWordWrap(True)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -136,14 +137,16 @@ class ReturnDialog(QDialog):
             return True
         return False
 
-    def _row_changed(self, *_: object) -> None:
+    def _row_changed(self, *__: object) -> None:
         self._typed = ""  # digits typed on another line start afresh
 
     def _set(self, row: int, quantity: int) -> None:
         entry = self.order.lines[row]
         if not entry.returnable:
-            self.steps.setText(f"{entry.line.name}: nothing of it can be returned"
-                               + (" (a discount line)" if entry.line.unit_cents <= 0 else " (all returned before)"))
+            self.steps.setText((_("{item}: nothing of it can be returned (a discount line)")
+                                if entry.line.unit_cents <= 0 else
+                                _("{item}: nothing of it can be returned (all returned before)")).format(
+                item=entry.line.name))
             return
         quantity = max(0, min(quantity, entry.left))
         if quantity:
@@ -157,11 +160,11 @@ class ReturnDialog(QDialog):
 
     # the plan ---------------------------------------------------------------------------
 
-    def _show_plan(self, *_: object) -> None:
+    def _show_plan(self, *__: object) -> None:
         self.plan = None
         if not self.picked:
-            self.amount.setText(f"To give back: {self.money(0)}")
-            self.steps.setText("Type the quantity to return on each line." + self._notes())
+            self.amount.setText(_("To give back: {amount}").format(amount=self.money(0)))
+            self.steps.setText(_("Type the quantity to return on each line.") + self._notes())
             self.ok.setEnabled(False)
             return
         try:
@@ -172,13 +175,13 @@ class ReturnDialog(QDialog):
             self.ok.setEnabled(False)
             return
         self.plan = plan
-        self.amount.setText(f"To give back: {self.money(plan.amount)} ({self.money(plan.subtotal)} + "
-                            f"{self.money(plan.tax)} tax)")
+        self.amount.setText(_("To give back: {amount} ({subtotal} + {tax} tax)").format(
+            amount=self.money(plan.amount), subtotal=self.money(plan.subtotal), tax=self.money(plan.tax)))
         self.steps.setText("\n".join(f"• {sentence}." for sentence in plan.sentences(self.money)) + self._notes())
         self.ok.setEnabled(True)
 
     def _notes(self) -> str:
-        return "".join(f"\nNote: {note}." for note in self.order.notes)
+        return "".join("\n" + _("Note: {note}.").format(note=note) for note in self.order.notes)
 
     def _go_on(self) -> None:
         if self.plan is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from pos_app.cart import CartError
 from pos_app.cart.entry import LINE_KEYS, Entry, read_entry, read_quantity
 from pos_app.catalog import CatalogItem
+from pos_app.i18n import _
 from pos_app.staff import StaffError
 from pos_app.station.counter import Counter
 from pos_app.ui.bridge import StationBridge
@@ -57,6 +58,8 @@ QUICK_KEYS = 8
 LINE_STEPS = {Qt.Key.Key_Plus: (+1, "+"), Qt.Key.Key_Minus: (-1, "-")}
 """The keys that change the selected line's quantity (the main and the number pad's), and
 the character each types."""
+PAIR_CHARS = 40
+"""The pre-auth keys' texts together, in characters, beyond which they stack (English: 34)."""
 
 
 class SaleScreen(QWidget):
@@ -73,17 +76,17 @@ class SaleScreen(QWidget):
         """Which of ``+``/``-`` some SKU holds: typed into a field that has text already."""
         self.scan = QLineEdit()
         self.scan.setObjectName("scanField")
-        self.scan.setPlaceholderText("Scan a barcode, or type to search")
-        self.scan.setAccessibleName("Scan or search")
+        self.scan.setPlaceholderText(_("Scan a barcode, or type to search"))
+        self.scan.setAccessibleName(_("Scan or search"))
         self.results = QListWidget()
         self.results.setObjectName("results")
-        self.results.setAccessibleName("Search results")
+        self.results.setAccessibleName(_("Search results"))
         self.results.hide()
         self.quick = QGridLayout()
         self.cart_model = CartModel(counter.money, self)
         self.table = QTableView()
         self.table.setObjectName("cart")
-        self.table.setAccessibleName("Cart")
+        self.table.setAccessibleName(_("Cart"))
         self.table.setModel(self.cart_model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -98,26 +101,26 @@ class SaleScreen(QWidget):
         self.tax = QLabel()
         self.total = QLabel()
         self.total.setObjectName("grandTotal")
-        self.total.setAccessibleName("Total")
+        self.total.setAccessibleName(_("Total"))
         self.payments = PaymentPanel(counter.money)
-        self.pay_button = QPushButton("Pay by card  (F12)")
+        self.pay_button = QPushButton(_("Pay by card  (F12)"))
         self.pay_button.setObjectName("payButton")
-        self.cash_button = QPushButton("Cash  (F8)")
-        self.part_button = QPushButton("Part card  (F7)")
+        self.cash_button = QPushButton(_("Cash  (F8)"))
+        self.part_button = QPushButton(_("Part card  (F7)"))
         for button in (self.cash_button, self.part_button):
             button.setObjectName("tenderButton")
-        self.preauth_button = QPushButton("Pre-auth  (F11)")
-        self.preauths_button = QPushButton("Pre-auths  (Ctrl+T)")
-        self.preauths_button.setToolTip("The open pre-auths: capture the final amount")
+        self.preauth_button = QPushButton(_("Pre-auth  (F11)"))
+        self.preauths_button = QPushButton(_("Pre-auths  (Ctrl+T)"))
+        self.preauths_button.setToolTip(_("The open pre-auths: capture the final amount"))
         self.minus = QPushButton("−")
         self.plus = QPushButton("+")
-        self.quantity_button = QPushButton("Qty (F2)")
-        self.remove_button = QPushButton("Remove (Del)")
-        self.misc_button = QPushButton("Misc item  (F3)")
-        self.misc_button.setAccessibleName("Misc item: an item the catalog lacks, at a typed price")
+        self.quantity_button = QPushButton(_("Qty (F2)"))
+        self.remove_button = QPushButton(_("Remove (Del)"))
+        self.misc_button = QPushButton(_("Misc item  (F3)"))
+        self.misc_button.setAccessibleName(_("Misc item: an item the catalog lacks, at a typed price"))
         self._ringing_open_price = False
-        for button, name in ((self.minus, "One less"), (self.plus, "One more"),
-                             (self.quantity_button, "Change the quantity"), (self.remove_button, "Remove line")):
+        for button, name in ((self.minus, _("One less")), (self.plus, _("One more")),
+                             (self.quantity_button, _("Change the quantity")), (self.remove_button, _("Remove line"))):
             button.setAccessibleName(name)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for button in (self.pay_button, self.cash_button, self.part_button, self.preauth_button, self.preauths_button,
@@ -154,18 +157,21 @@ class SaleScreen(QWidget):
         left.addWidget(self.results, 3)
         keys = QWidget()
         keys.setLayout(self.quick)
-        left.addWidget(QLabel("Quick keys"))
+        left.addWidget(QLabel(_("Quick keys")))
         left.addWidget(keys, 2)
         # the tabs and deposits under the keys, side by side: the cart keeps its rows, and the
-        # window fits a 1024×768 screen in width and in height
-        preauth_row = QHBoxLayout()
+        # window fits a 1024×768 screen in width and in height; one above the other when their
+        # words are long (es, fr): side by side they would widen the window past 1024
+        side_by_side = len(self.preauth_button.text() + self.preauths_button.text()) <= PAIR_CHARS
+        preauth_row = QHBoxLayout() if side_by_side else QVBoxLayout()
         preauth_row.addWidget(self.preauth_button)
         preauth_row.addWidget(self.preauths_button)
         left.addLayout(preauth_row)
         totals = QGridLayout()
-        for row, (name, label) in enumerate((("Subtotal", self.subtotal), ("Tax", self.tax), ("Total", self.total))):
+        for row, (name, label) in enumerate(((_("Subtotal"), self.subtotal), (_("Tax"), self.tax),
+                                             (_("Total"), self.total))):
             caption = QLabel(name)
-            if name == "Total":
+            if label is self.total:
                 caption.setObjectName("grandTotalCaption")
             totals.addWidget(caption, row, 0)
             label.setAlignment(Qt.AlignmentFlag.AlignRight)
@@ -249,7 +255,8 @@ class SaleScreen(QWidget):
         entry = self._entry()
         if entry is None or not entry.text:
             if entry is not None and entry.quantity > 1:
-                self.message.emit(f"Quantity {entry.quantity}: scan the item, or type its name and pick it.")
+                self.message.emit(_("Quantity {quantity}: scan the item, or type its name and pick it.").format(
+                    quantity=entry.quantity))
             return
         current = self.results.currentItem() if self.results.isVisible() else None
         picked: CatalogItem | None = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
@@ -264,11 +271,11 @@ class SaleScreen(QWidget):
             self.message.emit(f"{said[:1].upper()}{said[1:]}.")
             return
         if line is not None:
-            self.message.emit(f"Added {self._count(entry.quantity)}{line.name}")
+            self.message.emit(self._added(entry.quantity, line.name))
         elif picked is not None:
             await self._add(picked, entry.quantity)
         else:
-            self.message.emit(f"No item has the code or name “{entry.text}”.")
+            self.message.emit(_("No item has the code or name “{text}”.").format(text=entry.text))
 
     @asyncSlot(str)
     async def _search(self, text: str) -> None:
@@ -276,7 +283,8 @@ class SaleScreen(QWidget):
         serial = self._search_serial
         entry = self._entry()
         if entry is not None and entry.quantity > 1 and not entry.text:
-            self.message.emit(f"Quantity {entry.quantity}: scan the item, or type its name and pick it.")
+            self.message.emit(_("Quantity {quantity}: scan the item, or type its name and pick it.").format(
+                quantity=entry.quantity))
         words = entry.text if entry is not None else ""
         items = await self.counter.search(words) if words else []
         if serial == self._search_serial:  # an older search that finished late is dropped
@@ -309,11 +317,13 @@ class SaleScreen(QWidget):
         except ValueError as error:
             self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
-        self._done_adding(f"Added {self._count(quantity)}{line.name}")
+        self._done_adding(self._added(quantity, line.name))
 
     @staticmethod
-    def _count(quantity: int) -> str:
-        return f"{quantity} × " if quantity > 1 else ""
+    def _added(quantity: int, name: str) -> str:
+        if quantity > 1:
+            return _("Added {quantity} × {name}").format(quantity=quantity, name=name)
+        return _("Added {name}").format(name=name)
 
     def _done_adding(self, text: str) -> None:
         self.scan.clear()
@@ -335,7 +345,8 @@ class SaleScreen(QWidget):
             self._ringing_open_price = False
         self.window().activateWindow()  # the keys (F3, F12...) are the main window's again
         if dialog.line is not None:
-            self._done_adding(f"Added {dialog.line.name}, {self.money(dialog.line.unit_cents)}")
+            self._done_adding(_("Added {name}, {price}").format(name=dialog.line.name,
+                                                                 price=self.money(dialog.line.unit_cents)))
         else:
             self.focus_scan()
 
@@ -370,7 +381,7 @@ class SaleScreen(QWidget):
         if line_id is not None:
             name = self.counter.cart.line(line_id).name
             if await self._apply(self.counter.remove(line_id)):
-                self.message.emit(f"Removed {name}")
+                self.message.emit(_("Removed {name}").format(name=name))
 
     def _edit(self) -> None:
         """F2: the selected line's Qty cell becomes a field; Enter applies, Esc leaves it."""
@@ -395,7 +406,8 @@ class SaleScreen(QWidget):
             self.message.emit(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return False
         except StaffError as error:
-            self.message.emit(f"Not changed: the change could not be written to the audit trail ({error}).")
+            self.message.emit(_("Not changed: the change could not be written to the audit trail ({error}).").format(
+                error=error))
             return False
         return True
 

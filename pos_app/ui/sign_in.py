@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from typing import TYPE_CHECKING
 
 from pos_app.ui.qt import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget, Signal, asyncSlot
@@ -36,6 +37,22 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MESSAGE_WIDTH = 360
+
+
+def _(message: str) -> str:
+    """``pos_app.i18n._`` without importing it: the first screen never loads Babel (which
+    ``pos_app.i18n`` imports). Until something has imported it, no language but English
+    (the source) can be in force."""
+    i18n = sys.modules.get("pos_app.i18n")
+    return message if i18n is None else str(i18n._(message))
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """``pos_app.i18n.ngettext``, not imported for the same reason as ``_``."""
+    i18n = sys.modules.get("pos_app.i18n")
+    if i18n is None:
+        return singular if count == 1 else plural
+    return str(i18n.ngettext(singular, plural, count))
 
 
 class PinField(QLineEdit):
@@ -68,23 +85,21 @@ class SignInScreen(QWidget):
         self._ahead_pin = ""  # ...is this text
         self._typed = ""  # the field's text, worked out next when it differs
         self.setObjectName("signIn")
-        title = QLabel("Sign in")
-        title.setObjectName("screenTitle")
-        hint = QLabel("Type your PIN and press Enter")
+        self.title = QLabel()
+        self.title.setObjectName("screenTitle")
+        self.hint = QLabel()
         self.pin = PinField()
         self.pin.setObjectName("pinField")
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)
         self.pin.setMaxLength(8)
-        self.pin.setPlaceholderText("PIN")
-        self.pin.setAccessibleName("PIN")
         self.message = QLabel("")
         self.message.setObjectName("errorText")
         self.message.setWordWrap(True)
         self.message.setMinimumWidth(MESSAGE_WIDTH)  # wraps under the field, not in a narrow column
-        self.message.setAccessibleName("Sign-in message")
+        self._say_texts()
         layout = QVBoxLayout(self)
         layout.addStretch(1)
-        for widget in (title, hint, self.pin, self.message):
+        for widget in (self.title, self.hint, self.pin, self.message):
             widget.setMaximumWidth(420)
             row = QHBoxLayout()  # centred between two stretches
             row.addStretch(1)
@@ -94,6 +109,15 @@ class SignInScreen(QWidget):
         layout.addStretch(2)
         self.pin.returnPressed.connect(self._submit)
         self.pin.textChanged.connect(self._text_changed)
+
+    def _say_texts(self) -> None:
+        """The screen's words, in the language in force (again at each ``reset``: the last
+        cashier's language may differ from the one who signed in before)."""
+        self.title.setText(_("Sign in"))
+        self.hint.setText(_("Type your PIN and press Enter"))
+        self.pin.setPlaceholderText(_("PIN"))
+        self.pin.setAccessibleName(_("PIN"))
+        self.message.setAccessibleName(_("Sign-in message"))
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
@@ -111,6 +135,7 @@ class SignInScreen(QWidget):
             self._say_lock()
 
     def reset(self) -> None:
+        self._say_texts()
         self.pin.clear()
         self.message.setText("")
         self.pin.setFocus()
@@ -164,7 +189,7 @@ class SignInScreen(QWidget):
         self.pin.setEnabled(False)
         if self.counter is None:
             self._waiting = True
-            self.message.setText("Starting… your PIN is checked in a moment.")
+            self.message.setText(_("Starting… your PIN is checked in a moment."))
             return
         self._check()
 
@@ -174,17 +199,19 @@ class SignInScreen(QWidget):
         from pos_app.staff import InvalidPin, LockedOut, StaffError, WrongPin  # imported with the counter
 
         pin = self.pin.text()
-        self.message.setText("Checking…")
+        self.message.setText(_("Checking…"))
         try:
             member = await self.counter.sign_in(pin, ahead=await self._match_for(pin))
         except WrongPin as error:
-            self._refuse(f"That PIN is not right: {error.left} before sign-in locks.")
+            self._refuse(ngettext("That PIN is not right: {count} try left before sign-in locks.",
+                                   "That PIN is not right: {count} tries left before sign-in locks.",
+                                   error.tries_left).format(count=error.tries_left))
         except LockedOut as error:
             self._refuse(lock_sentence(error.level, error.until))
         except InvalidPin:
-            self._refuse("A PIN is 4 to 8 digits.")
+            self._refuse(_("A PIN is 4 to 8 digits."))
         except StaffError as error:
-            self._refuse(f"Sign-in is not possible right now: {error}")
+            self._refuse(_("Sign-in is not possible right now: {error}").format(error=error))
         else:
             self.pin.clear()
             self.message.setText("")
@@ -208,6 +235,7 @@ def lock_sentence(level: LockLevel, until: datetime) -> str:
 
     local = until.astimezone().strftime("%H:%M")
     if level is LockLevel.CLOSED:
-        return (f"Too many wrong PINs: sign-in is locked until {local}, even for a manager. "
-                "Running `pos-app staff unlock` on this computer lifts it sooner.")
-    return f"Too many wrong PINs: sign-in is locked until {local}. A manager's PIN signs in and lifts the lock."
+        return _("Too many wrong PINs: sign-in is locked until {time}, even for a manager. "
+                 "Running `pos-app staff unlock` on this computer lifts it sooner.").format(time=local)
+    return _("Too many wrong PINs: sign-in is locked until {time}. A manager's PIN signs in and lifts the "
+             "lock.").format(time=local)

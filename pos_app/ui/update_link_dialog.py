@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import _
 from pos_app.station.update_link import NO_CUSTOMER, LinkTarget, link_target, send_update_link
 from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.qt import (
@@ -39,21 +40,22 @@ class UpdateLinkDialog(QDialog):
         self.client = client
         self.target = target
         self.said: str | None = None
-        self.setWindowTitle("Update link")
-        purpose = "update the card on file" if target.has_card else "add a card (none is on file)"
-        intro = QLabel(f"Send {target.customer.name} a secure link to {purpose}. Where to?")
+        self.setWindowTitle(_("Update link"))
+        intro = QLabel((_("Send {name} a secure link to update the card on file. Where to?") if target.has_card else
+                        _("Send {name} a secure link to add a card (none is on file). Where to?")).format(
+            name=target.customer.name))
         intro.setWordWrap(True)
         self.contacts = QListWidget()
-        self.contacts.setAccessibleName("Send the link to")
+        self.contacts.setAccessibleName(_("Send the link to"))
         for contact in target.contacts:
             QListWidgetItem(contact.words, self.contacts)
         self.contacts.setCurrentRow(0)
-        self.message = QLabel("↑ ↓ pick, Enter sends. The link goes only to the contact picked.")
+        self.message = QLabel(_("↑ ↓ pick, Enter sends. The link goes only to the contact picked."))
         self.message.setWordWrap(True)
-        self.message.setAccessibleName("Update link result")
-        self.send_button = QPushButton("Send link  (Enter)")
+        self.message.setAccessibleName(_("Update link result"))
+        self.send_button = QPushButton(_("Send link  (Enter)"))
         self.send_button.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(cancel)
@@ -73,18 +75,18 @@ class UpdateLinkDialog(QDialog):
     async def _send(self) -> None:
         row = self.contacts.currentRow()
         if not 0 <= row < len(self.target.contacts):
-            self.message.setText("Pick where the link goes (↑ ↓), then Enter.")
+            self.message.setText(_("Pick where the link goes (↑ ↓), then Enter."))
             return
         self.send_button.setEnabled(False)  # a second Enter sends no second link
-        self.message.setText("Sending…")
+        self.message.setText(_("Sending…"))
         try:
             self.said = await send_update_link(self.client, self.target, self.target.contacts[row])
         except ValueError as error:
             self.message.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
             return
         except PaymentsError as error:
-            self.message.setText(f"The service did not answer ({error}): the link may or may not be queued. "
-                                 "Ask the customer before sending it again.")
+            self.message.setText(_("The service did not answer ({error}): the link may or may not be queued. "
+                                   "Ask the customer before sending it again.").format(error=error))
             return
         finally:
             self.send_button.setEnabled(True)
@@ -96,9 +98,9 @@ async def ask_update_link(counter: Counter, parent: QWidget, say: Callable[[str]
     link sent; ``say`` puts each sentence on the status line."""
     customer = counter.cart.customer
     if customer is None:
-        say(NO_CUSTOMER)
+        say(_(NO_CUSTOMER))
         return
-    say(f"Reading {customer.name}'s contacts…")
+    say(_("Reading {name}'s contacts…").format(name=customer.name))
     client = counter.station.client
     try:
         target = await link_target(client, customer)
@@ -106,7 +108,7 @@ async def ask_update_link(counter: Counter, parent: QWidget, say: Callable[[str]
         say(f"{str(error)[:1].upper()}{str(error)[1:]}.")
         return
     except PaymentsError as error:
-        say(f"The service could not be reached ({error}): no link was sent.")
+        say(_("The service could not be reached ({error}): no link was sent.").format(error=error))
         return
     say("")
     dialog = UpdateLinkDialog(client, target, parent)
