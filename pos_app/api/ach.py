@@ -15,6 +15,7 @@ from pos_app.api.charge_models import AchCharge, AchPayment, ChargeAnswer, Payme
 from pos_app.api.errors import InvalidInput
 from pos_app.api.models import Page
 from pos_app.api.parsing import page_of
+from pos_app.i18n import _
 
 DAY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
@@ -41,12 +42,13 @@ class AchPayments:
         """One page of ACH payments (only ACH: card payments are not in it)."""
         for name, value in (("page", page), ("limit", limit)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInput(f"{name} must be a whole number from 1, got {value!r}")
+                raise InvalidInput(_("{name} must be a whole number from 1, got {value!r}").format(
+                    name=name, value=value))
         if last4 is not None and not re.fullmatch(r"[0-9]{4}", last4):
-            raise InvalidInput(f"achLast4 must be four digits, got {last4!r}")
+            raise InvalidInput(_("achLast4 must be four digits, got {last4!r}").format(last4=last4))
         for name, day in (("startDay", start_day), ("endDay", end_day)):
             if day is not None and not DAY.fullmatch(day):
-                raise InvalidInput(f"{name} must be a day as YYYY-MM-DD, got {day!r}")
+                raise InvalidInput(_("{name} must be a day as YYYY-MM-DD, got {day!r}").format(name=name, day=day))
         query: dict[str, Any] = {"page": page, "limit": limit, "achLast4": last4,
                                  "authorizationNumber": authorization_number, "startDay": start_day, "endDay": end_day}
         return await self._client.call("ach.list", page_of(AchPayment), query=query)

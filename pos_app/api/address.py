@@ -10,18 +10,18 @@ import ipaddress
 from urllib.parse import urlsplit
 
 from pos_app.api.errors import InvalidInput
+from pos_app.i18n import _
 
 
 def check_base_url(url: str) -> str:
     """The service address: https, or http only to a loopback address (sandbox, tests)."""
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise InvalidInput(f"service address {url!r} must look like https://host[:port]")
+        raise InvalidInput(_("service address {url!r} must look like https://host[:port]").format(url=url))
     if parts.scheme == "http" and not is_loopback(parts.hostname):
-        raise InvalidInput(
-            f"service address {url!r} uses plain http to a non-loopback host; use https "
-            "(http is only for the local sandbox on 127.0.0.1)"
-        )
+        raise InvalidInput(_(
+            "service address {url!r} uses plain http to a non-loopback host; use https "
+            "(http is only for the local sandbox on 127.0.0.1)").format(url=url))
     return url.rstrip("/")
 
 

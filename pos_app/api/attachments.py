@@ -24,6 +24,7 @@ from pydantic import Field
 from pos_app.api.errors import InvalidInput
 from pos_app.api.models import Answer, Lenient, Text, unwrap
 from pos_app.api.multipart import EncodedBody, FormFile, form_files
+from pos_app.i18n import _
 
 MB = 1024 * 1024
 FIELD = "attachments"
@@ -61,43 +62,47 @@ class AttachmentFile:
         try:
             return cls(file.name, file.read_bytes())
         except OSError as error:
-            raise InvalidInput(f"attachment {str(path)!r} cannot be read: {error.strerror or error}") from error
+            raise InvalidInput(_("attachment {path!r} cannot be read: {error}").format(
+                path=str(path), error=error.strerror or error)) from error
 
 
 def checked_upload(files: Sequence[AttachmentFile], limits: AttachmentLimits) -> EncodedBody:
     """``files`` as the multipart body of an upload, or ``InvalidInput`` saying which file
     breaks which limit (nothing is sent)."""
     if not files:
-        raise InvalidInput("no attachment given: upload at least one JPG, PNG or PDF file")
+        raise InvalidInput(_("no attachment given: upload at least one JPG, PNG or PDF file"))
     if len(files) > limits.max_files:
-        raise InvalidInput(f"{len(files)} attachments given: at most {limits.max_files} files go in one upload")
+        raise InvalidInput(_("{count} attachments given: at most {most} files go in one upload").format(
+            count=len(files), most=limits.max_files))
     parts = [_part(file, limits) for file in files]
     total = sum(len(file.content) for file in files)
     if total > limits.max_total_bytes:
-        raise InvalidInput(f"the attachments hold {_mb(total)} in all: at most {_mb(limits.max_total_bytes)} go "
-                           "in one upload")
+        raise InvalidInput(_("the attachments hold {size} in all: at most {most} go in one upload").format(
+            size=_mb(total), most=_mb(limits.max_total_bytes)))
     return form_files(FIELD, parts)
 
 
 def _part(file: AttachmentFile, limits: AttachmentLimits) -> FormFile:
     name = file.name.strip()
     if not name or PurePath(name).name != name:
-        raise InvalidInput(f"attachment name {file.name!r} must be a file name (no folder)")
+        raise InvalidInput(_("attachment name {name!r} must be a file name (no folder)").format(name=file.name))
     media_type = MEDIA_TYPES.get(PurePath(name).suffix.lower())
     if media_type is None:
-        raise InvalidInput(f"attachment {name!r} is not a JPG, PNG or PDF file: only those types are accepted")
+        raise InvalidInput(_("attachment {name!r} is not a JPG, PNG or PDF file: only those types are accepted").format(
+            name=name))
     if not file.content:
-        raise InvalidInput(f"attachment {name!r} is empty")
+        raise InvalidInput(_("attachment {name!r} is empty").format(name=name))
     if not file.content.startswith(SIGNATURES[media_type]):
-        raise InvalidInput(f"attachment {name!r} is named as {media_type} but its content is not")
+        raise InvalidInput(_("attachment {name!r} is named as {media_type} but its content is not").format(
+            name=name, media_type=media_type))
     if limits.max_file_bytes is not None and len(file.content) > limits.max_file_bytes:
-        raise InvalidInput(f"attachment {name!r} holds {_mb(len(file.content))}: at most "
-                           f"{_mb(limits.max_file_bytes)} per file")
+        raise InvalidInput(_("attachment {name!r} holds {size}: at most {most} per file").format(
+            name=name, size=_mb(len(file.content)), most=_mb(limits.max_file_bytes)))
     return FormFile(name, media_type, file.content)
 
 
 def _mb(size: int) -> str:
-    return f"{Decimal(size) / MB:.2f} MB".replace(".00 MB", " MB")
+    return _("{size} MB").format(size=f"{Decimal(size) / MB:.2f}".removesuffix(".00"))
 
 
 # ---------------------------------------------------------------- answers

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# brand names are proper names, written the same in every language
 BRANDS: dict[str, str] = {
     "visa": "Visa", "visadebit": "Visa", "visacredit": "Visa", "visaelectron": "Visa",
     "mastercard": "Mastercard", "mc": "Mastercard", "debitmastercard": "Mastercard",
-    "amex": "American Express", "americanexpress": "American Express",
+    "amex": "American Express", "americanexpress": "American Express",  # not for people
     "discover": "Discover", "discovercard": "Discover", "disc": "Discover",
-    "diners": "Diners Club", "dinersclub": "Diners Club", "dinersclubinternational": "Diners Club",
+    "diners": "Diners Club", "dinersclub": "Diners Club", "dinersclubinternational": "Diners Club",  # not for people
     "jcb": "JCB",
     "unionpay": "UnionPay", "chinaunionpay": "UnionPay", "cup": "UnionPay",
     "maestro": "Maestro", "rupay": "RuPay",

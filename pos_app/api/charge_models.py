@@ -27,6 +27,7 @@ from pos_app.api.money import require_cents, require_phone
 from pos_app.api.requests import CustomValue, Request
 from pos_app.api.units import from_wire, request_unit, response_unit, to_wire
 from pos_app.api.vault_models import check_account_number, check_routing_number
+from pos_app.i18n import _
 
 CHARGED_CARD_NUMBER = re.compile(r"^[0-9]{6}[*.]+[0-9]{4}$")
 LAST4 = re.compile(r"^[0-9]{4}$")
@@ -53,7 +54,8 @@ def void_reason(value: str) -> VoidReason:
     try:
         return VoidReason(value)
     except ValueError:
-        raise InvalidInput(f"a void's reason must be one of {', '.join(VoidReason)}, got {value!r}") from None
+        raise InvalidInput(_("a void's reason must be one of {reasons}, got {value!r}").format(
+            reasons=", ".join(VoidReason), value=value)) from None
 
 
 class AchAccountType(StrEnum):
@@ -130,16 +132,16 @@ class ChargeCard(Request):
     @classmethod
     def _number(cls, value: str | None) -> str | None:
         if value is not None and not CHARGED_CARD_NUMBER.fullmatch(value):
-            raise ValueError("number must be the masked card number: the first 6 digits, * or ., the last 4 "
-                             f"(411111******1111), got {value!r}")
+            raise ValueError(_("number must be the masked card number: the first 6 digits, * or ., the last 4 "
+                               "(411111******1111), got {value!r}").format(value=value))
         return value
 
     @model_validator(mode="after")
     def _names_a_card(self) -> Self:
         if not (self.vault_id or self.payment_token):
-            raise ValueError("a card needs vaultId or paymentToken (code 902)")
+            raise ValueError(_("a card needs vaultId or paymentToken (code 902)"))
         if self.payment_token and not self.vault_id and not self.number:
-            raise ValueError("a token charge without vaultId needs the masked card number too (code 905)")
+            raise ValueError(_("a token charge without vaultId needs the masked card number too (code 905)"))
         return self
 
 
@@ -172,7 +174,7 @@ class _Charge(Request):
     @model_validator(mode="after")
     def _override_needs_its_customer(self) -> Self:
         if self.override_default_payment_method and self.customer_id is None:
-            raise ValueError("overrideDefaultPaymentMethod picks a method of a customer: give customerId too")
+            raise ValueError(_("overrideDefaultPaymentMethod picks a method of a customer: give customerId too"))
         return self
 
     def with_external_id(self, external_id: str) -> Self:
@@ -193,7 +195,7 @@ class CardCharge(_Charge):
     @model_validator(mode="after")
     def _names_what_to_charge(self) -> Self:
         if self.card is None and self.customer_id is None:
-            raise ValueError("a charge needs a card or a customer (customerId) to charge (code 901)")
+            raise ValueError(_("a charge needs a card or a customer (customerId) to charge (code 901)"))
         return self
 
     def wire(self) -> dict[str, Any]:
@@ -251,7 +253,7 @@ class PaymentRefund(_Contact):
     @classmethod
     def _reason(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("a refund needs a reason (duplicate, fraudulent, requested_by_customer...)")
+            raise ValueError(_("a refund needs a reason (duplicate, fraudulent, requested_by_customer...)"))
         return value.strip()
 
     def wire(self) -> dict[str, Any]:
@@ -300,7 +302,7 @@ class AchData(Request):
     @classmethod
     def _last4(cls, value: str | None) -> str | None:
         if value is not None and not LAST4.fullmatch(value):
-            raise ValueError(f"last4 must be exactly four digits, got {value!r}")
+            raise ValueError(_("last4 must be exactly four digits, got {value!r}").format(value=value))
         return value
 
     @field_validator("routing_number")
@@ -330,7 +332,7 @@ class AchCharge(_Charge):
     @model_validator(mode="after")
     def _names_an_account(self) -> Self:
         if self.customer_id is None and self.ach_data is None:
-            raise ValueError("an ACH charge needs a customer (customerId) or the account (achData)")
+            raise ValueError(_("an ACH charge needs a customer (customerId) or the account (achData)"))
         return self
 
     def wire(self) -> dict[str, Any]:
@@ -437,7 +439,7 @@ def charge_parser(route: str) -> Callable[[Any], ChargeAnswer]:
     def parse(body: Any) -> ChargeAnswer:
         data = unwrap(body)
         if not isinstance(data, dict):
-            raise ValueError(f"the answer to {route} must be an object")
+            raise ValueError(_("the answer to {route} must be an object").format(route=route))
         if isinstance(body, dict) and body.get("error") is not None and "error" not in data:
             data = {**data, "error": body["error"]}  # a decline flagged at the top level only
         return ChargeAnswer.model_validate(_money_in(data, route))
@@ -448,7 +450,7 @@ def charge_parser(route: str) -> Callable[[Any], ChargeAnswer]:
 def parse_bulk(body: Any) -> BulkQueued:
     data = unwrap(body)
     if not isinstance(data, dict):
-        raise ValueError("the bulk charge answer must be an object")
+        raise ValueError(_("the bulk charge answer must be an object"))
     return BulkQueued.model_validate(data)
 
 
@@ -458,7 +460,7 @@ def parse_ach_page(body: Any) -> Page[AchPayment]:
     if isinstance(body, dict) and isinstance(body.get("data"), dict) and "meta" not in body:
         body = body["data"]
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise ValueError("the ACH list must be {meta, data}")
+        raise ValueError(_("the ACH list must be {meta, data}"))
     entries = []
     for raw in body["data"]:
         try:

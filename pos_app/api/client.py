@@ -73,6 +73,7 @@ from pos_app.api.secrets import Redactor, check_key_hash
 from pos_app.api.subscriptions import Subscriptions
 from pos_app.api.uploads import SubscriptionAttachments
 from pos_app.api.wire import encode_json
+from pos_app.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class PaymentsClient:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         if not key_hash:
-            raise InvalidKeyHash("no key-hash configured: set it in the OS keyring or POS_KEY_HASH")
+            raise InvalidKeyHash(_("no key-hash configured: set it in the OS keyring or POS_KEY_HASH"))
         check_key_hash(key_hash)
         self.redactor = Redactor([key_hash])
         self.base_url = check_base_url(base_url)
@@ -183,7 +184,8 @@ class PaymentsClient:
         """
         route = self.routes[route_name]
         if route.moves_money and not attempt_id:
-            raise ValueError(f"{route_name} may move money: it needs an attempt id")
+            # not for people: a caller's bug
+            raise ValueError(f"{route_name} may move money: it needs an attempt id")  # not for people
         response = await self._send(route, path_params or {}, query, body, attempt_id, retry)
         content = response.content
         if not content.startswith(b"%PDF"):  # a receipt is binary: nothing to echo there
@@ -280,7 +282,8 @@ class PaymentsClient:
         for the caller to parse. Never for a route that moves money."""
         route = self.routes[route_name]
         if route.moves_money:
-            raise ValueError(f"{route_name} may move money: use call with an attempt id")
+            # not for people: a caller's bug
+            raise ValueError(f"{route_name} may move money: use call with an attempt id")  # not for people
         response = await self._send(route, path_params or {}, query, body, None, None)
         content = self.redactor.content(response.content)
         if not 200 <= response.status_code < 300:
@@ -289,8 +292,8 @@ class PaymentsClient:
 
     def _not_built(self, route: Route, error: Exception) -> str:
         detail = self.redactor.text(str(error))[:200]
-        return (f"{route.method} {route.path}: the request could not be built ({type(error).__name__}: {detail}); "
-                "nothing was sent")
+        return _("{route}: the request could not be built ({error}: {detail}); nothing was sent").format(
+            route=f"{route.method} {route.path}", error=type(error).__name__, detail=detail)
 
     # ------------------------------------------------------------ families
 
@@ -372,7 +375,7 @@ class PaymentsClient:
         route = "terminal.close_batch_by_serial" if by_serial else "terminal.close_batch"
         result = await self.call(route, instance(CloseBatchResult), body=request.wire(), attempt_id=attempt_id)
         if not result.success:
-            raise GatewayDeclined(200, text=result.message or "batch not closed", result=result)
+            raise GatewayDeclined(200, text=result.message or _("batch not closed"), result=result)
         return result
 
     async def _terminal[R](self, route_name: str, expect: Expect[R], body: dict[str, Any], attempt_id: str) -> R:
@@ -403,7 +406,7 @@ class PaymentsClient:
     async def receipt_pdf(self, payment_id: str, *, for_merchant: bool = True) -> bytes:
         """The receipt as PDF bytes (checked to start with ``%PDF``)."""
         if not payment_id or not payment_id.strip():
-            raise InvalidInput("paymentId must be a non-empty id")
+            raise InvalidInput(_("paymentId must be a non-empty id"))
         return await self.call(
             "receipt.pdf", instance(bytes), body={"paymentId": payment_id, "isForMerchant": for_merchant}
         )
@@ -462,9 +465,9 @@ class PaymentsClient:
 
 def _bulk(item_ids: list[str], created_by: str) -> dict[str, Any]:
     if not item_ids or not all(isinstance(i, str) and i.strip() for i in item_ids):
-        raise InvalidInput("itemList needs at least one item id, none empty")
+        raise InvalidInput(_("itemList needs at least one item id, none empty"))
     if not created_by.strip():
-        raise InvalidInput("createdBy (the user name) is required")
+        raise InvalidInput(_("createdBy (the user name) is required"))
     return {"itemList": list(item_ids), "createdBy": created_by}
 
 
@@ -482,14 +485,16 @@ that ends in one of them was certainly not processed."""
 def _transport_error(route: Route, error: httpx.HTTPError) -> Exception:
     where = f"{route.method} {route.path}"
     if isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout)):
-        return TimedOut(f"{where}: could not connect in time", request_sent=False)
+        return TimedOut(_("{route}: could not connect in time").format(route=where), request_sent=False)
     if isinstance(error, httpx.ConnectError):
-        return ConnectionFailed(f"{where}: could not connect to the service", request_sent=False)
+        return ConnectionFailed(_("{route}: could not connect to the service").format(route=where), request_sent=False)
     if isinstance(error, httpx.TimeoutException):
-        return TimedOut(f"{where}: no answer in time (the request may have been processed)", request_sent=True)
+        return TimedOut(_("{route}: no answer in time (the request may have been processed)").format(route=where),
+                        request_sent=True)
     if isinstance(error, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return ConnectionFailed(
-            f"{where}: the connection broke before the answer arrived (the request may have been processed)",
+            _("{route}: the connection broke before the answer arrived (the request may have been processed)").format(
+                route=where),
             request_sent=True,
         )
     return ConnectionFailed(f"{where}: {type(error).__name__}", request_sent=True)

@@ -21,6 +21,7 @@ from pos_app.api.errors import InvalidInput
 from pos_app.api.models import Flag, Lenient, Page, Refused, Text, unwrap
 from pos_app.api.money import require_phone
 from pos_app.api.requests import Request
+from pos_app.i18n import N_, _
 
 VAULT_ID = re.compile(r"^[0-9a-fA-F]{24}$")
 CARD_NUMBER = re.compile(r"^[0-9]{6}([0-9]{2})?[*.]+[0-9]{4}$")
@@ -29,37 +30,38 @@ ZIP_CODE = re.compile(r"^([0-9]{5}(-?[0-9]{4})?|[A-Za-z][0-9][A-Za-z] ?[0-9][A-Z
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
-def require_vault_id(value: object, *, field: str = "customer id") -> str:
+def require_vault_id(value: object, *, field: str = N_("customer id")) -> str:
     """A customer vault id: 24 hexadecimal characters, or ``InvalidInput`` (nothing sent)."""
     if not isinstance(value, str) or not VAULT_ID.fullmatch(value):
-        raise InvalidInput(f"{field} must be a 24-character hexadecimal id, got {value!r}")
+        raise InvalidInput(_("{field} must be a 24-character hexadecimal id, got {value!r}").format(
+            field=_(field), value=value))
     return value
 
 
 def require_method_id(value: object) -> str:
     """A payment method's ``customerVaultId`` (the processor's id): any non-empty text."""
     if not isinstance(value, str) or not value.strip() or "/" in value:
-        raise InvalidInput(f"customerVaultId must be a non-empty id, got {value!r}")
+        raise InvalidInput(_("customerVaultId must be a non-empty id, got {value!r}").format(value=value))
     return value
 
 
 def check_exp(value: str, *, today: date | None = None) -> str:
     """``exp`` as MMYY (``0429``), a real month, not in the past."""
     if not EXP.fullmatch(value):
-        raise ValueError(f"exp must be four digits MMYY such as 0429, got {value!r}")
+        raise ValueError(_("exp must be four digits MMYY such as 0429, got {value!r}").format(value=value))
     month, year = int(value[:2]), 2000 + int(value[2:])
     if not 1 <= month <= 12:
-        raise ValueError(f"exp {value!r} has no month {month:02d}: MMYY")
+        raise ValueError(_("exp {value!r} has no month {month}: MMYY").format(value=value, month=f"{month:02d}"))
     now = today or date.today()
     if (year, month) < (now.year, now.month):
-        raise ValueError(f"exp {value} is in the past: the card has expired")
+        raise ValueError(_("exp {value} is in the past: the card has expired").format(value=value))
     return value
 
 
 def _card_number(value: str) -> str:
     if not CARD_NUMBER.fullmatch(value):
-        raise ValueError("number must be the masked card number: the first 6 (or 8) digits, * or ., the last 4 "
-                         f"(411111******1111), got {value!r}")
+        raise ValueError(_("number must be the masked card number: the first 6 (or 8) digits, * or ., the last 4 "
+                           "(411111******1111), got {value!r}").format(value=value))
     return value
 
 
@@ -75,7 +77,8 @@ def check_phone(value: str | None) -> str | None:
 
 def _text(value: object, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{field} must not be empty (the service drops empty values: a field cannot be cleared)")
+        raise ValueError(_("{field} must not be empty (the service drops empty values: a field cannot be "
+                           "cleared)").format(field=field))
     return value.strip()
 
 
@@ -94,7 +97,8 @@ class VaultAddress(Request):
     @classmethod
     def _zip(cls, value: str | None) -> str | None:
         if value is not None and not ZIP_CODE.fullmatch(value):
-            raise ValueError(f"zipCode must be a US (12345, 12345-6789) or Canadian (K1A 0B1) code, got {value!r}")
+            raise ValueError(_("zipCode must be a US (12345, 12345-6789) or Canadian (K1A 0B1) code, "
+                               "got {value!r}").format(value=value))
         return value
 
 
@@ -169,7 +173,7 @@ class _CustomerFields(Request):
     @field_validator("company_name", "external_id", "date_of_birth")
     @classmethod
     def _not_empty(cls, value: str | None) -> str | None:
-        return None if value is None else _text(value, "the value")
+        return None if value is None else _text(value, _("the value"))
 
     @field_validator("zip_code")
     @classmethod
@@ -180,7 +184,7 @@ class _CustomerFields(Request):
 def check_email(value: str) -> str:
     """An email address (trimmed), or ``ValueError`` for a body validator."""
     if not EMAIL.fullmatch(value.strip()):
-        raise ValueError(f"email must be an email address, got {value!r}")
+        raise ValueError(_("email must be an email address, got {value!r}").format(value=value))
     return value.strip()
 
 
@@ -195,7 +199,7 @@ class CustomerDraft(_CustomerFields):
     @field_validator("first_name", "last_name")
     @classmethod
     def _names(cls, value: str) -> str:
-        return _text(value, "the name")
+        return _text(value, _("the name"))
 
     @field_validator("email")
     @classmethod
@@ -216,7 +220,7 @@ class CustomerChanges(_CustomerFields):
     @field_validator("first_name", "last_name")
     @classmethod
     def _names(cls, value: str | None) -> str | None:
-        return None if value is None else _text(value, "the name")
+        return None if value is None else _text(value, _("the name"))
 
     @field_validator("email")
     @classmethod
@@ -291,7 +295,7 @@ def parse_method(body: Any) -> PaymentMethod:
 def parse_customer_page(body: Any) -> Page[Customer]:
     """The vault list; an entry that is no customer is left out and named in ``refused``."""
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise ValueError("customer list must be {meta, data}")
+        raise ValueError(_("customer list must be {meta, data}"))
     customers: list[Customer] = []
     refused: list[Refused] = []
     for entry in body["data"]:

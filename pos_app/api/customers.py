@@ -46,6 +46,7 @@ from pos_app.api.vault_models import (
     link_body,
     require_vault_ids,
 )
+from pos_app.i18n import _
 
 CUSTOMER = instance(Customer)
 METHOD = instance(PaymentMethod)
@@ -71,9 +72,10 @@ class CustomerVaults:
         """One page of vaults; ``keyword`` matches name, email, phone, company, external id
         and card last four; ``limit=0`` answers every vault."""
         if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
-            raise InvalidInput(f"page must be a whole number from 1, got {page!r}")
+            raise InvalidInput(_("page must be a whole number from 1, got {page!r}").format(page=page))
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise InvalidInput(f"limit must be a whole number from 0 (0: every vault), got {limit!r}")
+            raise InvalidInput(_("limit must be a whole number from 0 (0: every vault), got {limit!r}").format(
+                limit=limit))
         query: dict[str, Any] = {"keyword": keyword or None, "page": page, "limit": limit, "sort": sort,
                                  "startDay": start_day, "endDay": end_day}
         return await self._client.call("customer.list", page_of(Customer), query=query)
@@ -88,7 +90,7 @@ class CustomerVaults:
     async def update(self, customer_id: str, changes: CustomerChanges) -> Customer:
         body = changes.wire()
         if not body:
-            raise InvalidInput("nothing to update: give at least one field")
+            raise InvalidInput(_("nothing to update: give at least one field"))
         return await self._client.call("customer.update", CUSTOMER, path_params=_vault(customer_id), body=body)
 
     async def delete(self, customer_id: str) -> Customer:
@@ -128,7 +130,7 @@ class CustomerVaults:
                 raise bulk_delete_failure(error) from error
             raise
         if done.success is not True:
-            raise ApiError(200, text="the service did not confirm the deletes (success false)")
+            raise ApiError(200, text=_("the service did not confirm the deletes (success false)"))
         return done
 
     async def add_ach(self, customer_id: str, account: AchAccount) -> PaymentMethod:
@@ -175,7 +177,7 @@ class CustomerVaults:
         """Import a CSV (columns by position, first row skipped; a Unique ID updates that
         customer). All-or-nothing: a 400 is ``ImportRejected`` with the failing lines."""
         if not content.strip():
-            raise InvalidInput(f"{file_name} is empty: nothing to import")
+            raise InvalidInput(_("{file} is empty: nothing to import").format(file=file_name))
         try:
             upload = form_files("file", [FormFile(file_name, "text/csv", content)])
             answer = await self._client.exchange("customer.import", body=upload)
@@ -184,12 +186,12 @@ class CustomerVaults:
                 raise import_rejection(error) from error
             raise
         if not parse_answer("customer.import", answer.content, instance(bool), status_code=answer.status_code):
-            raise ApiError(answer.status_code, text="the service did not take the import (success false)")
+            raise ApiError(answer.status_code, text=_("the service did not take the import (success false)"))
 
 
 def _queued(answer: LinkQueued) -> LinkQueued:
     if answer.success is not True:
-        raise LinkNotQueued(200, text=answer.message or "the service queued no link (success false)")
+        raise LinkNotQueued(200, text=answer.message or _("the service queued no link (success false)"))
     return answer
 
 

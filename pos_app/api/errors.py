@@ -40,6 +40,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from pos_app.api.wire import decode_json
+from pos_app.i18n import N_, _
 
 __all__ = [
     "ApiError", "ChargeRequestError", "ConnectionFailed", "GatewayDeclined", "InvalidInput",
@@ -49,12 +50,13 @@ __all__ = [
 ]
 
 CHARGE_REQUEST_MEANINGS: dict[int, str] = {
-    901: "card or payment method required",
-    902: "vault id or payment token required",
-    904: "transaction type not allowed for the merchant",
-    905: "card number required (token charge without card.vaultId and card.number)",
-    906: "customer not found",
+    901: N_("card or payment method required"),
+    902: N_("vault id or payment token required"),
+    904: N_("transaction type not allowed for the merchant"),
+    905: N_("card number required (token charge without card.vaultId and card.number)"),
+    906: N_("customer not found"),
 }
+"""Reference section 7's meaning of each charge request status (``_()`` when shown)."""
 
 
 class PaymentsError(Exception):
@@ -128,7 +130,7 @@ class ApiError(PaymentsError):
     def _summary(self) -> str:
         parts = [f"HTTP {self.status_code}"]
         if self.code is not None:
-            parts.append(f"code {self.code}")
+            parts.append(_("code {code}").format(code=self.code))
         if self.text:
             parts.append(self.text)
         if self.messages:
@@ -149,7 +151,8 @@ class ChargeRequestError(ServiceError):
 
     @property
     def meaning(self) -> str:
-        return CHARGE_REQUEST_MEANINGS.get(self.status_code, "charge request error (the reference gives no meaning)")
+        return _(CHARGE_REQUEST_MEANINGS.get(self.status_code, N_("charge request error (the reference gives no "
+                                                                  "meaning)")))
 
 
 class StatusError(ApiError):

@@ -32,13 +32,14 @@ class Identity:
     cashier: str = "-"
 
     def user_agent(self, attempt_id: str | None = None) -> str:
+        # the user-agent is sent to the service and read back by _ATTEMPT and _CASHIER
         parts = [
-            f"store {clean_id(self.store)}",
-            f"station {clean_id(self.station)}",
-            f"cashier {clean_id(self.cashier)}",
+            f"store {clean_id(self.store)}",  # not for people
+            f"station {clean_id(self.station)}",  # not for people
+            f"cashier {clean_id(self.cashier)}",  # not for people
         ]
         if attempt_id is not None:
-            parts.append(f"attempt {clean_id(attempt_id)}")
+            parts.append(f"attempt {clean_id(attempt_id)}")  # not for people
         return f"pos-app/{__version__} ({'; '.join(parts)})"
 
     def made(self, user_agent: str | None) -> bool:

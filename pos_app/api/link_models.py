@@ -29,6 +29,7 @@ from pos_app.api.models import Cents, Flag, Lenient, Page, Refused, Text, unwrap
 from pos_app.api.money import require_cents, require_phone
 from pos_app.api.requests import CustomValue, Request
 from pos_app.api.units import from_wire, request_unit, response_unit, to_wire
+from pos_app.i18n import _
 
 OBJECT_ID = re.compile(r"^[0-9a-fA-F]{24}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -40,13 +41,15 @@ tax ids only in requests)."""
 def require_link_id(value: object) -> str:
     """A payment link id: a 24-hex object id, or ``InvalidInput`` (nothing sent)."""
     if not isinstance(value, str) or not OBJECT_ID.fullmatch(value):
-        raise InvalidInput(f"payment link id must be a 24-character hexadecimal id, got {value!r}")
+        raise InvalidInput(_("payment link id must be a 24-character hexadecimal id, got {value!r}").format(
+            value=value))
     return value
 
 
 def require_email(value: object) -> str:
     if not isinstance(value, str) or not EMAIL.fullmatch(value):
-        raise InvalidInput(f"email must be an email address such as ana@example.com, got {value!r}")
+        raise InvalidInput(_("email must be an email address such as ana@example.com, got {value!r}").format(
+            value=value))
     return value
 
 
@@ -77,12 +80,12 @@ class LinkDraft(Request):
     @classmethod
     def _taxes(cls, value: Any) -> Any:
         if not isinstance(value, (list, tuple)):
-            raise ValueError("taxes must be a list of the merchant's tax ids ([] when none)")
+            raise ValueError(_("taxes must be a list of the merchant's tax ids ([] when none)"))
         for tax_id in value:
             if not isinstance(tax_id, str) or not OBJECT_ID.fullmatch(tax_id):
-                raise ValueError(f"tax id {tax_id!r} is not a 24-character hexadecimal id")
+                raise ValueError(_("tax id {tax_id!r} is not a 24-character hexadecimal id").format(tax_id=tax_id))
         if len(set(value)) != len(value):
-            raise ValueError("a tax is named twice")
+            raise ValueError(_("a tax is named twice"))
         return tuple(value)
 
     def wire_for(self, route_name: str) -> dict[str, Any]:
@@ -153,7 +156,8 @@ def _in_cents(entry: Any, route_name: str, fields: tuple[str, ...]) -> Any:
         try:
             converted[field] = from_wire(value, unit, field=field)
         except InvalidInput as error:
-            raise ValueError(f"{error} ({route_name} answers {unit})") from None
+            raise ValueError(_("{error} ({route} answers {unit})").format(
+                error=error, route=route_name, unit=unit)) from None
     return converted
 
 
@@ -167,7 +171,7 @@ def link_parsers(route_name: str) -> tuple[Callable[[Any], PaymentLink], Callabl
         """A link that cannot be read (its money not of the route's unit, no id) is left
         out of ``data`` and named in ``refused``: one bad link never costs the page."""
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-            raise ValueError("payment link list must be {meta, data}")
+            raise ValueError(_("payment link list must be {meta, data}"))
         links: list[PaymentLink] = []
         refused: list[Refused] = []
         for entry in body["data"]:
@@ -198,7 +202,7 @@ def parse_sent(body: Any) -> LinkSent:
 
 def require_phone_number(value: object) -> str:
     if not isinstance(value, str):
-        raise InvalidInput(f"phone must be a text, got {value!r}")
+        raise InvalidInput(_("phone must be a text, got {value!r}").format(value=value))
     return require_phone(value)
 
 

@@ -28,6 +28,7 @@ from pos_app.api.link_models import (
 from pos_app.api.models import Page
 from pos_app.api.parsing import instance, page_of
 from pos_app.api.uploads import upload
+from pos_app.i18n import _
 
 LINK = instance(PaymentLink)
 DELETED = instance(DeletedLink)
@@ -40,7 +41,7 @@ class PaymentLinks:
 
     def __init__(self, client: Caller, version: str = "link") -> None:
         if version not in ("link", "old_link"):
-            raise ValueError(f"unknown payment link version {version!r}")
+            raise ValueError(f"unknown payment link version {version!r}")  # not for people: a caller's bug
         self._client = client
         self._version = version
 
@@ -51,7 +52,8 @@ class PaymentLinks:
         """One page of links (deleted ones are left out by the service)."""
         for name, value in (("page", page), ("limit", limit)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInput(f"{name} must be a whole number from 1, got {value!r}")
+                raise InvalidInput(_("{name} must be a whole number from 1, got {value!r}").format(
+                    name=name, value=value))
         return await self._client.call(self._route("list"), page_of(PaymentLink), query={"page": page, "limit": limit})
 
     async def create(self, draft: LinkDraft) -> PaymentLink:
@@ -68,7 +70,7 @@ class PaymentLinks:
     async def send(self, link_id: str, *, email: str | None = None, phone: str | None = None) -> LinkSent:
         """Send the link by email or by SMS: exactly one of ``email`` and ``phone``."""
         if (email is None) == (phone is None):
-            raise InvalidInput("send a payment link to exactly one of an email address or a phone number")
+            raise InvalidInput(_("send a payment link to exactly one of an email address or a phone number"))
         if email is not None:
             return await self.send_email(link_id, email)
         assert phone is not None

@@ -30,6 +30,8 @@ from pydantic import (
     model_validator,
 )
 
+from pos_app.i18n import _
+
 # ---------------------------------------------------------------- answers
 
 Cents = Annotated[int, Strict()]
@@ -124,7 +126,7 @@ def error_flag(value: object) -> bool | None:
         return value
     if isinstance(value, str):
         return bool(value)
-    raise ValueError(f"error {value!r} is neither a boolean nor a text")
+    raise ValueError(_("error {value!r} is neither a boolean nor a text").format(value=value))
 
 
 def combined_flag(*flags: bool | None) -> bool | None:
@@ -239,7 +241,7 @@ class MessageStatus(Answer):
     @model_validator(mode="after")
     def _complete_names_payment(self) -> Self:
         if self.status == "complete" and not self.payment_id:
-            raise ValueError("a complete message must name its paymentId")
+            raise ValueError(_("a complete message must name its paymentId"))
         return self
 
 

@@ -36,12 +36,13 @@ def form_files(field: str, files: Sequence[FormFile]) -> EncodedBody:
     parts: list[bytes] = []
     for file in files:
         name = _quoted(file.name)
-        head = (f"--{boundary}\r\n"
+        # the form's wire format (RFC 7578)
+        head = (f"--{boundary}\r\n"  # not for people
                 f'Content-Disposition: form-data; name="{_quoted(field)}"; filename="{name}"\r\n'
                 f"Content-Type: {file.media_type}\r\n\r\n")
         parts += [head.encode(), file.content, b"\r\n"]
     parts.append(f"--{boundary}--\r\n".encode())
-    return EncodedBody(b"".join(parts), f"multipart/form-data; boundary={boundary}")
+    return EncodedBody(b"".join(parts), f"multipart/form-data; boundary={boundary}")  # not for people
 
 
 def _quoted(text: str) -> str:

@@ -36,13 +36,14 @@ from pos_app.api.models import (
 )
 from pos_app.api.units import from_wire, response_unit
 from pos_app.api.wire import decode_json
+from pos_app.i18n import _
 
 
 def parse_pay_answer(body: Any) -> PayAccepted | TerminalResult:
     """Pay/auth answers: ``msgIdentifier`` without any error flag means type S accepted,
     otherwise a result (a decline when an error flag is set at any level)."""
     if isinstance(body, dict):
-        fields, flag, _ = result_parts(body)
+        fields, flag, __ = result_parts(body)
         if fields.get("msgIdentifier") and flag is not True:
             return PayAccepted.model_validate(fields)
     return parse_terminal_result(body)
@@ -51,7 +52,7 @@ def parse_pay_answer(body: Any) -> PayAccepted | TerminalResult:
 def parse_terminal_result(body: Any) -> TerminalResult:
     """A synchronous result, even one without ids: ``proves_approval`` tells what it proves."""
     if not isinstance(body, dict):
-        raise ValueError("a terminal result must be an object")
+        raise ValueError(_("a terminal result must be an object"))
     return TerminalResult.model_validate(body)
 
 
@@ -62,7 +63,7 @@ def parse_close_batch(body: Any) -> CloseBatchResult:
     present both must say success. Neither present: ``ValueError``.
     """
     if not isinstance(body, dict):
-        raise ValueError("close batch answer must be an object")
+        raise ValueError(_("close batch answer must be an object"))
     data = body.get("data")
     inner: dict[str, Any] = data if isinstance(data, dict) else {}
     flag = combined_flag(error_flag(body.get("error")), error_flag(inner.get("error")))
@@ -70,20 +71,20 @@ def parse_close_batch(body: Any) -> CloseBatchResult:
     messages: list[str] = []
     if inner.get("success") is not None:
         if not isinstance(inner["success"], bool):
-            raise ValueError(f"close batch data.success {inner['success']!r} is not a boolean")
+            raise ValueError(_("close batch data.success {value!r} is not a boolean").format(value=inner["success"]))
         verdicts.append(inner["success"])
         if isinstance(inner.get("message"), str) and inner["message"]:
             messages.append(inner["message"])
     if body.get("status") is not None:
         status = body["status"]
         if not isinstance(status, str):
-            raise ValueError(f"close batch status {status!r} is not a text")
+            raise ValueError(_("close batch status {status!r} is not a text").format(status=status))
         verdicts.append(status == "success")
         gw = body.get("gwResponse")
         text = gw.get("resultTxt") if isinstance(gw, dict) else None
         messages.append(text if isinstance(text, str) and text else status)
     if not verdicts:
-        raise ValueError("close batch answer has neither status nor data.success")
+        raise ValueError(_("close batch answer has neither status nor data.success"))
     return CloseBatchResult(success=all(verdicts) and flag is not True, message="; ".join(messages), error_flag=flag)
 
 
@@ -100,7 +101,7 @@ def parse_transactions(body: Any) -> Page[TransactionEntry]:
     counted in ``skipped``; odd fields of an entry are None, kept in its ``odd_fields``.
     """
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise ValueError("transaction list must be {meta, data}")
+        raise ValueError(_("transaction list must be {meta, data}"))
     entries: list[TransactionEntry] = []
     for raw in body["data"]:
         if not isinstance(raw, dict):
@@ -116,15 +117,15 @@ def parse_transactions(body: Any) -> Page[TransactionEntry]:
 def parse_receipt_pdf(body: Any) -> bytes:
     data = unwrap(body)
     if not isinstance(data, dict) or not isinstance(data.get("pdfData"), str):
-        raise ValueError("receipt answer has no pdfData")
+        raise ValueError(_("receipt answer has no pdfData"))
     if data.get("encodeType", "base64") != "base64":
-        raise ValueError(f"receipt encodeType {data.get('encodeType')!r} is not base64")
+        raise ValueError(_("receipt encodeType {value!r} is not base64").format(value=data.get("encodeType")))
     try:
         pdf = base64.b64decode(data["pdfData"], validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("receipt pdfData is not valid base64") from None
+        raise ValueError(_("receipt pdfData is not valid base64")) from None
     if not pdf.startswith(b"%PDF"):
-        raise ValueError("receipt pdfData is not a PDF")
+        raise ValueError(_("receipt pdfData is not a PDF"))
     return pdf
 
 
@@ -133,7 +134,7 @@ def parse_acknowledgment(body: Any) -> list[str]:
     if isinstance(body, dict) and set(body) == {"text"} and isinstance(body["text"], str):
         return [p for p in body["text"].split("\n\n") if p.strip()]
     if not isinstance(body, dict) or not body or not all(isinstance(v, str) for v in body.values()):
-        raise ValueError("acknowledgment must be an object of paragraphs")
+        raise ValueError(_("acknowledgment must be an object of paragraphs"))
     return list(body.values())
 
 
@@ -148,7 +149,7 @@ def _list_of[M: BaseModel](model: type[M]) -> Callable[[Any], list[M]]:
     def parse(body: Any) -> list[M]:
         body = _bare_list(body)
         if not isinstance(body, list):
-            raise ValueError(f"expected a list of {model.__name__}")
+            raise ValueError(_("expected a list of {name}").format(name=model.__name__))
         return [model.model_validate(entry) for entry in body]
 
     return parse
@@ -157,7 +158,7 @@ def _list_of[M: BaseModel](model: type[M]) -> Callable[[Any], list[M]]:
 def parse_ids(body: Any) -> list[str]:
     body = _bare_list(body)
     if not isinstance(body, list) or not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in body):
-        raise ValueError("expected a list of ids")
+        raise ValueError(_("expected a list of ids"))
     return [str(i) for i in body]
 
 
@@ -182,7 +183,7 @@ def item_parser(route_name: str) -> tuple[Callable[[Any], Item], Callable[[Any],
         """The item list; an entry that is no item (a price that is no dollar amount, a
         missing name...) is left out of ``data`` and named in ``refused``."""
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-            raise ValueError("item list must be {meta, data}")
+            raise ValueError(_("item list must be {meta, data}"))
         entries: list[Any] = []
         refused: list[Refused] = []
         for entry in body["data"]:
@@ -224,7 +225,7 @@ def _entry_id(entry: Any) -> str | None:
 
 
 parse_item_dollars, parse_item_page = item_parser("item.get")
-parse_item_cents, _ = item_parser("item.delete")
+parse_item_cents = item_parser("item.delete")[0]
 
 
 def _model[M: BaseModel](model: type[M]) -> Callable[[Any], M]:
@@ -236,7 +237,7 @@ def _model[M: BaseModel](model: type[M]) -> Callable[[Any], M]:
 
 def _success(body: Any) -> bool:
     if not isinstance(body, dict) or not isinstance(body.get("success"), bool):
-        raise ValueError("expected {success: bool}")
+        raise ValueError(_("expected {success: bool}"))
     return bool(body["success"])
 
 
@@ -293,7 +294,8 @@ class Expect[R]:
 
     def verify(self, value: object) -> R:
         if not self.check(value):
-            raise TypeError(f"expected {self.name}, the parser gave {type(value).__name__}")
+            # a parser's bug, not the service's
+            raise TypeError(f"expected {self.name}, the parser gave {type(value).__name__}")  # not for people
         return cast(R, value)  # proven by check
 
 
@@ -342,7 +344,7 @@ def parse_answer(
     except (ValueError, TypeError, ValidationError, RecursionError, InvalidInput) as error:
         detail = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
         raise ProtocolError(
-            f"the answer to {route_name} does not match the contract: {detail}",
+            _("the answer to {route} does not match the contract: {detail}").format(route=route_name, detail=detail),
             raw=content,
             status_code=status_code,
         ) from None

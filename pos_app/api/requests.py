@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pos_app.api.errors import InvalidInput
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, require_cents, require_phone
 from pos_app.api.units import request_unit, to_wire
+from pos_app.i18n import _
 
 
 class Request(BaseModel):
@@ -33,15 +34,15 @@ class Request(BaseModel):
 def _explain(error: ValidationError) -> str:
     parts = []
     for problem in error.errors():
-        field = ".".join(str(p) for p in problem["loc"]) or "request"
-        message = problem["msg"].removeprefix("Value error, ")
+        field = ".".join(str(p) for p in problem["loc"]) or _("request")
+        message = problem["msg"].removeprefix("Value error, ")  # not for people: pydantic's prefix
         parts.append(f"{field}: {message}")
     return "; ".join(parts)
 
 
 def _id(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError("must be a non-empty id")
+        raise ValueError(_("must be a non-empty id"))
     return value.strip()
 
 
@@ -82,7 +83,7 @@ class PayRequest(Request):
     @classmethod
     def _email(cls, value: str | None) -> str | None:
         if value is not None and ("@" not in value or value.strip() != value or " " in value):
-            raise ValueError(f"{value!r} is not an email address")
+            raise ValueError(_("{value!r} is not an email address").format(value=value))
         return value
 
 
@@ -148,15 +149,15 @@ class ItemDraft(Request):
     @classmethod
     def _price(cls, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a whole number of cents, got {value!r}")
+            raise ValueError(_("must be a whole number of cents, got {value!r}").format(value=value))
         if value == 0:
-            raise ValueError("must not be 0")
+            raise ValueError(_("must not be 0"))
         return value
 
     @model_validator(mode="after")
     def _discount_has_no_taxes(self) -> Self:
         if self.sales_price < 0 and self.taxes:
-            raise ValueError("a negative price (discount line) cannot carry taxes")
+            raise ValueError(_("a negative price (discount line) cannot carry taxes"))
         return self
 
     def wire(self) -> dict[str, Any]:

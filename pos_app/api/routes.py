@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import quote
 
+from pos_app.i18n import _
+
 Source = Literal["spec", "assumed"]
 
 _PARAM = re.compile(r"\{(\w+)\}")
@@ -47,10 +49,10 @@ class Route:
         """The path with its ``{param}`` parts filled in, each quoted as one segment."""
         missing = set(self.params) - params.keys()
         if missing:
-            raise ValueError(f"route {self.name} needs {', '.join(sorted(missing))}")
+            raise ValueError(f"route {self.name} needs {', '.join(sorted(missing))}")  # not for people: a caller's bug
         for key, value in params.items():
             if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"route {self.name}: {key} must be a non-empty id")
+                raise ValueError(_("route {route}: {key} must be a non-empty id").format(route=self.name, key=key))
         return _PARAM.sub(lambda m: quote(params[m.group(1)], safe=""), self.path)
 
 
@@ -168,7 +170,8 @@ class RouteTable:
         routes = dict(ROUTES)
         for name, text in (overrides or {}).items():
             if name not in routes:
-                raise ValueError(f"unknown route {name!r} in path overrides; known: {', '.join(ROUTES)}")
+                raise ValueError(_("unknown route {name!r} in path overrides; known: {known}").format(
+                    name=name, known=", ".join(ROUTES)))
             routes[name] = _override(routes[name], text)
         self._routes = routes
 
@@ -186,14 +189,15 @@ def _override(route: Route, text: str) -> Route:
     elif len(parts) == 2:
         method, path = parts[0].upper(), parts[1]
     else:
-        raise ValueError(f"path override for {route.name} must be 'METHOD /path' or '/path', got {text!r}")
+        raise ValueError(_("path override for {route} must be 'METHOD /path' or '/path', got {text!r}").format(
+            route=route.name, text=text))
     if method not in {"GET", "POST", "PUT", "PATCH", "DELETE"}:
-        raise ValueError(f"path override for {route.name}: unknown method {method!r}")
+        raise ValueError(_("path override for {route}: unknown method {method!r}").format(
+            route=route.name, method=method))
     if not path.startswith("/"):
-        raise ValueError(f"path override for {route.name} must start with '/', got {path!r}")
+        raise ValueError(_("path override for {route} must start with '/', got {path!r}").format(route=route.name,
+                                                                                                  path=path))
     if sorted(_PARAM.findall(path)) != sorted(route.params):
-        raise ValueError(
-            f"path override for {route.name} must keep the parameters "
-            f"{', '.join('{' + p + '}' for p in route.params) or '(none)'}"
-        )
+        raise ValueError(_("path override for {route} must keep the parameters {params}").format(
+            route=route.name, params=", ".join("{" + p + "}" for p in route.params) or _("(none)")))
     return replace(route, method=method, path=path)

@@ -21,10 +21,11 @@ from typing import Any
 from urllib.parse import quote
 
 from pos_app.api.errors import InvalidKeyHash
+from pos_app.i18n import N_, _
 
 REDACTED = "[redacted]"
 
-_NAMES = {" ": "a space", "\t": "a tab", "\n": "a line break (LF)", "\r": "a carriage return (CR)"}
+_NAMES = {" ": N_("a space"), "\t": N_("a tab"), "\n": N_("a line break (LF)"), "\r": N_("a carriage return (CR)")}
 
 
 def key_hash_problem(value: str) -> str:
@@ -32,27 +33,29 @@ def key_hash_problem(value: str) -> str:
     character's kind and 1-based position, never the character itself if it is part of
     the key (only spaces and line breaks are named)."""
     if not value:
-        return "is empty"
+        return _("is empty")
     for position, char in enumerate(value, start=1):
         if "\x21" <= char <= "\x7e":
             continue
-        where = "at the end" if position == len(value) else (
-            "at the start" if position == 1 else f"at position {position} of {len(value)}")
+        where = _("at the end") if position == len(value) else (
+            _("at the start") if position == 1 else _("at position {position} of {length}").format(
+                position=position, length=len(value)))
         if char in _NAMES:
-            return f"has {_NAMES[char]} {where}"
+            return _("has {what} {where}").format(what=_(_NAMES[char]), where=where)
         if char.isascii():
-            return f"has a control character {where}"
-        return f"has a character that is not plain ASCII (letters, digits, symbols) {where}"
+            return _("has a control character {where}").format(where=where)
+        return _("has a character that is not plain ASCII (letters, digits, symbols) {where}").format(where=where)
     return ""
 
 
-def check_key_hash(value: str, *, source: str = "the key-hash") -> str:
+def check_key_hash(value: str, *, source: str = N_("the key-hash")) -> str:
     """``value`` when it can be sent as the ``key-hash`` header; ``InvalidKeyHash`` naming
     ``source`` (e.g. "the key-hash in POS_KEY_HASH") and the problem otherwise."""
     problem = key_hash_problem(value)
     if problem:
-        raise InvalidKeyHash(f"{source} {problem}: a key-hash is letters, digits and symbols only, "
-                             "with no spaces or line breaks; set it again without it")
+        raise InvalidKeyHash(_("{source} {problem}: a key-hash is letters, digits and symbols only, "
+                               "with no spaces or line breaks; set it again without it").format(
+                                   source=_(source), problem=problem))
     return value
 
 

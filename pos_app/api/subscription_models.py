@@ -26,6 +26,7 @@ from pos_app.api.models import Cents, Flag, Lenient, Page, Refused, Text, error_
 from pos_app.api.money import require_cents
 from pos_app.api.requests import Request
 from pos_app.api.units import request_unit, to_wire
+from pos_app.i18n import _
 
 MAX_PAYMENTS = 52
 MAX_MONTH_FREQUENCY = 24
@@ -65,20 +66,23 @@ class RetryOutcome(StrEnum):
 
 def _payments(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PAYMENTS:
-        raise ValueError(f"must be a whole number from 0 to {MAX_PAYMENTS} (0: until cancelled), got {value!r}")
+        raise ValueError(_("must be a whole number from 0 to {most} (0: until cancelled), got {value!r}").format(
+            most=MAX_PAYMENTS, value=value))
     return value
 
 
 def _whole(value: Any, low: int, high: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bound = f"from {low}" if high is None else f"from {low} to {high}"
-        raise ValueError(f"must be a whole number {bound}, got {value!r}")
+        if high is None:
+            raise ValueError(_("must be a whole number from {low}, got {value!r}").format(low=low, value=value))
+        raise ValueError(_("must be a whole number from {low} to {high}, got {value!r}").format(
+            low=low, high=high, value=value))
     return value
 
 
 def _future(value: date | None) -> date | None:
     if value is not None and value <= date.today():
-        raise ValueError(f"must be a future date (after today), got {value.isoformat()}")
+        raise ValueError(_("must be a future date (after today), got {day}").format(day=value.isoformat()))
     return value
 
 
@@ -123,11 +127,11 @@ class CustomSchedule(Request):
         by_days = self.day_frequency is not None
         by_months = self.month_frequency is not None or self.day_of_month is not None
         if by_days and by_months:
-            raise ValueError("give exactly one frequency mode: every N days, or every N months on a day, not both")
+            raise ValueError(_("give exactly one frequency mode: every N days, or every N months on a day, not both"))
         if not by_days and not by_months:
-            raise ValueError("give a frequency: every N days, or every N months on a day of the month")
+            raise ValueError(_("give a frequency: every N days, or every N months on a day of the month"))
         if by_months and (self.month_frequency is None or self.day_of_month is None):
-            raise ValueError("every N months needs both the month frequency and the day of the month")
+            raise ValueError(_("every N months needs both the month frequency and the day of the month"))
         return self
 
     def wire(self) -> dict[str, Any]:
@@ -158,7 +162,7 @@ class SubscriptionDraft(Request):
     @classmethod
     def _id(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
-            raise ValueError("must be a non-empty id")
+            raise ValueError(_("must be a non-empty id"))
         return value
 
     @field_validator("first_amount", mode="before")
@@ -174,8 +178,8 @@ class SubscriptionDraft(Request):
     @model_validator(mode="after")
     def _plan_or_schedule(self) -> Self:
         if (self.plan_id is None) == (self.custom_schedule is None):
-            raise ValueError("give exactly one of a plan id and a custom schedule (the service would take the "
-                             "plan and drop the schedule)")
+            raise ValueError(_("give exactly one of a plan id and a custom schedule (the service would take the "
+                               "plan and drop the schedule)"))
         return self
 
     def wire(self) -> dict[str, Any]:
@@ -219,11 +223,11 @@ class SubscriptionChanges(Request):
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         if self.start_date is not None and self.custom_schedule is None:
-            raise ValueError("startDate re-anchors a new custom schedule: it goes only with customSchedule")
+            raise ValueError(_("startDate re-anchors a new custom schedule: it goes only with customSchedule"))
         if (self.amount is not None and self.custom_schedule is not None
                 and self.amount != self.custom_schedule.amount):
-            raise ValueError(f"amount {self.amount} and customSchedule.amount {self.custom_schedule.amount} "
-                             "must match")
+            raise ValueError(_("amount {amount} and customSchedule.amount {schedule_amount} must match").format(
+                amount=self.amount, schedule_amount=self.custom_schedule.amount))
         return self
 
     def wire(self) -> dict[str, Any]:
@@ -304,7 +308,7 @@ def parse_subscription(body: Any) -> Subscription:
 def parse_subscription_page(body: Any) -> Page[Subscription]:
     """The list; an entry that is no subscription is left out and named in ``refused``."""
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise ValueError("subscription list must be {meta, data}")
+        raise ValueError(_("subscription list must be {meta, data}"))
     found: list[Subscription] = []
     refused: list[Refused] = []
     for entry in body["data"]:
@@ -325,14 +329,14 @@ def parse_retry(body: Any) -> RetryResult:
     unknown. ``schedule_id`` is filled in by the caller, who knows what it asked for.
     """
     if not isinstance(body, dict):
-        raise ValueError("a retry answer must be an object")
+        raise ValueError(_("a retry answer must be an object"))
     data = body.get("data")
     inner: dict[str, Any] = data if isinstance(data, dict) else body
     flags = [error_flag(level.get("error")) for level in (body, inner)]
     texts = [level["error"] for level in (body, inner) if isinstance(level.get("error"), str) and level["error"]]
     raw_entry = inner.get("schedule")
     if isinstance(raw_entry, list):
-        raise ValueError("a retry answers the single charged entry, not a schedule array")
+        raise ValueError(_("a retry answers the single charged entry, not a schedule array"))
     entry = ScheduleEntry.model_validate(raw_entry) if isinstance(raw_entry, dict) else None
     subscription_id = inner.get("id") if isinstance(inner.get("id"), str) else None
     if True in flags or (entry is not None and entry.status is EntryStatus.FAILED):
@@ -340,7 +344,7 @@ def parse_retry(body: Any) -> RetryResult:
     elif entry is not None and entry.status is EntryStatus.PAID:
         outcome, reason = RetryOutcome.APPROVED, None
     else:
-        outcome, reason = RetryOutcome.UNKNOWN, "the answer does not say the entry was paid"
+        outcome, reason = RetryOutcome.UNKNOWN, _("the answer does not say the entry was paid")
     return RetryResult(outcome, schedule_id="", entry=entry, subscription_id=subscription_id, reason=reason)
 
 

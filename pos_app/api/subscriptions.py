@@ -46,6 +46,7 @@ from pos_app.api.subscription_models import (
     SubscriptionStatus,
 )
 from pos_app.api.units import request_unit, to_wire
+from pos_app.i18n import N_, _
 
 
 class TransitionRefused(ApiError):
@@ -79,9 +80,11 @@ class Subscriptions:
         the subscription amount exactly (sent in dollars, as the service reads it)."""
         for name, value in (("page", page), ("limit", limit)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InvalidInput(f"{name} must be a whole number from 1, got {value!r}")
+                raise InvalidInput(_("{name} must be a whole number from 1, got {value!r}").format(
+                    name=name, value=value))
         if not all(isinstance(s, SubscriptionStatus) for s in statuses):
-            raise InvalidInput(f"statuses must be of {', '.join(SubscriptionStatus)}, got {statuses!r}")
+            raise InvalidInput(_("statuses must be of {known}, got {statuses!r}").format(
+                known=", ".join(SubscriptionStatus), statuses=statuses))
         query: dict[str, Any] = {
             "status": ",".join(statuses) or None,
             "customerId": None if customer_id is None else require_vault_id(customer_id, field="customerId"),
@@ -103,7 +106,7 @@ class Subscriptions:
     async def update(self, subscription_id: str, changes: SubscriptionChanges) -> Subscription:
         body = changes.wire()
         if not body:
-            raise InvalidInput("nothing to update: give at least one field")
+            raise InvalidInput(_("nothing to update: give at least one field"))
         return await _moved(self._client.call("subscription.update", SUBSCRIPTION,
                                               path_params={"id": _id(subscription_id)}, body=body))
 
@@ -134,13 +137,14 @@ class Subscriptions:
         raises its ``ApiError``: nothing was charged. So does a transport failure before
         the request left (``request_sent`` False).
         """
-        path = {"scheduleId": _id(schedule_id, what="schedule id")}
+        path = {"scheduleId": _id(schedule_id, what=N_("schedule id"))}
         try:
             result = await self._client.call("subscription.retry", RETRY, path_params=path, attempt_id=attempt_id)
         except GatewayDeclined as error:
             return RetryResult(RetryOutcome.DECLINED, schedule_id, reason=error.text or str(error))
         except ServerError as error:
-            return RetryResult(RetryOutcome.UNKNOWN, schedule_id, reason=f"the service failed: {error}")
+            return RetryResult(RetryOutcome.UNKNOWN, schedule_id, reason=_("the service failed: {error}").format(
+                error=error))
         except TransportError as error:
             if not error.request_sent:
                 raise
@@ -164,8 +168,8 @@ async def _moved(sent: Awaitable[Subscription]) -> Subscription:
     return subscription
 
 
-def _id(value: object, *, what: str = "subscription id") -> str:
+def _id(value: object, *, what: str = N_("subscription id")) -> str:
     """A subscription or schedule entry id: non-empty text (the service's own ids)."""
     if not isinstance(value, str) or not value.strip() or "/" in value:
-        raise InvalidInput(f"{what} must be a non-empty id, got {value!r}")
+        raise InvalidInput(_("{what} must be a non-empty id, got {value!r}").format(what=_(what), value=value))
     return value

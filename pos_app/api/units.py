@@ -17,6 +17,7 @@ from typing import Literal
 
 from pos_app.api.errors import InvalidInput
 from pos_app.api.money import cents_to_dollars, dollars_to_cents
+from pos_app.i18n import _
 
 Unit = Literal["cents", "dollars", "whole_dollars"]
 
@@ -85,14 +86,15 @@ def units(route_name: str) -> MoneyUnits:
     try:
         return FAMILY_UNITS[family]
     except KeyError:
-        raise KeyError(f"no money units for route {route_name!r}: add its family to pos_app.api.units") from None
+        raise KeyError(  # a route added without its units: a developer's bug
+            f"no money units for route {route_name!r}: add its family to pos_app.api.units") from None  # not for people
 
 
 def request_unit(route_name: str) -> Unit:
     """The unit of money ``route_name`` takes; ``ValueError`` if it takes none."""
     unit = units(route_name).request
     if unit is None:
-        raise ValueError(f"{route_name} takes no money")
+        raise ValueError(f"{route_name} takes no money")  # not for people: a caller's bug
     return unit
 
 
@@ -100,7 +102,7 @@ def response_unit(route_name: str) -> Unit:
     """The unit of money ``route_name`` answers; ``ValueError`` if it answers none."""
     unit = units(route_name).response
     if unit is None:
-        raise ValueError(f"{route_name} answers no money")
+        raise ValueError(f"{route_name} answers no money")  # not for people: a caller's bug
     return unit
 
 
@@ -109,14 +111,14 @@ def to_wire(cents: int, unit: Unit, *, field: str = "amount") -> int | Decimal:
     ``Decimal`` (1250 → 12.50), whole dollars as an ``int`` (1200 → 12; 1250 is refused:
     the deprecated link create cannot take 12.50)."""
     if isinstance(cents, bool) or not isinstance(cents, int):
-        raise InvalidInput(f"{field} must be an int of cents, got {cents!r}")
+        raise InvalidInput(f"{field} must be an int of cents, got {cents!r}")  # not for people: a caller's bug
     if unit == "cents":
         return cents
     if unit == "dollars":
         return cents_to_dollars(cents)
     if cents % 100:
-        raise InvalidInput(f"{field} is sent in whole dollars on this route: {cents} cents is not a whole number "
-                           "of dollars")
+        raise InvalidInput(_("{field} is sent in whole dollars on this route: {cents} cents is not a whole number "
+                             "of dollars").format(field=field, cents=cents))
     return cents // 100
 
 
@@ -124,14 +126,14 @@ def from_wire(value: object, unit: Unit, *, field: str = "amount") -> int:
     """An answer's money in ``unit`` as cents; ``InvalidInput`` when it is no amount of that
     unit (a fraction where cents are due, a float, a bool, a fraction of a cent)."""
     if isinstance(value, (bool, float)) or not isinstance(value, (int, Decimal, str)):
-        raise InvalidInput(f"{field} {value!r} is not an amount")
+        raise InvalidInput(_("{field} {value!r} is not an amount").format(field=field, value=value))
     if unit == "cents":
         if not isinstance(value, int):
-            raise InvalidInput(f"{field} {value!r} should be whole cents here")
+            raise InvalidInput(_("{field} {value!r} should be whole cents here").format(field=field, value=value))
         return value
     if unit == "whole_dollars":
         if not isinstance(value, int):
-            raise InvalidInput(f"{field} {value!r} should be whole dollars here")
+            raise InvalidInput(_("{field} {value!r} should be whole dollars here").format(field=field, value=value))
         return value * 100
     try:
         return dollars_to_cents(value)

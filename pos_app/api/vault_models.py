@@ -29,6 +29,7 @@ from pos_app.api.customer_models import VaultAddress, check_email, check_phone, 
 from pos_app.api.errors import ApiError, InvalidInput
 from pos_app.api.models import Flag, Lenient, Text, unwrap
 from pos_app.api.requests import Request
+from pos_app.i18n import _
 
 ROUTING_NUMBER = re.compile(r"^[0-9]{9}$")
 ACCOUNT_NUMBER = re.compile(r"^[0-9]{4,17}$")
@@ -37,14 +38,16 @@ ACCOUNT_NUMBER = re.compile(r"^[0-9]{4,17}$")
 def check_routing_number[T: (str, str | None)](value: T) -> T:
     """A bank's routing number (9 digits), as stored and as charged; None passes."""
     if value is not None and not ROUTING_NUMBER.fullmatch(value):
-        raise ValueError(f"routingNumber must be the 9 digits of the bank's routing number, got {value!r}")
+        raise ValueError(_("routingNumber must be the 9 digits of the bank's routing number, got {value!r}").format(
+            value=value))
     return value
 
 
 def check_account_number[T: (str, str | None)](value: T) -> T:
     """A bank account number (4 to 17 digits), never echoed in the error; None passes."""
     if value is not None and not ACCOUNT_NUMBER.fullmatch(value):
-        raise ValueError(f"accountNumber must be the account's digits (4 to 17), got {len(value)} characters")
+        raise ValueError(_("accountNumber must be the account's digits (4 to 17), got {count} characters").format(
+            count=len(value)))
     return value
 DRIVER_LICENSE = re.compile(r"^[a-zA-Z0-9]+$")
 BUSINESS_TYPES = frozenset({"businessChecking", "businessSavings"})
@@ -116,16 +119,19 @@ class AchAccount(Request):
     @classmethod
     def _licence(cls, value: str | None) -> str | None:
         if value is not None and not DRIVER_LICENSE.fullmatch(value):
-            raise ValueError(f"driverLicenseNumber must be letters and digits only, got {value!r}")
+            raise ValueError(_("driverLicenseNumber must be letters and digits only, got {value!r}").format(
+                value=value))
         return value
 
     @model_validator(mode="after")
     def _holder(self) -> Self:
         if self.account_type in BUSINESS_TYPES:
             if not (self.company_name or "").strip():
-                raise ValueError(f"a {self.account_type.value} account needs companyName")
+                raise ValueError(_("a {account_type} account needs companyName").format(
+                    account_type=self.account_type.value))
         elif not (self.first_name or "").strip() or not (self.last_name or "").strip():
-            raise ValueError(f"a {self.account_type.value} account needs firstName and lastName")
+            raise ValueError(_("a {account_type} account needs firstName and lastName").format(
+                account_type=self.account_type.value))
         return self
 
     @property
@@ -143,7 +149,7 @@ class LinkExpiry(Request):
     @classmethod
     def _positive(cls, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"must be a whole number above 0, got {value!r}")
+            raise ValueError(_("must be a whole number above 0, got {value!r}").format(value=value))
         return value
 
     @classmethod
@@ -154,7 +160,8 @@ class LinkExpiry(Request):
         word = match.group(2).lower() if match else ""
         unit = units.get(word) or next((u for u in TimeUnit if word in (u.value, u.value[:-1])), None)
         if match is None or unit is None:
-            raise InvalidInput(f"expiry must be a number and a unit such as 30m, 24h, 7d or 2w, got {text!r}")
+            raise InvalidInput(_("expiry must be a number and a unit such as 30m, 24h, 7d or 2w, got {text!r}").format(
+                text=text))
         return cls(expirationTime=int(match.group(1)), unitOfTime=unit)
 
 
@@ -178,7 +185,7 @@ class LinkContact(Request):
     @model_validator(mode="after")
     def _one_contact(self) -> Self:
         if self.email is None and self.phone_number is None:
-            raise ValueError("give an email or a phone number: without one the service sends nothing")
+            raise ValueError(_("give an email or a phone number: without one the service sends nothing"))
         return self
 
 
@@ -190,12 +197,12 @@ def link_body(contact: LinkContact, expiry: LinkExpiry) -> dict[str, Any]:
 def require_vault_ids(ids: Sequence[str]) -> list[str]:
     """``itemList`` of vault ids: at least one, each 24-hex, none twice."""
     if not ids:
-        raise InvalidInput("give at least one customer id")
+        raise InvalidInput(_("give at least one customer id"))
     for vault_id in ids:
         require_vault_id(vault_id)
     repeated = sorted({i for i in ids if list(ids).count(i) > 1})
     if repeated:
-        raise InvalidInput(f"customer id given twice: {', '.join(repeated)}")
+        raise InvalidInput(_("customer id given twice: {ids}").format(ids=", ".join(repeated)))
     return list(ids)
 
 
@@ -252,7 +259,7 @@ def bulk_delete_failure(error: ApiError) -> BulkDeleteFailed:
         deleted = [i for i in detail.get("deleted") or [] if isinstance(i, str)]
         for entry in detail.get("failed") or []:
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                failed[entry["id"]] = str(entry.get("message") or "not deleted")
+                failed[entry["id"]] = str(entry.get("message") or _("not deleted"))
     return BulkDeleteFailed(error, deleted=deleted, failed=failed)
 
 
@@ -273,13 +280,13 @@ def check_csv_type(content_type: str) -> None:
     """``ValueError`` unless ``content_type`` is one a CSV may come as (or missing)."""
     media = content_type.split(";", 1)[0].strip().lower()
     if media and media not in CSV_TYPES:
-        raise ValueError(f"expected a CSV (text/csv), the service answered {media}")
+        raise ValueError(_("expected a CSV (text/csv), the service answered {media}").format(media=media))
 
 
 def _success(model: type[LinkQueued] | type[BulkDeleted]) -> Callable[[Any], object]:
     def parse(body: Any) -> object:
         if not isinstance(body, dict):
-            raise ValueError(f"{model.__name__} answer must be an object")
+            raise ValueError(_("{name} answer must be an object").format(name=model.__name__))
         return model.model_validate(unwrap(body) if "success" not in body else body)
 
     return parse
@@ -287,13 +294,13 @@ def _success(model: type[LinkQueued] | type[BulkDeleted]) -> Callable[[Any], obj
 
 def parse_import(body: Any) -> bool:
     if not isinstance(body, dict) or not isinstance(body.get("success"), bool):
-        raise ValueError("import answer must be {success: bool}")
+        raise ValueError(_("import answer must be {success: bool}"))
     return bool(body["success"])
 
 
 def refuse_json_for_csv(body: Any) -> object:
     """Export and template answer CSV (``PaymentsClient.exchange``): JSON there is no answer."""
-    raise ValueError("export and template answer text/csv, not JSON")
+    raise ValueError(_("export and template answer text/csv, not JSON"))
 
 
 PARSERS: dict[str, Callable[[Any], object]] = {

@@ -10,7 +10,7 @@ from typing import Any
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(f"{name} is not valid JSON")  # not for people
 
 
 def decode_json(data: bytes | str) -> Any:
@@ -26,10 +26,10 @@ def encode_json(value: Any) -> bytes:
 def _encode(value: Any) -> Iterator[str]:
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise ValueError(f"cannot send {value} as JSON")
+            raise ValueError(f"cannot send {value} as JSON")  # not for people
         yield format(value, "f")
     elif isinstance(value, float):
-        raise TypeError("floats are not sent: use int cents or Decimal dollars")
+        raise TypeError("floats are not sent: use int cents or Decimal dollars")  # not for people
     elif isinstance(value, dict):
         yield "{"
         for index, (key, item) in enumerate(value.items()):

@@ -51,6 +51,7 @@ from pos_app.api.errors import (
     TransportError,
 )
 from pos_app.api.subscription_models import EntryStatus, RetryResult
+from pos_app.i18n import _
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, REF_OPERATIONS
 from pos_app.terminal.evidence import ERROR_ANSWER, NO_ANSWER, Evidence, entries_evidence, error_details, for_amount
@@ -107,11 +108,11 @@ def charge_evidence(answer: ChargeAnswer, operation: Operation, asked: int, *, h
     if answer.declined:
         return Evidence(Outcome.DECLINED, {**details, "gateway_text": answer.decline_text})
     if not answer.id:
-        return Evidence(None, details, "the answer names no payment")
+        return Evidence(None, details, _("the answer names no payment"))
     if answer.paid is True or (held and answer.status == "auth"):
         return for_amount(Evidence(Outcome.APPROVED, details), operation, asked)
-    return Evidence(None, details, f"payment {answer.id} is neither paid nor declined "
-                                   f"(paid {answer.paid!r}, status {answer.status!r})")
+    return Evidence(None, details, _("payment {payment} is neither paid nor declined (paid {paid!r}, status "
+                                     "{status!r})").format(payment=answer.id, paid=answer.paid, status=answer.status))
 
 
 def charge_decline(error: PaymentsError) -> bool:
@@ -179,21 +180,24 @@ class ChargeService(TerminalService):
             reading = await read_entry(self.client, schedule_id, subscription_id)
         except (EntryNotFound, InvalidInput) as error:
             return OperationResult(Outcome.FAILED, operation, SUBSCRIPTION_LANE.format(subscription_id or "?"),
-                                   order_key=order_key, message=f"nothing was sent: {error}",
+                                   order_key=order_key, message=_("nothing was sent: {reason}").format(reason=error),
                                    refusal=Refusal.INVALID_INPUT)
         except PaymentsError as error:
             return OperationResult(Outcome.FAILED, operation, SUBSCRIPTION_LANE.format(subscription_id or "?"),
                                    order_key=order_key, refusal=Refusal.SERVICE_UNREACHABLE,
-                                   message=f"nothing was sent: the entry could not be read ({error})")
+                                   message=_("nothing was sent: the entry could not be read ({error})").format(
+                                       error=error))
         lane, entry = SUBSCRIPTION_LANE.format(reading.subscription_id), reading.entry
         if not entry.amount:
             return OperationResult(Outcome.FAILED, operation, lane, order_key=order_key, refusal=Refusal.INVALID_INPUT,
-                                   message=f"not sent: schedule entry {schedule_id} states no amount to charge")
+                                   message=_("not sent: schedule entry {entry} states no amount to charge").format(
+                                       entry=schedule_id))
         if entry.status is EntryStatus.PAID:  # its unknown retry, if any, is looked at: most likely what paid it
             settled = await self._settle_blockers(operation, lane, order_key, None)
             return OperationResult(Outcome.FAILED, operation, lane, amount=entry.amount, order_key=order_key,
-                                   recovered=tuple(result for _, result in settled), refusal=Refusal.ORDER_PAID,
-                                   message=f"not sent: schedule entry {schedule_id} is already paid")
+                                   recovered=tuple(result for __, result in settled), refusal=Refusal.ORDER_PAID,
+                                   message=_("not sent: schedule entry {entry} is already paid").format(
+                                       entry=schedule_id))
         body = {"scheduleId": schedule_id, "subscriptionId": reading.subscription_id, "amount": entry.amount,
                 "entry_before": reading.before()}
         return await self._run(operation, lane, body, amount=entry.amount, order_key=order_key,
@@ -209,10 +213,12 @@ class ChargeService(TerminalService):
                 evidence = await entry_evidence(self.client, attempt, answered=True,
                                                 settle=self.reader.follow_up_settle)
             except PaymentsError as error:
-                evidence = Evidence(None, evidence.details, f"the entry could not be read again: {error}")
+                evidence = Evidence(None, evidence.details, _("the entry could not be read again: {error}").format(
+                    error=error))
         if evidence.outcome is None:
-            return await self.outcomes.finish(attempt, Outcome.UNKNOWN, {**evidence.details, "message": (
-                f"{evidence.note}; `pos-app terminal resume` reads the entry again (never retry it again)")})
+            return await self.outcomes.finish(attempt, Outcome.UNKNOWN, {**evidence.details, "message": _(
+                "{reason}; `pos-app terminal resume` reads the entry again (never retry it again)").format(
+                    reason=evidence.note)})
         return await self.outcomes.finish_evidence(attempt, evidence)
 
     # ------------------------------------------------------------ the request path
@@ -237,7 +243,8 @@ class ChargeService(TerminalService):
             return await self._settle_error(attempt, error, before)
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             return await self.outcomes.finish(attempt, Outcome.UNKNOWN,
-                                              {"message": f"internal error: {type(error).__name__}"})
+                                              {"message": _("internal error: {error}").format(
+                                                  error=type(error).__name__)})
         if isinstance(answer, RetryResult):
             return await self._settle_retry(attempt, answer)
         assert isinstance(answer, ChargeAnswer)
@@ -305,9 +312,10 @@ class ChargeService(TerminalService):
             try:
                 await self.journal.mark_sent(attempt.id)
             except JournalError as error:
-                await self.outcomes.try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
+                await self.outcomes.try_finish(attempt, Outcome.FAILED, {
+                    "message": _("not sent: {reason}").format(reason=error)})
                 results[index] = OperationResult.from_attempt(await self.journal.get(attempt.id),
-                                                              f"nothing was sent: {error}",
+                                                              _("nothing was sent: {reason}").format(reason=error),
                                                               refusal=refusal_for(error))
                 continue
             sendable.append((index, attempt))
@@ -320,7 +328,7 @@ class ChargeService(TerminalService):
         request = BulkCharge(payments=[
             items[index].model_copy(update={"order": ChargeOrder(externalId=attempt.id)})
             for index, attempt in sendable])
-        self._active.update(attempt.id for _, attempt in sendable)
+        self._active.update(attempt.id for __, attempt in sendable)
         try:
             try:
                 await self.client.cards.bulk_charge(request, attempt_id=sendable[0][1].id)
@@ -331,11 +339,11 @@ class ChargeService(TerminalService):
                     return {index: await self.outcomes.finish(attempt, Outcome.FAILED, {"message": str(error)},
                                                               refusal=Refusal.SERVICE_REFUSED)
                             for index, attempt in sendable}
-                for _, attempt in sendable:
+                for __, attempt in sendable:
                     await self.reader.note(attempt.id, NO_ANSWER, {"error": type(error).__name__})
             return await self._read_back(sendable, self.wait_limit if wait_limit is None else wait_limit)
         finally:
-            self._active.difference_update(attempt.id for _, attempt in sendable)
+            self._active.difference_update(attempt.id for __, attempt in sendable)
 
     async def _read_back(self, sendable: list[tuple[int, Attempt]], wait_limit: float) -> dict[int, OperationResult]:
         """Read the transaction list until every row's payment shows, or ``wait_limit`` ends."""
@@ -361,6 +369,6 @@ class ChargeService(TerminalService):
             await asyncio.sleep(min(BULK_POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
         for index, attempt in waiting.items():
             results[index] = await self.outcomes.finish(attempt, Outcome.UNKNOWN, {
-                "message": "queued, but its payment is not in the service's transactions yet: "
-                           "`pos-app terminal resume` finds it (never charge it again)"})
+                "message": _("queued, but its payment is not in the service's transactions yet: "
+                             "`pos-app terminal resume` finds it (never charge it again)")})
         return results

@@ -26,6 +26,7 @@ from pos_app.api.errors import (
     Unauthorized,
 )
 from pos_app.api.models import Payment, TerminalResult, TransactionEntry
+from pos_app.i18n import _
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.journal.codec import utc_now
 from pos_app.journal.models import ORDER_OPERATIONS
@@ -93,8 +94,8 @@ def answer_evidence(answer: TerminalResult, operation: Operation, asked: int | N
     })
     if answer.proves_approval:
         return for_amount(Evidence(Outcome.APPROVED, details), operation, asked)
-    return Evidence(None, details, "the answer did not prove an approval "
-                                   f"(gateway said {answer.gateway_text or 'nothing'!r})")
+    return Evidence(None, details, _("the answer did not prove an approval (gateway said {text!r})").format(
+        text=answer.gateway_text or _("nothing")))
 
 
 def for_amount(evidence: Evidence, operation: Operation, asked: int | None) -> Evidence:
@@ -110,17 +111,18 @@ def for_amount(evidence: Evidence, operation: Operation, asked: int | None) -> E
     approved = evidence.details.get("amount")
     if not isinstance(approved, int) or isinstance(approved, bool) or approved <= 0:
         details = {k: v for k, v in evidence.details.items() if k != "amount"}
-        return Evidence(None, details, "the service approved it without saying for how much (or for "
-                                       f"{approved!r}): not proven for the amount asked")
+        return Evidence(None, details, _("the service approved it without saying for how much (or for "
+                                         "{approved!r}): not proven for the amount asked").format(approved=approved))
     if approved == asked:
         return evidence
     details = {**evidence.details, "amount": asked, "approved_amount": approved}
     if approved < asked:
         return replace(evidence, outcome=Outcome.PARTIALLY_APPROVED, details=details, note=(
-            f"partially approved: {approved} of {asked} cents charged; {asked - approved} cents still due"))
+            _("partially approved: {approved} of {asked} cents charged; {due} cents still due").format(
+                approved=approved, asked=asked, due=asked - approved)))
     return replace(evidence, details=details, over_approved=True, note=(
-        f"approved for {approved} cents, more than the {asked} cents asked: give the customer "
-        f"{approved - asked} cents back"))
+        _("approved for {approved} cents, more than the {asked} cents asked: give the customer {back} cents "
+          "back").format(approved=approved, asked=asked, back=approved - asked)))
 
 
 def payment_evidence(payment: Payment, operation: Operation, asked: int | None) -> Evidence:
@@ -134,8 +136,9 @@ def payment_evidence(payment: Payment, operation: Operation, asked: int | None) 
     if payment.status == "declined" or error_text:
         details["gateway_text"] = error_text or "declined"
         return Evidence(Outcome.DECLINED, details)
-    return Evidence(None, details, f"payment {payment.id} is neither paid nor declined "
-                                   f"(paid {payment.paid!r}, status {payment.status!r})")
+    return Evidence(None, details, _("payment {payment} is neither paid nor declined (paid {paid!r}, status "
+                                     "{status!r})").format(payment=payment.id, paid=payment.paid,
+                                                           status=payment.status))
 
 
 def payment_details(payment: Payment) -> dict[str, Any]:
@@ -203,12 +206,12 @@ def entries_evidence(entries: list[TransactionEntry], operation: Operation, aske
         "card_brand": (entry.card.brand or entry.card.network) if entry.card else None,
     })
     if went_through:
-        judged = for_amount(Evidence(Outcome.APPROVED, details, "found in the service's transactions by its attempt "
-                                                                "id"), operation, asked)
+        judged = for_amount(Evidence(Outcome.APPROVED, details, _("found in the service's transactions by its "
+                                                                  "attempt id")), operation, asked)
         return judged if judged.outcome is not None else replace(judged, note=(
-            "found in the service's transactions by its attempt id, but " + judged.note))
+            _("found in the service's transactions by its attempt id, but {reason}").format(reason=judged.note)))
     details["gateway_text"] = entry.error if isinstance(entry.error, str) else "declined"
-    return Evidence(Outcome.DECLINED, details, "found declined in the service's transactions by its attempt id")
+    return Evidence(Outcome.DECLINED, details, _("found declined in the service's transactions by its attempt id"))
 
 
 def _compact(values: dict[str, Any]) -> dict[str, Any]:
@@ -229,6 +232,6 @@ def too_early_to_decide(attempt: Attempt, wait_limit: float) -> str:
     answered = message_ended or any(e.kind in ANSWERED_KINDS for e in attempt.events)
     if not attempt.sent or answered or elapsed >= wait_limit:
         return ""
-    return (f"too early to decide \"not paid\": the request left {elapsed:.0f} s ago without a final "
-            "answer and the service may still be processing it; check again in "
-            f"{wait_limit - elapsed:.0f} s, or decide now with --force (recorded)")
+    return _("too early to decide \"not paid\": the request left {elapsed} s ago without a final answer and the "
+             "service may still be processing it; check again in {left} s, or decide now with --force "
+             "(recorded)").format(elapsed=f"{elapsed:.0f}", left=f"{wait_limit - elapsed:.0f}")

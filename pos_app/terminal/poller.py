@@ -118,7 +118,7 @@ class PollScheduler:
         shared: SharedPollBudget | None = None,
     ) -> None:
         if per_minute <= 0:
-            raise ValueError("per_minute must be positive")
+            raise ValueError("per_minute must be positive")  # not for people: a caller's bug
         self._poll = poll
         self._shared = shared
         self.interval = 60.0 / per_minute * margin
@@ -146,7 +146,7 @@ class PollScheduler:
         waiter = _Waiter(message_id, loop.create_future())
         self._waiters.append(waiter)
         if self._dispatcher is None or self._dispatcher.done():
-            self._dispatcher = loop.create_task(self._dispatch(), name="poll slots")
+            self._dispatcher = loop.create_task(self._dispatch(), name="poll slots")  # not for people: a task name
         try:
             await waiter.granted
         except BaseException:  # cancelled (the caller's wait limit, a shutdown): give the turn up

@@ -21,6 +21,7 @@ from typing import Any
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import NotFound, PaymentsError, Unauthorized
 from pos_app.api.models import MessageStatus
+from pos_app.i18n import _, ngettext
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
@@ -117,7 +118,7 @@ class AttemptReader:
             evidence = await self.payment_evidence(attempt, message.payment_id, None, answered=True)
             evidence = await self.with_card(attempt, evidence)
         else:  # failed without a payment: the terminal reported failure, nothing was charged
-            evidence = Evidence(Outcome.FAILED, {}, message.error or "the terminal reported failure")
+            evidence = Evidence(Outcome.FAILED, {}, message.error or _("the terminal reported failure"))
         return replace(evidence, details={**evidence.details, "msg_identifier": message_id})
 
     async def with_card(self, attempt: Attempt, evidence: Evidence) -> Evidence:
@@ -146,20 +147,24 @@ class AttemptReader:
         try:
             payment = await self.client.get_payment(payment_id)
         except PaymentsError as error:
-            return Evidence(None, {"payment_id": payment_id}, f"the payment could not be read: {error}")
+            return Evidence(None, {"payment_id": payment_id}, _("the payment could not be read: {error}").format(
+                error=error))
         if attempt.operation not in REF_OPERATIONS:
             return payment_evidence(payment, attempt.operation, attempt.amount)
         if before is None:
-            return Evidence(None, {"payment_id": payment_id}, "the payment was not read before the request left")
+            return Evidence(None, {"payment_id": payment_id}, _("the payment was not read before the request left"))
         change = follow_up_change(attempt.operation, attempt.amount, before, payment)
         details = {"payment_id": payment.id, "amount": attempt.amount}
         if change is Change.MOVED:
-            return Evidence(Outcome.APPROVED, details, f"the payment shows the {attempt.operation}")
+            return Evidence(Outcome.APPROVED, details, _("the payment shows the {operation}").format(
+                operation=attempt.operation))
         settled = answered or age(attempt) >= self.follow_up_settle
         if change is Change.NONE and settled:
-            return Evidence(Outcome.FAILED, details, f"the payment shows no {attempt.operation}: nothing moved")
-        return Evidence(None, details, f"the payment does not show whether the {attempt.operation} happened "
-                                       f"(status {before.get('status')!r} → {payment.status!r})")
+            return Evidence(Outcome.FAILED, details, _("the payment shows no {operation}: nothing moved").format(
+                operation=attempt.operation))
+        return Evidence(None, details, _("the payment does not show whether the {operation} happened "
+                                         "(status {before!r} → {after!r})").format(
+            operation=attempt.operation, before=before.get("status"), after=payment.status))
 
     async def read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
         """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
@@ -184,8 +189,8 @@ class AttemptReader:
                                           "complete": found.complete})
         if len(found.matches) > 1:
             await self.note(attempt.id, "duplicate_entries", {
-                "note": f"{len(found.matches)} service transactions name attempt {attempt.id}: a possible "
-                        "double charge; check them and refund the extra one",
+                "note": _("{count} service transactions name attempt {attempt}: a possible double charge; check "
+                          "them and refund the extra one").format(count=len(found.matches), attempt=attempt.id),
                 "entries": [e.id or e.transaction_id for e in found.matches],
             })
         evidence = entries_evidence(list(found.matches), attempt.operation, attempt.amount)
@@ -196,14 +201,17 @@ class AttemptReader:
             events = (await self.journal.get(attempt.id)).events
             if not any(e.kind == "possible_match" and e.data.get("entries") == ids for e in events):
                 await self.note(attempt.id, "possible_match", {
-                    "note": f"the service recorded {len(ids)} transaction(s) of {attempt.amount} cents on terminal "
-                            f"{attempt.terminal_id} without our attempt id ({', '.join(ids)}): check whether one "
-                            "is this attempt before deciding",
+                    "note": ngettext(
+                        "the service recorded {count} transaction of {amount} cents on terminal {terminal} without "
+                        "our attempt id ({ids}): check whether it is this attempt before deciding",
+                        "the service recorded {count} transactions of {amount} cents on terminal {terminal} without "
+                        "our attempt id ({ids}): check whether one is this attempt before deciding", len(ids)).format(
+                        count=len(ids), amount=attempt.amount, terminal=attempt.terminal_id, ids=", ".join(ids)),
                     "entries": ids,
                 })
-            return Evidence(None, {}, "a transaction of the same amount on this terminal was recorded without "
-                                      "our attempt id: a manager must check it", possible_match=True)
-        return Evidence(None, {}, "not found in the service's transactions yet; resume later or ask a manager")
+            return Evidence(None, {}, _("a transaction of the same amount on this terminal was recorded without "
+                                        "our attempt id: a manager must check it"), possible_match=True)
+        return Evidence(None, {}, _("not found in the service's transactions yet; resume later or ask a manager"))
 
     async def reference_evidence(self, attempt: Attempt, reference: str) -> Evidence:
         """The charge a manager names as this attempt's (its payment id, or the gateway
@@ -217,54 +225,65 @@ class AttemptReader:
         service cannot be asked."""
         reference = reference.strip()
         if not reference:
-            return Evidence(None, {}, "no reference was given")
+            return Evidence(None, {}, _("no reference was given"))
         window = await read_window(self.client, attempt.created_at - CLOCK_SLACK)
         entry = next((e for e in window.entries if reference in (e.payment_id, e.id, e.transaction_id)
                       and (e.type or "").casefold() in PAYMENT_ENTRY_TYPES), None)
         try:
             payment = await self.client.get_payment(entry.payment_id or entry.id or reference if entry else reference)
         except NotFound:
-            return Evidence(None, {}, f"the service knows no payment {reference!r}: check the reference on the "
-                                      "terminal's slip")
+            return Evidence(None, {}, _("the service knows no payment {reference!r}: check the reference on the "
+                                        "terminal's slip").format(reference=reference))
         for named in {reference, payment.id, payment.transaction_id} - {None}:
             owner = await self.journal.charge_owner(str(named))
             if owner is not None and owner != attempt.id:
-                return Evidence(None, {}, f"payment {payment.id} is already the charge of attempt {owner}: it "
-                                          "cannot also pay this one")
+                return Evidence(None, {}, _("payment {payment} is already the charge of attempt {owner}: it "
+                                            "cannot also pay this one").format(payment=payment.id, owner=owner))
         if entry is None:  # its terminal and its maker are not known yet: never proof
-            return Evidence(None, {}, f"the service's transaction list does not show payment {payment.id} yet (or "
-                                      "not since this attempt began): try again in a few minutes")
+            return Evidence(None, {}, _("the service's transaction list does not show payment {payment} yet (or "
+                                        "not since this attempt began): try again in a few minutes").format(
+                payment=payment.id))
         made_by = attempt_of(entry)
         if made_by is not None and made_by != attempt.id:
-            return Evidence(None, {}, f"payment {payment.id} was made by attempt {made_by}, not this one")
+            return Evidence(None, {}, _("payment {payment} was made by attempt {attempt}, not this one").format(
+                payment=payment.id, attempt=made_by))
         on_terminal = attempt.operation.acts_as is attempt.operation  # not a charge of the service's own routes
         if on_terminal and entry.terminal_id != attempt.terminal_id:
-            return Evidence(None, {}, f"payment {payment.id} was made on terminal {entry.terminal_id or 'unknown'}, "
-                                      f"not {attempt.terminal_id}")
+            return Evidence(None, {}, _("payment {payment} was made on terminal {terminal}, not {ours}").format(
+                payment=payment.id, terminal=entry.terminal_id or _("unknown"), ours=attempt.terminal_id))
         made = entry_time(entry) or service_time(payment.created_at)
         if made is not None and made < attempt.created_at - CLOCK_SLACK:
-            return Evidence(None, {}, f"payment {payment.id} was made at {made:%Y-%m-%d %H:%M} UTC, before this "
-                                      "attempt began")
+            return Evidence(None, {}, _("payment {payment} was made at {made} UTC, before this attempt began").format(
+                payment=payment.id, made=f"{made:%Y-%m-%d %H:%M}"))
         standing = STANDING_CHARGE[attempt.operation.acts_as]
         if payment.status not in standing:
-            return Evidence(None, {}, f"payment {payment.id} is {payment.status or 'of no stated status'}, not "
-                                      f"{' or '.join(sorted(standing))}: it does not stand as this {attempt.operation}")
+            if payment.status:
+                return Evidence(None, {}, _("payment {payment} is {status}, not {standing}: it does not stand as this "
+                                            "{operation}").format(payment=payment.id, status=payment.status,
+                                                                  standing=_(" or ").join(sorted(standing)),
+                                                                  operation=attempt.operation))
+            return Evidence(None, {}, _("payment {payment} is of no stated status, not {standing}: it does not stand "
+                                        "as this {operation}").format(payment=payment.id,
+                                                                      standing=_(" or ").join(sorted(standing)),
+                                                                      operation=attempt.operation))
         evidence = payment_evidence(payment, attempt.operation, attempt.amount)
         if evidence.outcome is None or not evidence.outcome.moved_money:
-            return Evidence(None, evidence.details, f"payment {payment.id} is not a charge of this attempt: "
-                                                    f"{evidence.note or evidence.outcome}")
+            return Evidence(None, evidence.details, _("payment {payment} is not a charge of this attempt: "
+                                                      "{reason}").format(payment=payment.id,
+                                                                         reason=evidence.note or evidence.outcome))
         return replace(evidence, details={**evidence.details, "reference": reference},
-                       note=f"the manager named payment {payment.id}; the service shows it charged")
+                       note=_("the manager named payment {payment}; the service shows it charged").format(
+                           payment=payment.id))
 
     async def evidence(self, attempt: Attempt, limit: float) -> Evidence:
         """Everything the service can say of an attempt, without resending it: its message,
         its payment (compared with the reading before, for a follow-up), its list entries.
         Raises ``PaymentsError`` when the transaction list cannot be read."""
         if not attempt.sent:
-            return Evidence(Outcome.FAILED, {}, "the request never left: nothing was charged")
+            return Evidence(Outcome.FAILED, {}, _("the request never left: nothing was charged"))
         if attempt.operation is Operation.CLOSE_BATCH:
-            return Evidence(None, {}, "a close batch cannot be looked up: check the terminal's batch "
-                                      "report, then a manager resolves it")
+            return Evidence(None, {}, _("a close batch cannot be looked up: check the terminal's batch "
+                                        "report, then a manager resolves it"))
         self._progress(attempt, Phase.CHECKING, time.monotonic())
         if attempt.operation is Operation.SUBSCRIPTION_RETRY:  # nothing carries its attempt id: its entry tells
             return await entry_evidence(self.client, attempt, answered=False, settle=self.follow_up_settle)

@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from pos_app.api.models import CloseBatchResult, TerminalResult
+from pos_app.i18n import _
 from pos_app.journal import Attempt, InvalidResolution, InvalidTransition, JournalError, Operation, Outcome
 from pos_app.journal.errors import AttemptNotFound
 from pos_app.journal.models import AMOUNT_MISMATCH, LATE_ANSWER, ORDER_OPERATIONS
@@ -71,7 +72,7 @@ class OutcomeRecorder:
         for attempt_id in self.unsaved:
             log.error("attempt %s: its outcome was never saved; the next start checks it with the service",
                       attempt_id)
-        tasks = [task for _, task in self._unsaved.values()]
+        tasks = [task for __, task in self._unsaved.values()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -95,15 +96,15 @@ class OutcomeRecorder:
         journaled = {**result.details(), **({"message": message} if message else {})}
         try:
             await self._durably(lambda: self._journal.finish(attempt.id, outcome, journaled),
-                                f"recording {outcome} for {attempt.id}")
+                                f"recording {outcome} for {attempt.id}")  # not for people: logged
         except InvalidResolution:  # a manager decided first: keep the late answer beside it
             await self._reader.note(attempt.id, LATE_ANSWER, {"outcome": str(outcome), **journaled})
             log.warning("attempt %s: late %s after it was resolved", attempt.id, outcome)
             decided = await self._journal.get(attempt.id)
-            conflict = " — a conflict: the order counts as paid; see `pos-app terminal report`" \
-                if decided.conflict else ""
-            return OperationResult.from_attempt(
-                decided, f"already resolved; the service's later answer was {outcome}{conflict}")
+            late = _("already resolved; the service's later answer was {outcome} — a conflict: the order counts as "
+                     "paid; see `pos-app terminal report`") if decided.conflict else _(
+                "already resolved; the service's later answer was {outcome}")
+            return OperationResult.from_attempt(decided, late.format(outcome=outcome))
         except JournalError as error:
             log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
             if self.save_later and outcome is not Outcome.UNKNOWN:
@@ -115,9 +116,10 @@ class OutcomeRecorder:
                 self._unsaved[attempt.id] = (unsaved, task)
                 self._report(attempt, Phase.FINISHED, None, outcome=outcome)
                 return unsaved
-            return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=(
-                f"the service's answer ({outcome}) could not be recorded in the journal ({error}); the "
-                "attempt stays open: run `pos-app terminal resume` once the journal is writable"))
+            return replace(result, outcome=Outcome.UNKNOWN, refusal=None, message=_(
+                "the service's answer ({outcome}) could not be recorded in the journal ({error}); the attempt stays "
+                "open: run `pos-app terminal resume` once the journal is writable").format(outcome=outcome,
+                                                                                             error=error))
         log.info("attempt %s: %s%s", attempt.id, outcome, f" ({message})" if message else "")
         self._report(attempt, Phase.FINISHED, None, outcome=outcome)
         return result
@@ -133,8 +135,9 @@ class OutcomeRecorder:
             except InvalidResolution:
                 await self._reader.note(attempt.id, LATE_ANSWER, {"outcome": str(result.outcome), **journaled})
                 log.warning("attempt %s: decided while its kept %s waited to be written", attempt.id, result.outcome)
-                decided = OperationResult.from_attempt(await self._journal.get(attempt.id), (
-                    f"already resolved; the service's answer kept meanwhile was {result.outcome}"))
+                decided = OperationResult.from_attempt(await self._journal.get(attempt.id), _(
+                    "already resolved; the service's answer kept meanwhile was {outcome}").format(
+                        outcome=result.outcome))
                 self._saved(decided)
                 return
             except (InvalidTransition, AttemptNotFound) as settled:
@@ -182,12 +185,12 @@ class OutcomeRecorder:
 
     async def finish_waiting(self, attempt: Attempt, message_id: str, wait_limit: float) -> OperationResult:
         """A type S message still not final at the wait limit: unknown, and it holds its terminal."""
-        status = (await self._journal.get(attempt.id)).last_status or "none"
+        status = (await self._journal.get(attempt.id)).last_status or _("none")
         return await self.finish(attempt, Outcome.UNKNOWN, {
             "msg_identifier": message_id,
-            "message": f"no final answer in {wait_limit:.0f} s (last status {status}); the payment "
-                       "may still complete: the terminal stays held until it is resumed or a manager "
-                       "decides; never charge again",
+            "message": _("no final answer in {limit} s (last status {status}); the payment may still complete: the "
+                         "terminal stays held until it is resumed or a manager decides; never charge again").format(
+                limit=f"{wait_limit:.0f}", status=status),
         })
 
 

@@ -29,6 +29,7 @@ from pos_app.api.subscription_models import (
     Subscription,
     SubscriptionStatus,
 )
+from pos_app.i18n import _, ngettext
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.terminal.evidence import Evidence, age, for_amount
 
@@ -64,7 +65,8 @@ async def read_entry(client: PaymentsClient, schedule_id: str, subscription_id: 
     if subscription_id is not None:
         found = _entry_of(await client.subscriptions.get(subscription_id), schedule_id)
         if found is None:
-            raise EntryNotFound(f"subscription {subscription_id} has no schedule entry {schedule_id}")
+            raise EntryNotFound(_("subscription {subscription} has no schedule entry {entry}").format(
+                subscription=subscription_id, entry=schedule_id))
         return EntryReading(subscription_id, found)
     page_number = 1
     while True:
@@ -75,7 +77,7 @@ async def read_entry(client: PaymentsClient, schedule_id: str, subscription_id: 
             if found is not None:
                 return EntryReading(listed.id, found)
         if not page.data or page_number >= (page.meta.total_pages or 1):
-            raise EntryNotFound(f"no subscription has the schedule entry {schedule_id}")
+            raise EntryNotFound(_("no subscription has the schedule entry {entry}").format(entry=schedule_id))
         page_number += 1
 
 
@@ -90,12 +92,13 @@ def answer_evidence(result: RetryResult, attempt: Attempt) -> Evidence:
     details = _details(entry)
     asked = attempt.request.get("scheduleId")
     if entry is not None and entry.id != asked:
-        return Evidence(None, {}, f"the answer names schedule entry {entry.id}, not {asked}")
+        return Evidence(None, {}, _("the answer names schedule entry {entry}, not {asked}").format(entry=entry.id,
+                                                                                          asked=asked))
     if result.outcome is RetryOutcome.DECLINED:
         return Evidence(Outcome.DECLINED, {**details, "gateway_text": result.reason or "declined"})
     if result.outcome is RetryOutcome.APPROVED:
         return for_amount(Evidence(Outcome.APPROVED, details), Operation.SUBSCRIPTION_RETRY, attempt.amount)
-    return Evidence(None, details, result.reason or "the answer does not say whether the entry was charged")
+    return Evidence(None, details, result.reason or _("the answer does not say whether the entry was charged"))
 
 
 async def entry_evidence(client: PaymentsClient, attempt: Attempt, *, answered: bool, settle: float) -> Evidence:
@@ -106,27 +109,33 @@ async def entry_evidence(client: PaymentsClient, attempt: Attempt, *, answered: 
     before = request.get("entry_before") or {}
     entry = _entry_of(await client.subscriptions.get(subscription_id), schedule_id)
     if entry is None:
-        return Evidence(None, {}, f"subscription {subscription_id} no longer lists entry {schedule_id}: a manager "
-                                  "must check it")
+        return Evidence(None, {}, _("subscription {subscription} no longer lists entry {entry}: a manager must "
+                                    "check it").format(subscription=subscription_id, entry=schedule_id))
     details = _details(entry)
     was, now = before.get("attempts"), entry.attempts
     charged = None if not isinstance(was, int) or now is None else now - was
-    state = f"entry {schedule_id} is {entry.status or 'of no stated status'}"
+    # TRANSLATORS: {state} in the sentences below is this clause: "entry 7 is paid"
+    state = _("entry {entry} is {status}").format(entry=schedule_id, status=entry.status) if entry.status else _(
+        "entry {entry} is of no stated status").format(entry=schedule_id)
     if charged == 1 and entry.status is EntryStatus.PAID:
-        return for_amount(Evidence(Outcome.APPROVED, details, f"{state}: the retry charged it"),
+        return for_amount(Evidence(Outcome.APPROVED, details, _("{state}: the retry charged it").format(state=state)),
                           Operation.SUBSCRIPTION_RETRY, attempt.amount)
     if charged == 1 and entry.status is EntryStatus.FAILED:
         return Evidence(Outcome.DECLINED, {**details, "gateway_text": entry.error or "declined"},
-                        f"{state}: the retry was declined")
+                        _("{state}: the retry was declined").format(state=state))
     if charged == 0 and entry.status is not EntryStatus.PAID and entry.status == before.get("status"):
         if answered or age(attempt) >= settle:
-            return Evidence(Outcome.FAILED, details, f"{state} as before, charged no more times: nothing moved")
-        return Evidence(None, details, f"{state} as before: the service may still be processing the retry")
+            return Evidence(Outcome.FAILED, details, _("{state} as before, charged no more times: nothing "
+                                                       "moved").format(state=state))
+        return Evidence(None, details, _("{state} as before: the service may still be processing the "
+                                         "retry").format(state=state))
     if charged is None:
-        return Evidence(None, details, f"{state}, but the service does not say how many times it was charged: "
-                                       "a manager must check it")
-    return Evidence(None, details, f"{state}, charged {charged} times since this retry: a manager must check "
-                                   "which charge is this one")
+        return Evidence(None, details, _("{state}, but the service does not say how many times it was charged: "
+                                         "a manager must check it").format(state=state))
+    return Evidence(None, details, ngettext(
+        "{state}, charged {count} time since this retry: a manager must check which charge is this one",
+        "{state}, charged {count} times since this retry: a manager must check which charge is this one",
+        charged).format(state=state, count=charged))
 
 
 def _details(entry: ScheduleEntry | None) -> dict[str, Any]:

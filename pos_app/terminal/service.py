@@ -35,6 +35,7 @@ from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import InvalidInput, PaymentsError, TransportError, Unauthorized
 from pos_app.api.models import CloseBatchResult, PayAccepted, TerminalResult
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, PayRequest, RefundRequest, VoidRequest
+from pos_app.i18n import _
 from pos_app.journal import (
     Attempt,
     ChargeTaken,
@@ -184,16 +185,16 @@ class TerminalService:
         payment_id: str | None = None,
     ) -> OperationResult:
         settled = await self._settle_blockers(operation, terminal_id, order_key, ref)
-        recovered = tuple(result for _, result in settled)
+        recovered = tuple(result for __, result in settled)
         moved = [r for a, r in settled if r.outcome.moved_money and same_money(a, operation, ref)]
         if moved:  # the "unknown" went through after all: this is most likely its retry
             earlier = moved[0]
             return OperationResult(
                 Outcome.FAILED, operation, terminal_id, amount=amount, refusal=Refusal.EARLIER_ATTEMPT_APPROVED,
-                blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, ref=ref, message=(
-                    f"not sent: the earlier {earlier.operation} {earlier.attempt_id} of {earlier.amount} cents turned "
-                    "out approved just now, so the money already moved; run it again only if this is another "
-                    "charge"))
+                blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, ref=ref, message=_(
+                    "not sent: the earlier {operation} {attempt} of {amount} cents turned out approved just now, so "
+                    "the money already moved; run it again only if this is another charge").format(
+                        operation=earlier.operation, attempt=earlier.attempt_id, amount=earlier.amount))
         try:
             attempt = await self.journal.begin_attempt(
                 operation=operation, terminal_id=terminal_id, gateway=self.gateway,
@@ -230,7 +231,7 @@ class TerminalService:
             return await step
         except asyncio.CancelledError:
             await self.outcomes.try_finish(attempt, Outcome.FAILED,
-                                           {"message": "cancelled before the request was sent"})
+                                           {"message": _("cancelled before the request was sent")})
             raise
 
     async def _send_and_settle(self, attempt: Attempt, send: Send, before: dict[str, Any] | None) -> OperationResult:
@@ -239,16 +240,17 @@ class TerminalService:
         try:
             await self.journal.mark_sent(attempt.id)
         except JournalError as error:  # nothing left: end the attempt so it frees its terminal
-            await self.outcomes.try_finish(attempt, Outcome.FAILED, {"message": f"not sent: {error}"})
+            await self.outcomes.try_finish(attempt, Outcome.FAILED, {
+                "message": _("not sent: {reason}").format(reason=error)})
             return OperationResult(Outcome.FAILED, attempt.operation, attempt.terminal_id, attempt.id,
-                                   amount=attempt.amount, message=f"nothing was sent: {error}",
+                                   amount=attempt.amount, message=_("nothing was sent: {reason}").format(reason=error),
                                    refusal=refusal_for(error), order_key=attempt.order_key, ref=attempt.ref)
         try:
             return await self._settle_sent(attempt, send, before, started)
         except asyncio.CancelledError:
             await self.outcomes.try_finish(attempt, Outcome.UNKNOWN, {
-                "message": "stopped waiting: the request had left, so the customer may be charged; "
-                           "resume it (`pos-app terminal resume`) before charging again",
+                "message": _("stopped waiting: the request had left, so the customer may be charged; "
+                             "resume it (`pos-app terminal resume`) before charging again"),
             })
             self._progress(attempt, Phase.FINISHED, started, outcome=Outcome.UNKNOWN)
             raise
@@ -263,7 +265,8 @@ class TerminalService:
         except Exception as error:  # a bug must not lose the attempt: it stays resumable
             log.exception("unexpected error during %s %s", attempt.operation, attempt.id)
             return await self.outcomes.finish(attempt, Outcome.UNKNOWN,
-                                              {"message": f"internal error: {type(error).__name__}"})
+                                              {"message": _("internal error: {error}").format(
+                                                  error=type(error).__name__)})
         if isinstance(answer, PayAccepted):  # type S, whatever the config said
             message_id = answer.msg_identifier
             await self.reader.note(attempt.id, "msg_identifier", {"msgIdentifier": message_id, "gateway": "S"})
@@ -296,7 +299,8 @@ class TerminalService:
         log.info("attempt %s: %s answered %s: %s", attempt.id, attempt.operation, type(error).__name__, outcome)
         if refusal is Refusal.SERVICE_REFUSED and isinstance(error, Unauthorized) and await self.reader.key_refused():
             refusal = Refusal.BAD_CREDENTIALS
-            details["message"] = "the service refused the key-hash: check the configured key; nothing was charged"
+            details["message"] = _("the service refused the key-hash: check the configured key; nothing was "
+                                   "charged")
         if outcome is Outcome.UNKNOWN and before is not None:  # the service answered: compare now
             evidence = await self.reader.payment_evidence(attempt, before["payment_id"], before, answered=answered)
             if evidence.outcome is not None:
@@ -317,9 +321,9 @@ class TerminalService:
 
         async def resume_one(attempt: Attempt) -> OperationResult:
             if attempt.id in self.outcomes.unsaved:
-                return OperationResult.from_attempt(attempt, "its outcome is known and being saved")
+                return OperationResult.from_attempt(attempt, _("its outcome is known and being saved"))
             if attempt.id in self._active or attempt.id not in resumable:
-                return OperationResult.from_attempt(attempt, "in progress in another process: left to it")
+                return OperationResult.from_attempt(attempt, _("in progress in another process: left to it"))
             return await self._resume_one(attempt, limit)
 
         return list(await asyncio.gather(*(resume_one(a) for a in await self.journal.in_flight())))
@@ -340,7 +344,7 @@ class TerminalService:
         if kept is not None:  # known, and being written
             return kept
         if attempt.id in self._active:
-            return OperationResult.from_attempt(attempt, "still being worked on")
+            return OperationResult.from_attempt(attempt, _("still being worked on"))
         return await self._resume_one(attempt, wait_limit)
 
     async def _settle_blockers(
@@ -360,17 +364,18 @@ class TerminalService:
     async def _resume_one(self, attempt: Attempt, limit: float) -> OperationResult:
         claimed = await self.journal.claim(attempt.id)  # atomic: no other process resumes it too
         if claimed is None:
-            return OperationResult.from_attempt(await self.journal.get(attempt.id), "taken over by another process")
+            return OperationResult.from_attempt(await self.journal.get(attempt.id),
+                                                _("taken over by another process"))
         self._active.add(attempt.id)
         try:
             if not claimed.sent:  # its process stopped before the request left
                 return await self.outcomes.finish(claimed, Outcome.FAILED, {
-                    "message": "the app stopped before the request left: nothing was sent"},
+                    "message": _("the app stopped before the request left: nothing was sent")},
                     refusal=Refusal.INTERRUPTED)
             try:
                 evidence = await self.reader.evidence(claimed, limit)
             except PaymentsError as error:
-                evidence = Evidence(None, {}, f"the service could not be asked: {error}")
+                evidence = Evidence(None, {}, _("the service could not be asked: {error}").format(error=error))
             if evidence.outcome is not None or claimed.outcome is None:
                 return await self.outcomes.finish_evidence(claimed, evidence)
             await self.reader.note(claimed.id, "check", {"message": evidence.note})
@@ -401,34 +406,37 @@ class TerminalService:
             raise ValueError(str(error)) from None
         if attempt.is_final:
             return OperationResult.from_attempt(
-                attempt, f"attempt {attempt_id} already has the final outcome {attempt.outcome}; nothing to decide",
+                attempt, _("attempt {attempt} already has the final outcome {outcome}; nothing to decide").format(
+                    attempt=attempt_id, outcome=attempt.outcome),
                 refusal=Refusal.ALREADY_FINAL)
         checked: dict[str, Any]
         try:
             evidence = await self.reader.evidence(attempt, 0.0)
         except PaymentsError as error:
             if paid or not force:
-                return OperationResult.from_attempt(attempt, (
-                    f"the service could not be asked ({error}); check the terminal and try again"
-                    + ("" if paid else ", or decide \"not paid\" without it (--force, recorded as such)")),
-                    refusal=Refusal.SERVICE_UNREACHABLE)
+                unreachable = _("the service could not be asked ({error}); check the terminal and try again") if paid \
+                    else _("the service could not be asked ({error}); check the terminal and try again, or decide "
+                           "\"not paid\" without it (--force, recorded as such)")
+                return OperationResult.from_attempt(attempt, unreachable.format(error=error),
+                                                    refusal=Refusal.SERVICE_UNREACHABLE)
             checked = {"asked": False, "error": str(error)[:200]}
         else:
             if evidence.outcome is not None:
                 result = await self.outcomes.finish_evidence(attempt, evidence)
                 agrees = evidence.outcome.moved_money == paid
                 if agrees:
-                    return replace(result, message=f"the service already shows it: {evidence.note or result.outcome}")
+                    return replace(result, message=_("the service already shows it: {reason}").format(
+                        reason=evidence.note or result.outcome))
                 await self.reader.note(attempt_id, "decision_refused", {
                     "decision": "paid" if paid else "not_paid", "by": by, "reason": reason,
                     "service": str(evidence.outcome)})
-                return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=(
-                    f"refused: the service shows this attempt {evidence.outcome} "
-                    f"({evidence.note or 'by its own record'}); that is now its outcome"))
+                return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=_(
+                    "refused: the service shows this attempt {outcome} ({reason}); that is now its outcome").format(
+                        outcome=evidence.outcome, reason=evidence.note or _("by its own record")))
             if paid:
                 return await self._paid_by_reference(attempt, reference, reason=reason, by=by, seen=evidence)
             if evidence.possible_match and not force:
-                return OperationResult.from_attempt(attempt, evidence.note + " (or --force)",
+                return OperationResult.from_attempt(attempt, _("{reason} (or --force)").format(reason=evidence.note),
                                                     refusal=Refusal.POSSIBLE_MATCH)
             pending = too_early_to_decide(attempt, self.wait_limit)
             if pending and not force:
@@ -444,18 +452,23 @@ class TerminalService:
         """"Paid" when the service shows nothing under the attempt's own name: only with a
         reference whose payment the service shows charged for this attempt."""
         if not reference:
-            return OperationResult.from_attempt(attempt, (
-                "refused: the service shows no charge for this attempt, so it cannot be marked paid; if the "
-                "terminal printed an approval, type the reference on its slip (--reference)"
-                + (f" ({seen.note})" if seen.note else "")), refusal=Refusal.NO_CHARGE_FOUND)
+            no_charge = _("refused: the service shows no charge for this attempt, so it cannot be marked paid; if the "
+                          "terminal printed an approval, type the reference on its slip (--reference)")
+            if seen.note:
+                no_charge = _("refused: the service shows no charge for this attempt, so it cannot be marked paid; if "
+                              "the terminal printed an approval, type the reference on its slip (--reference) "
+                              "({reason})").format(reason=seen.note)
+            return OperationResult.from_attempt(attempt, no_charge, refusal=Refusal.NO_CHARGE_FOUND)
         try:
             proof = await self.reader.reference_evidence(attempt, reference)
         except PaymentsError as error:
             return OperationResult.from_attempt(
-                attempt, f"the service could not be asked about {reference!r} ({error}); try again",
+                attempt, _("the service could not be asked about {reference!r} ({error}); try again").format(
+                    reference=reference, error=error),
                 refusal=Refusal.SERVICE_UNREACHABLE)
         if proof.outcome is None:
-            return OperationResult.from_attempt(attempt, f"refused: {proof.note}", refusal=Refusal.NO_CHARGE_FOUND)
+            return OperationResult.from_attempt(attempt, _("refused: {reason}").format(reason=proof.note),
+                                                refusal=Refusal.NO_CHARGE_FOUND)
         if proof.over_approved:
             await self.reader.note(attempt.id, AMOUNT_MISMATCH, {"note": proof.note, **proof.details})
         checked = {"asked": True, "found": True, "reference": reference, "note": proof.note}
@@ -472,12 +485,14 @@ class TerminalService:
                                                             forced=forced, checked=checked, evidence=evidence,
                                                             partially=partially)
         except ChargeTaken as taken:  # another attempt took this charge while the decision was checked
-            return OperationResult.from_attempt(await self.journal.get(attempt_id), f"refused: {taken}",
+            return OperationResult.from_attempt(await self.journal.get(attempt_id),
+                                                _("refused: {reason}").format(reason=taken),
                                                 refusal=Refusal.NO_CHARGE_FOUND)
         except InvalidResolution:  # the service's answer arrived while the decision was checked
             final = await self.journal.get(attempt_id)
             return OperationResult.from_attempt(
-                final, f"the service's answer arrived meanwhile: the attempt is {final.outcome}; nothing to decide",
+                final, _("the service's answer arrived meanwhile: the attempt is {outcome}; nothing to "
+                         "decide").format(outcome=final.outcome),
                 refusal=Refusal.ALREADY_FINAL)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)

@@ -41,7 +41,7 @@ class SharedPollBudget:
     """The next free poll slot of one key, shared through ``<folder>/<hash>.slot``."""
 
     def __init__(self, folder: Path, key: str) -> None:
-        digest = hashlib.sha256(f"pos-app poll budget\0{key}".encode()).hexdigest()[:20]
+        digest = hashlib.sha256(f"pos-app poll budget\0{key}".encode()).hexdigest()[:20]  # not for people: hashed
         self.path = Path(folder) / f"{digest}.slot"
         self.ages_path = Path(folder) / f"{digest}.ages"
         """The ages at which the key's recent messages finished (``PollScheduler``'s model),
