@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sys
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import _, ngettext
 from pos_app.ui.qt import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget, Signal, asyncSlot
 
 if TYPE_CHECKING:
@@ -37,22 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MESSAGE_WIDTH = 360
-
-
-def _(message: str) -> str:
-    """``pos_app.i18n._`` without importing it: the first screen never loads Babel (which
-    ``pos_app.i18n`` imports). Until something has imported it, no language but English
-    (the source) can be in force."""
-    i18n = sys.modules.get("pos_app.i18n")
-    return message if i18n is None else str(i18n._(message))
-
-
-def ngettext(singular: str, plural: str, count: int) -> str:
-    """``pos_app.i18n.ngettext``, not imported for the same reason as ``_``."""
-    i18n = sys.modules.get("pos_app.i18n")
-    if i18n is None:
-        return singular if count == 1 else plural
-    return str(i18n.ngettext(singular, plural, count))
 
 
 class PinField(QLineEdit):
