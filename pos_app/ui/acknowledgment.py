@@ -8,7 +8,7 @@ screen the dialog alone is shown (turned to the customer).
 
 from __future__ import annotations
 
-from pos_app.i18n import _
+from pos_app.i18n import _, in_store_language
 from pos_app.ui.dialogs import enter_presses_focused_button
 from pos_app.ui.qt import (
     QDialog,
@@ -124,7 +124,8 @@ class CustomerDisplay(QWidget):
         screen = customer_screen(cashier)
         if screen is None:
             return None
-        display = cls(paragraphs, total, **words)
+        with in_store_language():  # the customer reads the store's language, whoever is signed in
+            display = cls(paragraphs, total, **words)
         display.setScreen(screen)
         display.setGeometry(screen.availableGeometry())
         display.show()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pos_app.i18n import _
+from pos_app.i18n import _, in_store_language
 from pos_app.journal import JournalError
 from pos_app.money import AmountError
 from pos_app.station.notes import cash_suggestions
@@ -189,9 +189,10 @@ class CashDialog(QDialog):
         self.drawer.setText(_("Opening the cash drawer…"))
         self.pages.setCurrentWidget(self.change_page)
         self.new_sale.setFocus()
-        self.customer_display = CustomerDisplay.on_second_screen(
-            [_("Cash {amount}").format(amount=money(self.taken.entry.tendered or 0))], money(change),
-            self.parentWidget(), caption=_("Change due"), prompt=_("Thank you!"), customer=self._customer_name())
+        with in_store_language():  # the customer's screen speaks the store's language
+            self.customer_display = CustomerDisplay.on_second_screen(
+                [_("Cash {amount}").format(amount=money(self.taken.entry.tendered or 0))], money(change),
+                self.parentWidget(), caption=_("Change due"), prompt=_("Thank you!"), customer=self._customer_name())
         self.finished.connect(self._close_display)
         self.drawer.setText(await self.taken.drawer)
 

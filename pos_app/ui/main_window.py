@@ -24,7 +24,8 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from pos_app.i18n import N_, _, ngettext
+from pos_app.i18n import N_, _, ngettext, store_language_in_force, use_store_language
+from pos_app.ui.language import show_screens_in
 from pos_app.ui.qt import QHBoxLayout, QLabel, QMainWindow, QStackedWidget, QVBoxLayout, QWidget, asyncSlot
 from pos_app.ui.sign_in import SignInScreen
 
@@ -110,7 +111,6 @@ class MainWindow(QMainWindow):
         from pos_app.ui.bridge import StationBridge
         from pos_app.ui.field_keys import leave_ctrl_u_to
         from pos_app.ui.qt import QKeySequence, QShortcut, QTimer
-        from pos_app.ui.sale_screen import SaleScreen
         from pos_app.ui.theme import icon
 
         self.setWindowIcon(icon("app"))
@@ -121,13 +121,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")  # not for people
         self.store.setText(config.store_name or config.store_id)
         self.banner.setVisible(counter.training)
-        self.sale = SaleScreen(counter, self.bridge)
-        self.stack.addWidget(self.sale)
-        self.sale.pay_requested.connect(self._pay)
-        self.sale.cash_requested.connect(self._cash)
-        self.sale.part_requested.connect(self._pay_part)
-        self.sale.message.connect(self.status.setText)
-        self.sale.preauths_button.clicked.connect(self._preauths)
+        if counter.config.language:  # the settings checked whole (launch read them lightly, or setup wrote them)
+            use_store_language(counter.config.language)
+        self._speak(store_language_in_force())
+        self._build_sale()
         self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
         self.bridge.catalog_synced.connect(self._say_left_out)
         self.bridge.catalog_sync_failed.connect(
@@ -203,7 +200,46 @@ class MainWindow(QMainWindow):
 
     # screens -------------------------------------------------------------------------
 
+    def _build_sale(self) -> None:
+        """The sale screen, in the screens' language now: built again (the cart is the
+        counter's) when a cashier with a language of their own signs in or out."""
+        from pos_app.ui.sale_screen import SaleScreen
+
+        old = self.sale if hasattr(self, "sale") else None
+        self.sale = SaleScreen(self.counter, self.bridge)
+        self.stack.addWidget(self.sale)
+        self.sale.pay_requested.connect(self._pay)
+        self.sale.cash_requested.connect(self._cash)
+        self.sale.part_requested.connect(self._pay_part)
+        self.sale.message.connect(self.status.setText)
+        self.sale.preauths_button.clicked.connect(self._preauths)
+        if old is not None:
+            if self.stack.currentWidget() is old:
+                self.stack.setCurrentWidget(self.sale)
+            old.let_go()
+            self.stack.removeWidget(old)
+            old.deleteLater()
+
+    def _speak(self, language: str) -> bool:
+        """The screens in ``language`` from now on: the window's own words at once, the sale
+        screen built again; whether the language changed."""
+        if not show_screens_in(language):
+            return False
+        self.banner.setText(_(TRAINING_BANNER))
+        self.store.setAccessibleName(_("Store"))
+        self.customer.setAccessibleName(_("Customer of the sale"))
+        self.status.setAccessibleName(_("Status"))
+        self.status.setText("")
+        self.sign_in.say_texts()
+        if self.attached:
+            self._build_sale()
+            self._show_customer(self.counter.cart)
+            self._show_sync_age()
+        return True
+
     def _signed_in(self, member: object) -> None:
+        own = getattr(member, "language", None)
+        self._speak(own or store_language_in_force())
         name = getattr(member, "name", member)  # not for people (an attribute)
         self.who.setText(_("Cashier: {name}").format(name=name))
         self.stack.setCurrentWidget(self.sale)
@@ -214,6 +250,7 @@ class MainWindow(QMainWindow):
         if self.payment is not None:
             return
         self.counter.sign_out()
+        self._speak(store_language_in_force())
         self.who.setText(_("Not signed in"))
         self.stack.setCurrentWidget(self.sign_in)
         self.sign_in.reset()

@@ -71,6 +71,7 @@ class SaleScreen(QWidget):
     def __init__(self, counter: Counter, bridge: StationBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.counter = counter
+        self._let_go = False
         self._search_serial = 0
         self.codes_with_line_keys: frozenset[str] = frozenset()
         """Which of ``+``/``-`` some SKU holds: typed into a field that has text already."""
@@ -146,8 +147,9 @@ class SaleScreen(QWidget):
         self.quantity_button.clicked.connect(self._edit)
         self.remove_button.clicked.connect(self._remove)
         self.misc_button.clicked.connect(self.ring_open_price)
-        bridge.cart_changed.connect(lambda cart: self.refresh())
-        bridge.catalog_synced.connect(lambda result: self._load_catalog())
+        # bound methods, not lambdas: a screen built again in another language is let go of
+        bridge.cart_changed.connect(self._cart_changed)
+        bridge.catalog_synced.connect(self._catalog_synced)
         self.refresh()
         self._load_catalog()  # from the local catalog at once; again after each sync
 
@@ -218,18 +220,33 @@ class SaleScreen(QWidget):
     def money(self, cents: int) -> str:
         return self.counter.money(cents)
 
+    def _cart_changed(self, cart: object) -> None:
+        self.refresh()
+
+    def _catalog_synced(self, result: object) -> None:
+        self._load_catalog()
+
     def focus_scan(self) -> None:
         self.scan.setFocus()
+
+    def let_go(self) -> None:
+        """This screen is being replaced (built again in another language): work under way
+        for it stops at its next step instead of filling a deleted widget."""
+        self._let_go = True
 
     @asyncSlot()
     async def _load_catalog(self) -> None:
         """The quick keys (the first categories), and whether a SKU needs ``+`` or ``-``."""
-        self.codes_with_line_keys = await self.counter.disk(self.counter.catalog.codes_containing, LINE_KEYS)
+        codes = await self.counter.disk(self.counter.catalog.codes_containing, LINE_KEYS)
+        categories = await self.counter.categories()
+        if self._let_go:
+            return
+        self.codes_with_line_keys = codes
         while self.quick.count():
             item = self.quick.takeAt(0)
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()
-        for index, name in enumerate((await self.counter.categories())[:QUICK_KEYS]):
+        for index, name in enumerate(categories[:QUICK_KEYS]):
             button = QPushButton(name.replace("&", "&&"))  # "&" would mark a shortcut letter
             button.setObjectName("quickKey")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)

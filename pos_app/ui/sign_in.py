@@ -80,7 +80,7 @@ class SignInScreen(QWidget):
         self.message.setObjectName("errorText")
         self.message.setWordWrap(True)
         self.message.setMinimumWidth(MESSAGE_WIDTH)  # wraps under the field, not in a narrow column
-        self._say_texts()
+        self.say_texts()
         layout = QVBoxLayout(self)
         layout.addStretch(1)
         for widget in (self.title, self.hint, self.pin, self.message):
@@ -94,9 +94,9 @@ class SignInScreen(QWidget):
         self.pin.returnPressed.connect(self._submit)
         self.pin.textChanged.connect(self._text_changed)
 
-    def _say_texts(self) -> None:
-        """The screen's words, in the language in force (again at each ``reset``: the last
-        cashier's language may differ from the one who signed in before)."""
+    def say_texts(self) -> None:
+        """The screen's words in the screens' language now (the PIN typed is kept): again
+        at each ``reset`` and when the language changes."""
         self.title.setText(_("Sign in"))
         self.hint.setText(_("Type your PIN and press Enter"))
         self.pin.setPlaceholderText(_("PIN"))
@@ -119,7 +119,7 @@ class SignInScreen(QWidget):
             self._say_lock()
 
     def reset(self) -> None:
-        self._say_texts()
+        self.say_texts()
         self.pin.clear()
         self.message.setText("")
         self.pin.setFocus()
