@@ -15,6 +15,8 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from pos_app.i18n import N_, _
+
 MAX_PLAN_CENTS = 10_000_000
 """The most a plan may charge per payment (100,000.00 in cents): more is a typo."""
 MAX_PAYMENTS = 52
@@ -41,32 +43,39 @@ class MembershipPlan(BaseModel):
     @model_validator(mode="after")
     def _one_frequency(self) -> Self:
         if not self.name.strip():
-            raise ValueError("name is blank")
+            raise ValueError(_("name is blank"))
         monthly = self.every_months is not None or self.day is not None
         if monthly and self.every_days is not None:
-            raise ValueError("give every_months and day, or every_days, not both")
+            raise ValueError(_("give every_months and day, or every_days, not both"))
         if not monthly and self.every_days is None:
-            raise ValueError("give how often: every_months and day (e.g. every_months = 1, day = 1), "
-                             "or every_days (e.g. every_days = 7)")
+            raise ValueError(_("give how often: every_months and day (e.g. every_months = 1, day = 1), "
+                               "or every_days (e.g. every_days = 7)"))
         if monthly and (self.every_months is None or self.day is None):
-            raise ValueError("every_months goes with day (the day of the month it is charged, 1 to 31)")
+            raise ValueError(_("every_months goes with day (the day of the month it is charged, 1 to 31)"))
         return self
 
 
-DEMO_PLANS = (
-    MembershipPlan(name="Coffee club", amount=1500, every_months=1, day=1, payments=12),
-    MembershipPlan(name="Weekly flowers", amount=999, every_days=7, payments=0),
+DEMO_PLANS = (  # the plans' names are the training store's data, sent to the service as they are
+    MembershipPlan(name="Coffee club", amount=1500, every_months=1, day=1, payments=12),  # not for people
+    MembershipPlan(name="Weekly flowers", amount=999, every_days=7, payments=0),  # not for people
 )
 """The training store's plans (``pos-app --sandbox``; the demo store profile lists the same)."""
 
 FIELD_RULES = {
-    "name": "a name of 1 to 60 characters, e.g. name = \"Coffee club\"",
-    "amount": f"a whole number of cents above 0 and at most {MAX_PLAN_CENTS}, e.g. amount = 2500 for 25.00",
-    "every_months": f"a whole number of months from 1 to {MAX_EVERY_MONTHS}",
-    "day": f"the day of the month it is charged, a whole number from 1 to {MAX_DAY}",
-    "every_days": "a whole number of days from 1",
-    "payments": f"the number of payments, a whole number from 0 to {MAX_PAYMENTS} (0: until cancelled)",
+    "name": N_("a name of 1 to 60 characters, e.g. name = \"Coffee club\""),
+    "amount": N_("a whole number of cents above 0 and at most {most}, e.g. amount = 2500 for 25.00"),
+    "every_months": N_("a whole number of months from 1 to {most}"),
+    "day": N_("the day of the month it is charged, a whole number from 1 to {most}"),
+    "every_days": N_("a whole number of days from 1"),
+    "payments": N_("the number of payments, a whole number from 0 to {most} (0: until cancelled)"),
 }
+"""What each field of a plan must be (``rule`` shows one, translated, with its ``{most}``)."""
+_MOST = {"amount": MAX_PLAN_CENTS, "every_months": MAX_EVERY_MONTHS, "day": MAX_DAY, "payments": MAX_PAYMENTS}
+
+
+def rule(field: str, otherwise: str) -> str:
+    """What ``field`` must be, in the language in force; ``otherwise`` (marked ``N_``) for a field with no rule."""
+    return _(FIELD_RULES.get(field, otherwise)).format(most=_MOST.get(field, ""))
 
 
 def plan_sentence(place: str, loc: list[str], problem: Any, given: object) -> str:
@@ -74,22 +83,29 @@ def plan_sentence(place: str, loc: list[str], problem: Any, given: object) -> st
     ``memberships``, the plan's index, the field), naming ``place`` (the file or env var),
     the plan (its number and name when it has one) and the field."""
     if len(loc) < 2 or not loc[1].isdigit():
-        return (f"{place}: memberships must be a list of plans, each a [[memberships]] table with "
-                f"{', '.join(FIELD_RULES)}")
+        return _("{place}: memberships must be a list of plans, each a [[memberships]] table with "
+                 "{fields}").format(place=place, fields=", ".join(FIELD_RULES))
     index = int(loc[1])
     entry = given[index] if isinstance(given, list | tuple) and index < len(given) else None
     name = entry.get("name") if isinstance(entry, dict) else None
-    plan = f"[[memberships]] plan {index + 1}" + (f" “{name}”" if isinstance(name, str) and name.strip() else "")
+    if isinstance(name, str) and name.strip():
+        plan = _("[[memberships]] plan {number} “{name}”").format(number=index + 1, name=name)
+    else:
+        plan = _("[[memberships]] plan {number}").format(number=index + 1)
     if len(loc) == 2:
         if problem["type"] == "value_error":
             return f"{place}: {plan}: {problem['ctx']['error']}"
-        return f"{place}: {plan} must be a table with {', '.join(FIELD_RULES)}"
+        return _("{place}: {plan} must be a table with {fields}").format(
+            place=place, plan=plan, fields=", ".join(FIELD_RULES))
     field = loc[2]
     if problem["type"] == "extra_forbidden":
-        return f"{place}: {plan}: unknown field {field}; known: {', '.join(FIELD_RULES)}"
+        return _("{place}: {plan}: unknown field {field}; known: {fields}").format(
+            place=place, plan=plan, field=field, fields=", ".join(FIELD_RULES))
     if problem["type"] == "missing":
-        return f"{place}: {plan}: {field} is missing: it must be {FIELD_RULES.get(field, 'given')}"
-    return f"{place}: {plan}: {field} must be {FIELD_RULES.get(field, 'valid')}, got {problem['input']!r}"
+        return _("{place}: {plan}: {field} is missing: it must be {rule}").format(
+            place=place, plan=plan, field=field, rule=rule(field, N_("given")))
+    return _("{place}: {plan}: {field} must be {rule}, got {given}").format(
+        place=place, plan=plan, field=field, rule=rule(field, N_("valid")), given=repr(problem["input"]))
 
 
 def unique_names(plans: tuple[MembershipPlan, ...]) -> tuple[MembershipPlan, ...]:
@@ -98,6 +114,7 @@ def unique_names(plans: tuple[MembershipPlan, ...]) -> tuple[MembershipPlan, ...
     for plan in plans:
         key = " ".join(plan.name.split()).casefold()
         if key in seen:
-            raise ValueError(f"two plans are named “{plan.name}”: each plan needs a name of its own")
+            raise ValueError(_("two plans are named “{name}”: each plan needs a name of its own").format(
+                name=plan.name))
         seen.add(key)
     return plans

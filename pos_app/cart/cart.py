@@ -32,6 +32,7 @@ from pos_app.cart.models import MAX_QUANTITY, CartLine, OrderCustomer, Sellable,
 from pos_app.cart.open_price import MAX_DESCRIPTION, OPEN_PRICE_ITEM, OPEN_PRICE_MAX_CENTS, OPEN_PRICE_NAME
 from pos_app.cart.taxes import compute_totals
 from pos_app.catalog.models import TaxRate
+from pos_app.i18n import _
 
 
 def new_order_key() -> str:
@@ -67,25 +68,26 @@ class Cart:
         """A new empty cart, or (with ``order_key``, ``lines``, ``next_line_id``, ``known_rates``,
         ``customer``) a restored one."""
         if customer is not None and not isinstance(customer, OrderCustomer):
-            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")
+            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")  # not for people
         if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
-            raise ValueError(f"order_key must be a non-empty string, got {order_key!r}")
+            raise ValueError(f"order_key must be a non-empty string, got {order_key!r}")  # not for people
         kept: list[CartLine] = []
         for line in lines:
             if not isinstance(line, CartLine):
-                raise ValueError(f"expected a CartLine, got {type(line).__name__}")
+                raise ValueError(f"expected a CartLine, got {type(line).__name__}")  # not for people
             if any(other.line_id == line.line_id for other in kept):
-                raise ValueError(f"line id {line.line_id} appears twice")
+                raise ValueError(f"line id {line.line_id} appears twice")  # not for people
             kept.append(line)
         highest = max((line.line_id for line in kept), default=0)
         if next_line_id is None:
             next_line_id = highest + 1
         if isinstance(next_line_id, bool) or not isinstance(next_line_id, int) or next_line_id <= highest:
-            raise ValueError(f"next_line_id must be above every line id ({highest}), got {next_line_id!r}")
+            raise ValueError(
+                f"next_line_id must be above every line id ({highest}), got {next_line_id!r}")  # not for people
         known: dict[str, TaxRate] = {}
         for rate in known_rates:
             if not isinstance(rate, TaxRate):
-                raise ValueError(f"expected a TaxRate, got {type(rate).__name__}")
+                raise ValueError(f"expected a TaxRate, got {type(rate).__name__}")  # not for people
             known[rate.id] = rate
         self._state = CartSnapshot(order_key or new_order_key(), tuple(kept), next_line_id, _named(known, kept),
                                    customer)
@@ -170,7 +172,7 @@ class Cart:
         check_quantity(quantity)
         price = item.price_cents
         if isinstance(price, bool) or not isinstance(price, int):
-            raise ValueError(f"item {item.id!r}: price_cents must be an int of cents, got {price!r}")
+            raise ValueError(f"item {item.id!r}: price_cents must be an int of cents, got {price!r}")  # not for people
         state = self._state
         known = dict(state.known_rates)
         if rates is not None and price >= 0:
@@ -183,9 +185,8 @@ class Cart:
             if line.item_id == item.id and line.unit_cents == price:
                 total = line.quantity + quantity
                 if total > MAX_QUANTITY:
-                    raise ValueError(
-                        f"line {line.line_id} ({line.name}) would hold {total} units; at most {MAX_QUANTITY}"
-                    )
+                    raise ValueError(_("line {line} ({name}) would hold {total} units; at most {most}").format(
+                        line=line.line_id, name=line.name, total=total, most=MAX_QUANTITY))
                 merged = CartLine(
                     line.line_id, line.item_id, line.name, line.sku, line.unit_cents, total, line.tax_ids
                 )
@@ -214,12 +215,14 @@ class Cart:
         the cart has a rate for. The cart is then unchanged.
         """
         if isinstance(unit_cents, bool) or not isinstance(unit_cents, int):
-            raise ValueError(f"an open price must be an int of cents, got {unit_cents!r}")
+            raise ValueError(f"an open price must be an int of cents, got {unit_cents!r}")  # not for people
         if not 0 < unit_cents <= OPEN_PRICE_MAX_CENTS:
-            raise ValueError(f"an open price must be from 1 to {OPEN_PRICE_MAX_CENTS} cents, got {unit_cents}")
-        name = " ".join(name.split()) or OPEN_PRICE_NAME
+            raise ValueError(_("an open price must be from 1 to {most} cents, got {cents}").format(
+                most=OPEN_PRICE_MAX_CENTS, cents=unit_cents))
+        name = " ".join(name.split()) or _(OPEN_PRICE_NAME)
         if len(name) > MAX_DESCRIPTION:
-            raise ValueError(f"a description has at most {MAX_DESCRIPTION} characters, got {len(name)}")
+            raise ValueError(_("a description has at most {most} characters, got {length}").format(
+                most=MAX_DESCRIPTION, length=len(name)))
         state = self._state
         known = dict(state.known_rates)
         taxes = tuple(dict.fromkeys(tax_ids))
@@ -271,7 +274,7 @@ class Cart:
     def attach_customer(self, customer: OrderCustomer | None) -> None:
         """Attach ``customer`` to the order (None: detach); the lines do not change."""
         if customer is not None and not isinstance(customer, OrderCustomer):
-            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")
+            raise ValueError(f"expected an OrderCustomer, got {type(customer).__name__}")  # not for people
         self._publish(replace(self._state, customer=customer))
 
     def clear(self) -> None:

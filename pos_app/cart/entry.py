@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from pos_app.cart.models import MAX_QUANTITY
+from pos_app.i18n import _
 
 QUANTITY_MARK = "*"
 """Typed after a number, before the item: ``3*`` then the scan adds 3."""
@@ -44,8 +45,8 @@ def read_entry(typed: str) -> Entry:
     count, rest = found.groups()
     quantity = int(count)
     if not 1 <= quantity <= MAX_QUANTITY:
-        raise ValueError(f"{count}{QUANTITY_MARK} is not a quantity: type 1 to {MAX_QUANTITY}, then "
-                         f"{QUANTITY_MARK} and the item")
+        raise ValueError(_("{typed} is not a quantity: type 1 to {most}, then {mark} and the item").format(
+            typed=f"{count}{QUANTITY_MARK}", most=MAX_QUANTITY, mark=QUANTITY_MARK))
     return Entry(quantity, rest.strip())
 
 
@@ -54,6 +55,6 @@ def read_quantity(typed: str) -> int:
     ``ValueError`` saying what to type for anything else."""
     text = typed.strip()
     if _WHOLE.fullmatch(text) is None or int(text) > MAX_QUANTITY:
-        raise ValueError(f"“{text}” is not a quantity: type a whole number from 0 (removes the line) "
-                         f"to {MAX_QUANTITY}")
+        raise ValueError(_("“{typed}” is not a quantity: type a whole number from 0 (removes the line) "
+                           "to {most}").format(typed=text, most=MAX_QUANTITY))
     return int(text)

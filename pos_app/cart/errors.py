@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pos_app.i18n import _
+
 
 class CartError(Exception):
     """Base of every cart error."""
@@ -14,7 +16,7 @@ class LineNotFound(CartError, KeyError):
 
     def __init__(self, line_id: int) -> None:
         self.line_id = line_id
-        super().__init__(f"the cart has no line {line_id!r}")
+        super().__init__(_("the cart has no line {line}").format(line=repr(line_id)))
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
@@ -31,8 +33,9 @@ class UnknownTax(CartError, ValueError):
     def __init__(self, item_name: str, tax_id: str) -> None:
         self.tax_id = tax_id
         super().__init__(
-            f"{item_name} cannot be rung up: its tax {tax_id} is not listed by the merchant (or has a rate "
-            "pos-app cannot use). Ask a manager to have the item or the tax fixed in the merchant's catalog."
+            _("{item} cannot be rung up: its tax {tax} is not listed by the merchant (or has a rate "
+              "pos-app cannot use). Ask a manager to have the item or the tax fixed in the merchant's catalog.")
+            .format(item=item_name, tax=tax_id)
         )
 
 
@@ -45,8 +48,9 @@ class CartLoadError(CartError):
 
     def __init__(self, message: str, kept_at: Path | None) -> None:
         self.kept_at = kept_at
-        where = f"; the file was kept as {kept_at}" if kept_at else ""
-        super().__init__(message + where)
+        if kept_at:
+            message = _("{message}; the file was kept as {path}").format(message=message, path=kept_at)
+        super().__init__(message)
 
 
 class CartCorrupt(CartLoadError):

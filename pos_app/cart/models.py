@@ -10,6 +10,7 @@ from typing import Protocol
 
 from pos_app.cart.open_price import OPEN_PRICE_ITEM
 from pos_app.catalog.models import TaxRate, check_price
+from pos_app.i18n import _
 
 MAX_QUANTITY = 9999
 """The most units one line may hold; more is refused as a slip of the finger."""
@@ -46,22 +47,25 @@ class OrderCustomer:
     phone: str | None = None
 
     def __post_init__(self) -> None:
-        for required, what in ((self.id, "a customer's id"), (self.name, "a customer's name")):
+        for required, what in ((self.id, "a customer's id"), (self.name, "a customer's name")):  # not for people
             if not isinstance(required, str) or not required.strip():
-                raise ValueError(f"{what} must be a non-empty string, got {required!r}")
+                raise ValueError(f"{what} must be a non-empty string, got {required!r}")  # not for people
         for contact, kind in ((self.email, "email"), (self.phone, "phone")):
             if contact is not None and not isinstance(contact, str):
-                raise ValueError(f"a customer's {kind} must be a string, got {contact!r}")
+                raise ValueError(f"a customer's {kind} must be a string, got {contact!r}")  # not for people
 
 
 def check_quantity(quantity: object, *, allow_zero: bool = False) -> int:
     """``quantity`` as a whole number of units in range, or ``ValueError`` saying why not."""
     low = 0 if allow_zero else 1
     if isinstance(quantity, bool) or not isinstance(quantity, int):
-        raise ValueError(f"quantity must be a whole number, got {quantity!r}")
+        raise ValueError(f"quantity must be a whole number, got {quantity!r}")  # not for people
     if not low <= quantity <= MAX_QUANTITY:
-        what = "0 (to remove the line)" if allow_zero else "1"
-        raise ValueError(f"quantity must be from {what} to {MAX_QUANTITY}, got {quantity}")
+        if allow_zero:
+            raise ValueError(_("quantity must be from 0 (to remove the line) to {most}, got {quantity}").format(
+                most=MAX_QUANTITY, quantity=quantity))
+        raise ValueError(_("quantity must be from 1 to {most}, got {quantity}").format(
+            most=MAX_QUANTITY, quantity=quantity))
     return quantity
 
 
@@ -79,11 +83,11 @@ class CartLine:
 
     def __post_init__(self) -> None:
         if isinstance(self.line_id, bool) or not isinstance(self.line_id, int) or self.line_id < 1:
-            raise ValueError(f"line_id must be a whole number from 1, got {self.line_id!r}")
+            raise ValueError(f"line_id must be a whole number from 1, got {self.line_id!r}")  # not for people
         check_price(self.unit_cents, self.name)  # within MAX_PRICE_CENTS: no total can overflow
         check_quantity(self.quantity)
         if self.unit_cents < 0 and self.tax_ids:
-            raise ValueError(f"line {self.line_id} ({self.name}): a discount line carries no taxes")
+            raise ValueError(f"line {self.line_id} ({self.name}): a discount line carries no taxes")  # not for people
 
     @property
     def base_cents(self) -> int:
@@ -108,9 +112,9 @@ class TaxFlag(Enum):
     """Why a tax of a line is flagged: the merchant's rates do not list it (deleted, or a
     sync that answered without it, or with a rate pos-app cannot use)."""
 
-    RATE_KEPT = "rate kept"
+    RATE_KEPT = "rate kept"  # not for people
     """Charged at the rate the cart remembers: the last known, the one the customer was quoted."""
-    NO_RATE = "no rate"
+    NO_RATE = "no rate"  # not for people
     """No rate is known for it: it is not charged, and the cart cannot be paid."""
 
 
@@ -127,17 +131,17 @@ class FlaggedTax:
     def label(self) -> str:
         """A few words for the cart's line: ``"City tax 2.00 % kept: no longer listed"``."""
         if self.rate is None:
-            return f"tax {self.tax_id} has no rate: cannot be paid"
-        return f"{self.rate.name} {self.rate.rate} % kept: no longer listed"
+            return _("tax {tax} has no rate: cannot be paid").format(tax=self.tax_id)
+        return _("{tax} {rate} % kept: no longer listed").format(tax=self.rate.name, rate=self.rate.rate)
 
     @property
     def sentence(self) -> str:
         """What the cashier (or the manager) should know about it."""
         if self.rate is None:
-            return (f"The merchant does not list tax {self.tax_id} and no rate is known for it: "
-                    "remove this line to take payment.")
-        return (f"The merchant no longer lists {self.rate.name}; this line is charged the {self.rate.rate} % "
-                "it was rung up with, as the customer was told.")
+            return _("The merchant does not list tax {tax} and no rate is known for it: "
+                     "remove this line to take payment.").format(tax=self.tax_id)
+        return _("The merchant no longer lists {tax}; this line is charged the {rate} % "
+                 "it was rung up with, as the customer was told.").format(tax=self.rate.name, rate=self.rate.rate)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from pos_app.catalog.models import TaxRate
+from pos_app.i18n import N_, _
 
 OPEN_PRICE_ITEM = "open-price"
 """The item id of every open-price line (a service's item ids are 24 hex digits)."""
-OPEN_PRICE_NAME = "Misc item"
-"""The line's name when the cashier types no description."""
+OPEN_PRICE_NAME = N_("Misc item")
+"""The line's name when the cashier types no description (``_(OPEN_PRICE_NAME)`` where shown)."""
 OPEN_PRICE_MAX_CENTS = 1_000_000
 """The most an open-price item may cost (10,000.00 in a currency of cents): a price typed by
 hand has no catalog to check it, and anything dearer belongs in the catalog, where a
@@ -51,7 +52,7 @@ class TaxClass:
         """``"No tax"``, ``"State sales tax 6.25 %"``, ``"State sales tax + City tax 8.25 %"``;
         ``percent`` writes the rate (the store's ``MoneyFormat.percent``: ``"8,25 %"`` in de_DE)."""
         if not self.rates:
-            return "No tax"
+            return _("No tax")
         return f"{' + '.join(rate.name for rate in self.rates)} {percent(self.rate)}"
 
 

@@ -35,8 +35,9 @@ from pos_app.cart.cart import Cart, CartSnapshot
 from pos_app.cart.errors import CartCorrupt, CartError, CartLoadError, CartSaveError, CartVersionUnknown
 from pos_app.cart.models import CartLine, OrderCustomer
 from pos_app.catalog.models import TaxRate
+from pos_app.i18n import _
 
-FORMAT = "pos-app cart"
+FORMAT = "pos-app cart"  # not for people
 VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -84,7 +85,7 @@ class _Invalid(ValueError):
 
 def _int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(f"{where} must be an integer, got {value!r}")
+        raise _Invalid(f"{where} must be an integer, got {value!r}")  # not for people
     return value
 
 
@@ -92,16 +93,16 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str) or not value:
-        raise _Invalid(f"{where} must be a non-empty string, got {value!r}")
+        raise _Invalid(f"{where} must be a non-empty string, got {value!r}")  # not for people
     return value
 
 
 def _reject_float(text: str) -> Any:
-    raise _Invalid(f"a cart holds no fractional numbers, found {text}")
+    raise _Invalid(f"a cart holds no fractional numbers, found {text}")  # not for people
 
 
 def _reject_constant(text: str) -> Any:
-    raise _Invalid(f"a cart holds no {text}")
+    raise _Invalid(f"a cart holds no {text}")  # not for people
 
 
 def decode(data: bytes) -> Cart:
@@ -111,30 +112,31 @@ def decode(data: bytes) -> Cart:
             data.decode("utf-8"), parse_float=_reject_float, parse_constant=_reject_constant
         )
     except (UnicodeDecodeError, json.JSONDecodeError, _Invalid, RecursionError) as exc:
-        raise CartCorrupt(f"the saved cart is not valid JSON ({exc})", None) from None
+        raise CartCorrupt(_("the saved cart is not valid JSON ({detail})").format(detail=exc), None) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise CartCorrupt("the saved cart file is not a pos-app cart", None)
+        raise CartCorrupt(_("the saved cart file is not a pos-app cart"), None)
     version = document.get("version")
     if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise CartVersionUnknown(
-            f"the saved cart has format version {version!r}; this pos-app reads versions "
-            f"{', '.join(map(str, READABLE_VERSIONS))} (was it written by a newer pos-app?)", None,
+            _("the saved cart has format version {version}; this pos-app reads versions "
+              "{versions} (was it written by a newer pos-app?)").format(
+                version=repr(version), versions=", ".join(map(str, READABLE_VERSIONS))), None,
         )
     try:
         keys = _TOP_KEYS[version]
         if set(document) != keys:
-            raise _Invalid(f"fields must be {sorted(keys)}, got {sorted(document)}")
+            raise _Invalid(f"fields must be {sorted(keys)}, got {sorted(document)}")  # not for people
         lines_data = document["lines"]
         if not isinstance(lines_data, list):
-            raise _Invalid("lines must be a list")
+            raise _Invalid("lines must be a list")  # not for people
         lines = []
         for index, raw in enumerate(lines_data):
             where = f"lines[{index}]"
             if not isinstance(raw, dict) or set(raw) != _LINE_KEYS:
-                raise _Invalid(f"{where} must be an object with fields {sorted(_LINE_KEYS)}")
+                raise _Invalid(f"{where} must be an object with fields {sorted(_LINE_KEYS)}")  # not for people
             tax_ids = raw["tax_ids"]
             if not isinstance(tax_ids, list) or not all(isinstance(t, str) and t for t in tax_ids):
-                raise _Invalid(f"{where}.tax_ids must be a list of ids")
+                raise _Invalid(f"{where}.tax_ids must be a list of ids")  # not for people
             lines.append(
                 CartLine(
                     line_id=_int(raw["line_id"], f"{where}.line_id"),
@@ -154,7 +156,7 @@ def decode(data: bytes) -> Cart:
             customer=_customer(document.get("customer")),
         )
     except ValueError as exc:  # _Invalid, and the rules CartLine and Cart enforce
-        raise CartCorrupt(f"the saved cart breaks the cart format: {exc}", None) from None
+        raise CartCorrupt(_("the saved cart breaks the cart format: {detail}").format(detail=exc), None) from None
 
 
 def _customer(data: Any) -> OrderCustomer | None:
@@ -162,7 +164,7 @@ def _customer(data: Any) -> OrderCustomer | None:
     if data is None:
         return None
     if not isinstance(data, dict) or set(data) != _CUSTOMER_KEYS:
-        raise _Invalid(f"customer must be null or an object with fields {sorted(_CUSTOMER_KEYS)}")
+        raise _Invalid(f"customer must be null or an object with fields {sorted(_CUSTOMER_KEYS)}")  # not for people
     return OrderCustomer(str(_text(data["id"], "customer.id")), str(_text(data["name"], "customer.name")),
                          _text(data["email"], "customer.email", optional=True),
                          _text(data["phone"], "customer.phone", optional=True))
@@ -171,19 +173,19 @@ def _customer(data: Any) -> OrderCustomer | None:
 def _taxes(data: Any) -> list[TaxRate]:
     """The ``taxes`` of a version 2 file: rates as decimal strings, each checked by ``TaxRate``."""
     if not isinstance(data, list):
-        raise _Invalid("taxes must be a list")
+        raise _Invalid("taxes must be a list")  # not for people
     rates = []
     for index, raw in enumerate(data):
         where = f"taxes[{index}]"
         if not isinstance(raw, dict) or set(raw) != _TAX_KEYS:
-            raise _Invalid(f"{where} must be an object with fields {sorted(_TAX_KEYS)}")
+            raise _Invalid(f"{where} must be an object with fields {sorted(_TAX_KEYS)}")  # not for people
         rate = raw["rate"]
         try:
             exact = Decimal(rate) if isinstance(rate, str) else None
         except InvalidOperation:
             exact = None
         if exact is None:
-            raise _Invalid(f"{where}.rate must be a decimal number as a string, got {rate!r}")
+            raise _Invalid(f"{where}.rate must be a decimal number as a string, got {rate!r}")  # not for people
         rates.append(TaxRate(str(_text(raw["id"], f"{where}.id")), str(_text(raw["name"], f"{where}.name")), exact))
     return rates
 
@@ -244,7 +246,8 @@ class CartStore:
                 except OSError:
                     pass
                 raise CartSaveError(
-                    f"the cart could not be saved to {self._path} ({exc}); the previously saved cart is kept"
+                    _("the cart could not be saved to {path} ({detail}); the previously saved cart is kept").format(
+                        path=self._path, detail=exc)
                 ) from None
 
     def load(self) -> Cart | None:
@@ -262,15 +265,21 @@ class CartStore:
             except FileNotFoundError:
                 return None
             except OSError as exc:
-                raise CartError(f"the saved cart {self._path} cannot be read: {exc}") from None
+                raise CartError(_("the saved cart {path} cannot be read: {detail}").format(
+                    path=self._path, detail=exc)) from None
             try:
                 if len(data) > MAX_FILE_BYTES:
-                    raise CartCorrupt(f"the saved cart is larger than {MAX_FILE_BYTES} bytes", None)
+                    raise CartCorrupt(_("the saved cart is larger than {most} bytes").format(most=MAX_FILE_BYTES),
+                                      None)
                 return decode(data)
             except CartLoadError as error:
                 kept = self._keep_aside()
-                stays = "" if kept else "; it could not be moved aside and stays where it is"
-                raise type(error)(f"{self._path}: {error}{stays}", kept) from None
+                if kept:
+                    said = f"{self._path}: {error}"
+                else:
+                    said = _("{path}: {error}; it could not be moved aside and stays where it is").format(
+                        path=self._path, error=error)
+                raise type(error)(said, kept) from None
 
     def keep_aside(self) -> Path | None:
         """Move the saved cart aside as ``<name>.unusable-<UTC time>`` (a cart that loads but

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from pos_app.i18n import _, ngettext
+
 MAX_PRICE_CENTS = 1_000_000_000
 """The largest price, either way (a discount is negative), an item may have: $10,000,000.00,
 the bound of the service's own item routes. Beyond it a price is a data error."""
@@ -27,10 +29,10 @@ _RATE_STEP = Decimal(1).scaleb(-RATE_PLACES)
 def check_price(cents: object, item: str) -> int:
     """``cents`` as a price in range, or ``ValueError`` naming ``item`` (its name) and the bound."""
     if isinstance(cents, bool) or not isinstance(cents, int):
-        raise ValueError(f"item {item!r}: price_cents must be an int of cents, got {cents!r}")
+        raise ValueError(f"item {item!r}: price_cents must be an int of cents, got {cents!r}")  # not for people
     if abs(cents) > MAX_PRICE_CENTS:
-        raise ValueError(f"item {item!r}: a price of {cents} cents is beyond the {MAX_PRICE_CENTS} cents "
-                         "any item may cost")
+        raise ValueError(_("item {item}: a price of {cents} cents is beyond the {most} cents "
+                           "any item may cost").format(item=repr(item), cents=cents, most=MAX_PRICE_CENTS))
     return cents
 
 
@@ -53,9 +55,10 @@ class CatalogItem:
 
     def __post_init__(self) -> None:
         if isinstance(self.price_cents, bool) or not isinstance(self.price_cents, int):
-            raise ValueError(f"item {self.id!r}: price_cents must be an int of cents, got {self.price_cents!r}")
+            raise ValueError(  # the sync logs why it left an item out
+                f"item {self.id!r}: price_cents must be an int of cents, got {self.price_cents!r}")  # not for people
         if not isinstance(self.id, str) or not self.id:
-            raise ValueError(f"item id must be a non-empty string, got {self.id!r}")
+            raise ValueError(f"item id must be a non-empty string, got {self.id!r}")  # not for people
 
     @property
     def is_discount(self) -> bool:
@@ -73,14 +76,16 @@ class TaxRate:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
-            raise ValueError(f"a tax id must be a non-empty string, got {self.id!r}")
+            raise ValueError(f"a tax id must be a non-empty string, got {self.id!r}")  # not for people
+        # the service's data: the sync logs why it left a tax out
         rate = self.rate
         if not isinstance(rate, Decimal) or not rate.is_finite():
-            raise ValueError(f"tax {self.name!r}: rate must be a number, got {rate!r}")
+            raise ValueError(f"tax {self.name!r}: rate must be a number, got {rate!r}")  # not for people
         if not 0 <= rate <= MAX_RATE:
-            raise ValueError(f"tax {self.name!r}: a rate of {rate} % is not from 0 to {MAX_RATE} %")
+            raise ValueError(f"tax {self.name!r}: a rate of {rate} % is not from 0 to {MAX_RATE} %")  # not for people
         if rate.quantize(_RATE_STEP) != rate:
-            raise ValueError(f"tax {self.name!r}: a rate of {rate} % has more than {RATE_PLACES} decimals")
+            raise ValueError(
+                f"tax {self.name!r}: a rate of {rate} % has more than {RATE_PLACES} decimals")  # not for people
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +114,16 @@ class SyncResult:
     @property
     def left_out(self) -> str | None:
         """A sentence for the manager when entries were left out (the log names them); else None."""
-        kinds = ((self.skipped_items, "item", "items"), (self.skipped_taxes, "tax", "taxes"))
-        counted = [f"{len(entries)} {one if len(entries) == 1 else many}" for entries, one, many in kinds if entries]
+        items, taxes = len(self.skipped_items), len(self.skipped_taxes)
+        counted = [
+            *([ngettext("{count} item", "{count} items", items).format(count=items)] if items else []),
+            *([ngettext("{count} tax", "{count} taxes", taxes).format(count=taxes)] if taxes else []),
+        ]
         if not counted:
             return None
-        return (f"The catalog was refreshed, but {' and '.join(counted)} with values pos-app cannot use "
-                "were left out (the log names them): have them fixed in the merchant's catalog.")
+        what = counted[0] if len(counted) == 1 else _("{items} and {taxes}").format(items=counted[0], taxes=counted[1])
+        return _("The catalog was refreshed, but {what} with values pos-app cannot use "
+                 "were left out (the log names them): have them fixed in the merchant's catalog.").format(what=what)
 
 
 @dataclass(frozen=True, slots=True)

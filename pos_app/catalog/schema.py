@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pos_app import sqlite_file
 from pos_app.catalog.errors import CatalogCorrupt, CatalogError, CatalogTooNew
+from pos_app.i18n import N_, _
 from pos_app.sqlite_file import FileKind
 
 APPLICATION_ID = 0x504F5343  # "POSC" in the SQLite header: this file is a pos-app catalog
@@ -64,14 +65,16 @@ CURRENT_VERSION = len(MIGRATIONS)
 
 
 def sqlite_error(exc: sqlite3.Error, path: Path, doing: str) -> CatalogError:
-    """A SQLite error as a catalog error: damage reports become ``CatalogCorrupt``."""
+    """A SQLite error as a catalog error: damage reports become ``CatalogCorrupt``. ``doing`` is
+    marked ``N_()`` where written ("reading an item") and translated here."""
     code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
     if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
         return CatalogCorrupt(
-            f"catalog {path} is damaged ({exc}) while {doing}; it was left as it is: move it aside "
-            "and sync the catalog again (it is a copy of the service's)"
+            _("catalog {path} is damaged ({detail}) while {doing}; it was left as it is: move it aside "
+              "and sync the catalog again (it is a copy of the service's)").format(
+                path=path, detail=exc, doing=_(doing))
         )
-    return CatalogError(f"catalog {path}: {doing} failed: {exc}")
+    return CatalogError(_("catalog {path}: {doing} failed: {detail}").format(path=path, doing=_(doing), detail=exc))
 
 
 CATALOG = FileKind(
@@ -82,8 +85,8 @@ CATALOG = FileKind(
     corrupt=CatalogCorrupt,
     too_new=CatalogTooNew,
     from_sqlite=sqlite_error,
-    advice="move it aside and sync the catalog again (the catalog is a copy of the service's)",
-    too_new_advice="Update pos-app, or move the file aside and sync again",
+    advice=N_("move it aside and sync the catalog again (the catalog is a copy of the service's)"),
+    too_new_advice=N_("Update pos-app, or move the file aside and sync again"),
     # NORMAL, not FULL: the catalog is a copy of the service's; a power cut may lose the
     # last sync (never corrupt the file), and the next sync brings it back.
     synchronous="NORMAL",
@@ -102,5 +105,5 @@ def connect_reader(path: Path, *, busy_timeout: float) -> sqlite3.Connection:
         conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA query_only = ON")
     except sqlite3.Error as exc:
-        raise sqlite_error(exc, path, "opening a reader") from None
+        raise sqlite_error(exc, path, N_("opening a reader")) from None
     return conn

@@ -36,6 +36,7 @@ from pos_app.catalog.errors import CatalogClosed, CatalogCorrupt, CatalogError
 from pos_app.catalog.models import CatalogItem, TaxRate
 from pos_app.catalog.schema import connect, connect_reader, sqlite_error
 from pos_app.catalog.text import key_upper_bound, name_key, prefix_terms, typed_key, words
+from pos_app.i18n import N_, _
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ DEFAULT_BUSY_TIMEOUT = 5.0
 MAX_LIMIT = 1000
 """The most rows one ``search`` or ``in_category`` answers."""
 
-_COLUMNS = "pos, id, name, sku, price_cents, category, tax_ids, description"
+_COLUMNS = "pos, id, name, sku, price_cents, category, tax_ids, description"  # not for people
 _INSERT = (
     "INSERT INTO items (pos, id, name, name_key, sku, price_cents, category, tax_ids, description) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -55,7 +56,7 @@ type _Row = tuple[int, str, str, str | None, int, str | None, str, str]
 
 
 def _item(row: _Row) -> CatalogItem:
-    _, item_id, name, sku, price, category, tax_ids, description = row
+    __, item_id, name, sku, price, category, tax_ids, description = row
     return CatalogItem(
         id=item_id, name=name, sku=sku, price_cents=price, category=category,
         tax_ids=tuple(json.loads(tax_ids)), description=description,
@@ -64,7 +65,7 @@ def _item(row: _Row) -> CatalogItem:
 
 def _check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"limit must be a whole number from 1, got {limit!r}")
+        raise ValueError(f"limit must be a whole number from 1, got {limit!r}")  # not for people
     return min(limit, MAX_LIMIT)
 
 
@@ -112,7 +113,8 @@ class Catalog:
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise CatalogError(f"the folder of catalog {where} cannot be created: {exc}") from None
+            raise CatalogError(_("the folder of catalog {path} cannot be created: {detail}").format(
+                path=where, detail=exc)) from None
         return cls(connect(where, busy_timeout=busy_timeout), where, busy_timeout)
 
     @property
@@ -150,7 +152,7 @@ class Catalog:
 
     def _reader(self) -> sqlite3.Connection:
         if self._writer is None:
-            raise CatalogClosed(f"catalog {self._path} is closed")
+            raise CatalogClosed(_("catalog {path} is closed").format(path=self._path))
         thread = threading.current_thread()
         with self._readers_lock:
             conn = self._readers.get(thread)
@@ -173,7 +175,8 @@ class Catalog:
                     conn.execute("COMMIT")
         except sqlite3.ProgrammingError:
             if self._writer is None:
-                raise CatalogClosed(f"catalog {self._path} was closed while {doing}") from None
+                raise CatalogClosed(_("catalog {path} was closed while {doing}").format(
+                    path=self._path, doing=_(doing))) from None
             raise
         except sqlite3.Error as exc:
             raise sqlite_error(exc, self._path, doing) from None
@@ -187,7 +190,7 @@ class Catalog:
         """
         limit = _check_limit(limit)
         if not isinstance(text, str):
-            raise TypeError(f"search text must be a str, got {type(text).__name__}")
+            raise TypeError(f"search text must be a str, got {type(text).__name__}")  # not for people
         typed = words(text)
         if not typed:
             return []
@@ -225,7 +228,7 @@ class Catalog:
                 log.warning("catalog full-text query %r failed: %s", expression, exc)
             return [_item(r) for r in found.values()]
 
-        return self._read("searching", run)
+        return self._read(N_("searching"), run)
 
     def by_code(self, code: str) -> CatalogItem | None:
         """The item whose SKU is exactly ``code`` (surrounding whitespace ignored), or None.
@@ -234,7 +237,7 @@ class Catalog:
         way round (``code_variants``). Should two items share a SKU, the first by name wins.
         """
         if not isinstance(code, str):
-            raise TypeError(f"code must be a str, got {type(code).__name__}")
+            raise TypeError(f"code must be a str, got {type(code).__name__}")  # not for people
         code = code.strip()
         if not code:
             return None
@@ -248,7 +251,7 @@ class Catalog:
                     return _item(row)
             return None
 
-        return self._read("looking up a code", run)
+        return self._read(N_("looking up a code"), run)
 
     def get(self, item_id: str) -> CatalogItem | None:
         """The item with the service's id ``item_id``, or None."""
@@ -257,7 +260,7 @@ class Catalog:
             row = conn.execute(f"SELECT {_COLUMNS} FROM items WHERE id = ?", (item_id,)).fetchone()
             return None if row is None else _item(row)
 
-        return self._read("reading an item", run)
+        return self._read(N_("reading an item"), run)
 
     def categories(self) -> list[str]:
         """Category names that have at least one item, in the service's order (for quick keys)."""
@@ -269,7 +272,7 @@ class Catalog:
             ).fetchall()
             return [name for (name,) in rows]
 
-        return self._read("reading categories", run)
+        return self._read(N_("reading categories"), run)
 
     def in_category(self, name: str, limit: int = 50) -> list[CatalogItem]:
         """Items whose (first) category is ``name``, in name order."""
@@ -281,7 +284,7 @@ class Catalog:
             ).fetchall()
             return [_item(r) for r in rows]
 
-        return self._read("reading a category", run)
+        return self._read(N_("reading a category"), run)
 
     def codes_containing(self, characters: str) -> frozenset[str]:
         """Which of ``characters`` occur in some item's SKU (a scan types them: the sale
@@ -291,7 +294,7 @@ class Catalog:
             return frozenset(char for char in characters
                              if conn.execute("SELECT 1 FROM items WHERE instr(sku, ?) > 0 LIMIT 1", (char,)).fetchone())
 
-        return self._read("reading the codes", run)
+        return self._read(N_("reading the codes"), run)
 
     def tax_uses(self) -> list[tuple[tuple[str, ...], int]]:
         """Each set of taxes the items carry (an item's ``tax_ids``, as stored) and how many
@@ -302,7 +305,7 @@ class Catalog:
             rows = conn.execute("SELECT tax_ids, COUNT(*) FROM items WHERE price_cents >= 0 GROUP BY tax_ids")
             return [(tuple(json.loads(tax_ids)), count) for tax_ids, count in rows]
 
-        return self._read("reading the items' taxes", run)
+        return self._read(N_("reading the items' taxes"), run)
 
     def taxes(self) -> dict[str, TaxRate]:
         """The merchant's taxes by id, in the service's order, as stored by the last sync.
@@ -317,14 +320,15 @@ class Catalog:
                 try:
                     exact = Decimal(rate)
                 except (InvalidOperation, TypeError):
-                    raise CatalogCorrupt(f"catalog {self._path}: tax {tax_id!r} has rate {rate!r}") from None
+                    raise CatalogCorrupt(_("catalog {path}: tax {tax} has rate {rate}").format(
+                        path=self._path, tax=repr(tax_id), rate=repr(rate))) from None
                 try:
                     rates[tax_id] = TaxRate(tax_id, name, exact)
                 except ValueError as error:
                     log.warning("catalog %s: a stored tax is left out until the next sync: %s", self._path, error)
             return rates
 
-        return self._read("reading taxes", run)
+        return self._read(N_("reading taxes"), run)
 
     def synced_at(self) -> datetime | None:
         """When the last sync committed (UTC, aware), or None if the catalog was never synced."""
@@ -333,7 +337,7 @@ class Catalog:
             row = conn.execute("SELECT synced_at FROM sync_state WHERE one = 1").fetchone()
             return None if row is None else datetime.fromisoformat(row[0]).astimezone(UTC)
 
-        return self._read("reading the sync time", run)
+        return self._read(N_("reading the sync time"), run)
 
     def count(self) -> int:
         """How many items the catalog holds."""
@@ -342,7 +346,7 @@ class Catalog:
             row = conn.execute("SELECT item_count FROM sync_state WHERE one = 1").fetchone()
             return 0 if row is None else int(row[0])
 
-        return self._read("counting items", run)
+        return self._read(N_("counting items"), run)
 
     # ------------------------------------------------------------ the one write
 
@@ -363,15 +367,15 @@ class Catalog:
         ``ValueError`` before anything is written.
         """
         if synced_at.tzinfo is None or synced_at.utcoffset() is None:
-            raise ValueError(f"synced_at must be timezone-aware, got {synced_at!r}")
+            raise ValueError(f"synced_at must be timezone-aware, got {synced_at!r}")  # not for people
         rows: list[tuple[str, str, str, str | None, int, str | None, str, str]] = []
         seen: set[str] = set()
         tax_texts: dict[tuple[str, ...], str] = {}  # few distinct tax sets: encode each once
         for item in items:
             if not isinstance(item, CatalogItem):
-                raise TypeError(f"expected CatalogItem, got {type(item).__name__}")
+                raise TypeError(f"expected CatalogItem, got {type(item).__name__}")  # not for people
             if item.id in seen:
-                raise ValueError(f"item id {item.id!r} appears twice")
+                raise ValueError(f"item id {item.id!r} appears twice")  # not for people
             seen.add(item.id)
             rows.append((
                 name_key(item.name), item.name, item.id, _clean_sku(item.sku), item.price_cents,
@@ -387,7 +391,7 @@ class Catalog:
         with self._write_lock:
             conn = self._writer
             if conn is None:
-                raise CatalogClosed(f"catalog {self._path} is closed")
+                raise CatalogClosed(_("catalog {path} is closed").format(path=self._path))
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -413,7 +417,7 @@ class Catalog:
                         conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
-                raise sqlite_error(exc, self._path, "replacing the catalog") from None
+                raise sqlite_error(exc, self._path, N_("replacing the catalog")) from None
             try:  # a whole catalog went through the WAL: move it home and give the disk back
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.Error as exc:  # readers may hold it; the automatic checkpoints catch up

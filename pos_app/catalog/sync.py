@@ -41,6 +41,7 @@ from pos_app.api.models import Category, Item, Page, Tax
 from pos_app.catalog.errors import SyncError
 from pos_app.catalog.models import CatalogItem, Skipped, SyncResult, TaxRate, check_price
 from pos_app.catalog.store import Catalog
+from pos_app.i18n import _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,8 @@ def tax_rate(tax: Tax) -> TaxRate:
     """The service's tax as the cart's; ``ValueError`` for a rate that is no number from 0 to 100 %."""
     if tax.rate is None:
         if "rate" not in tax.odd_fields:
-            raise ValueError(f"tax {tax.name!r} has no rate")
-        raise ValueError(f"tax {tax.name!r}: rate must be a number, got {tax.odd_fields['rate']!r}")
+            raise ValueError(f"tax {tax.name!r} has no rate")  # not for people: the sync logs it
+        raise ValueError(f"tax {tax.name!r}: rate must be a number, got {tax.odd_fields['rate']!r}")  # not for people
     return TaxRate(tax.id, tax.name, tax.rate)
 
 
@@ -91,9 +92,9 @@ def _total_pages(page: Page[Item], page_size: int) -> int:
     elif meta.count is not None:
         pages = (meta.count + page_size - 1) // page_size
     else:
-        raise SyncError("the item list tells neither totalPages nor count; the catalog was not synced")
+        raise SyncError(_("the item list tells neither totalPages nor count; the catalog was not synced"))
     if not 0 <= pages <= MAX_PAGES:
-        raise SyncError(f"the item list claims {pages} pages; the catalog was not synced")
+        raise SyncError(_("the item list claims {pages} pages; the catalog was not synced").format(pages=pages))
     return pages
 
 
@@ -126,7 +127,7 @@ async def sync_catalog(
     left out and named in the result, never a failure.
     """
     if concurrency < 1 or page_size < 1:
-        raise ValueError("page_size and concurrency must be at least 1")
+        raise ValueError("page_size and concurrency must be at least 1")  # not for people
     started = time.perf_counter()
     items: dict[str, CatalogItem] = {}
     left_out: dict[str, Skipped] = {}  # by id: an item seen twice counts once, as last seen
@@ -197,8 +198,10 @@ async def sync_catalog(
         missing = [item_id for item_id in dict.fromkeys(live_ids) if item_id not in items and item_id not in left_out]
         if len(missing) > MAX_REFETCH:
             raise SyncError(
-                f"the catalog changed while it was synced ({len(missing)} items were missed); "
-                "the previous catalog was kept: sync again"
+                ngettext("the catalog changed while it was synced ({count} item was missed); "
+                         "the previous catalog was kept: sync again",
+                         "the catalog changed while it was synced ({count} items were missed); "
+                         "the previous catalog was kept: sync again", len(missing)).format(count=len(missing))
             )
 
         pending = iter(missing)
@@ -242,7 +245,8 @@ def _usable_taxes(answer: list[Tax]) -> tuple[list[TaxRate], tuple[Skipped, ...]
     skipped: list[Skipped] = []
     for tax in answer:
         if tax.id in taxes:
-            skipped.append(Skipped(tax.id, f"tax {tax.name!r}: its id is listed twice; the first is kept"))
+            reason = f"tax {tax.name!r}: its id is listed twice; the first is kept"  # not for people: logged
+            skipped.append(Skipped(tax.id, reason))
             continue
         try:
             taxes[tax.id] = tax_rate(tax)
@@ -255,7 +259,7 @@ def _log_left_out(what: str, skipped: tuple[Skipped, ...]) -> None:
     if not skipped:
         return
     named = "; ".join(str(entry) for entry in skipped[:LOGGED_SKIPS])
-    more = f"; and {len(skipped) - LOGGED_SKIPS} more" if len(skipped) > LOGGED_SKIPS else ""
+    more = f"; and {len(skipped) - LOGGED_SKIPS} more" if len(skipped) > LOGGED_SKIPS else ""  # not for people: logged
     log.warning("catalog sync left out %d %s with values pos-app cannot use (the rest was stored): %s%s",
                 len(skipped), what, named, more)
 

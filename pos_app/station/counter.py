@@ -43,6 +43,7 @@ from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.drawer import CashDrawer
+from pos_app.i18n import _, ngettext
 from pos_app.journal import JournalError
 from pos_app.money import AmountError, AmountProblem, MoneyFormat, money_format
 from pos_app.staff import AuditAction, InvalidPin, PinMatch, Staff, StaffMember
@@ -85,9 +86,10 @@ class LineLowered:
 
     @property
     def detail(self) -> str:
+        """The audit trail's record of the change (English, as the trail is kept)."""
         code = f", SKU {self.line.sku}" if self.line.sku else ""
         return (f"{self.line.name} (line {self.line.line_id}{code}): quantity {self.line.quantity} → "
-                f"{self.quantity}; order {self.order_key}, after payment attempt {self.attempt}")
+                f"{self.quantity}; order {self.order_key}, after payment attempt {self.attempt}")  # not for people
 
 
 class PaymentsNotReady(RuntimeError):
@@ -177,7 +179,7 @@ class Counter(Till):
     def station(self) -> Station:
         """The payment side; ``PaymentsNotReady`` before ``attach``."""
         if self._station is None:
-            raise PaymentsNotReady("card payments are still starting: the payment service is not connected yet")
+            raise PaymentsNotReady(_("card payments are still starting: the payment service is not connected yet"))
         return self._station
 
     async def aclose(self) -> None:
@@ -269,16 +271,17 @@ class Counter(Till):
         de_DE), as cents; ``ValueError`` with a sentence to show under the field otherwise:
         nothing typed, not an amount, 0 or less, more than ``OPEN_PRICE_MAX_CENTS``."""
         money = self.money
-        not_positive = f"The price must be more than {money(0)}. For a discount, scan the discount's code."
-        too_dear = (f"A misc item costs at most {money(OPEN_PRICE_MAX_CENTS)}: check the price. A dearer item must "
-                    "be in the catalog.")
+        not_positive = _("The price must be more than {zero}. For a discount, scan the discount's code.").format(
+            zero=money(0))
+        too_dear = _("A misc item costs at most {most}: check the price. A dearer item must "
+                     "be in the catalog.").format(most=money(OPEN_PRICE_MAX_CENTS))
         try:
             cents = money.parse(text)
         except AmountError as error:
             said = {AmountProblem.NEGATIVE: not_positive, AmountProblem.TOO_LARGE: too_dear}
             raise ValueError(said.get(error.problem, f"{error}.")) from None
         if cents is None:
-            raise ValueError(f"Type the price, like {money.example}.")
+            raise ValueError(_("Type the price, like {example}.").format(example=money.example))
         if cents <= 0:
             raise ValueError(not_positive)
         if cents > OPEN_PRICE_MAX_CENTS:
@@ -344,12 +347,13 @@ class Counter(Till):
         paid before the app stopped): what the customer pays for must not change under a
         payment."""
         if self.cart.order_key == self._restored_order_key:
-            raise ValueError("the sale found at start is still being checked with the payment record: "
-                             "change it in a moment")
+            raise ValueError(_("the sale found at start is still being checked with the payment record: "
+                               "change it in a moment"))
         if self.payments.holds:
-            raise ValueError("this sale has payments: its items cannot change now. Take the rest "
-                             f"({self.money(self.payments.due(self.totals().total))}) by card or cash, or have a "
-                             "manager void the card payment in the back office (F9).")
+            raise ValueError(_("this sale has payments: its items cannot change now. Take the rest "
+                               "({due}) by card or cash, or have a "
+                               "manager void the card payment in the back office (F9).").format(
+                due=self.money(self.payments.due(self.totals().total))))
 
     async def _attempt_before_lowering(self, order_key: str) -> str | None:
         """What says a card payment was attempted on ``order_key`` (for the audit trail);
@@ -359,17 +363,17 @@ class Counter(Till):
         (``restore_order``), and while a payment of the order has no known result: were it
         charged, it would pay for what is left, not for what the customer took."""
         if order_key == self._restored_order_key:
-            raise ValueError("the sale found at start is still being checked with the payment record: "
-                             "lower or remove its lines in a moment")
+            raise ValueError(_("the sale found at start is still being checked with the payment record: "
+                               "lower or remove its lines in a moment"))
         if self._station is None:
             return None
         try:
             attempts = await self._station.journal.order_attempts(order_key)
         except JournalError as error:
-            return f"not known: the payment record could not be read ({error})"
+            return f"not known: the payment record could not be read ({error})"  # not for people: the audit trail's
         if any(a.needs_resolution for a in attempts):
-            raise ValueError("a card payment of this sale has no known result yet: check it again, or have a "
-                             "manager decide it, before taking items off")
+            raise ValueError(_("a card payment of this sale has no known result yet: check it again, or have a "
+                               "manager decide it, before taking items off"))
         if not attempts:
             return None
         latest = attempts[-1]
@@ -423,7 +427,7 @@ class Counter(Till):
         if self.unsaved is not None:
             self.unsaved = None
             log.info("the cart is saved again")
-            self.events.publish(SaveTrouble("cart", "The sale is saved again.", saved=True))
+            self.events.publish(SaveTrouble("cart", _("The sale is saved again."), saved=True))
 
     def _save_failed(self, error: Exception) -> None:
         first = self.unsaved is None
@@ -431,9 +435,9 @@ class Counter(Till):
         if first:
             log.error("the cart could not be saved (kept in memory, written again every %s s): %s",
                       self.save_retry, error)
-            self.events.publish(SaveTrouble("cart", (
-                f"The sale could not be saved to disk ({error}). Nothing is lost while the app runs: it is "
-                "saved again as soon as the disk takes it.")))
+            self.events.publish(SaveTrouble("cart", _(
+                "The sale could not be saved to disk ({error}). Nothing is lost while the app runs: it is "
+                "saved again as soon as the disk takes it.").format(error=error)))
         if self._retrying is None or self._retrying.done():
             self._retrying = asyncio.get_running_loop().create_task(self._save_later())
 
@@ -496,15 +500,20 @@ def _restored_cart(store: CartStore, rates: dict[str, TaxRate]) -> tuple[Cart, s
         cart = store.load() or Cart()
     except CartError as error:  # kept aside by the store
         log.error("the saved cart could not be restored: %s", error)
-        return Cart(), f"The saved sale could not be restored ({error}); a new sale was started."
+        return Cart(), _("The saved sale could not be restored ({error}); a new sale was started.").format(error=error)
     cart.refresh_rates(rates)
     unrated = cart.totals(rates).unrated_lines
     if not unrated:
         return cart, None
     names = ", ".join(cart.line(line_id).name for line_id in unrated)
     kept = store.keep_aside()
-    where = f"It was kept as {kept}" if kept else "It could not be moved aside"
-    log.error("the saved cart was not restored: %s name taxes with no known rate; %s", names, where)
-    return Cart(), (f"The saved sale could not be restored: {names} {'names' if len(unrated) == 1 else 'name'} "
-                    "a tax the merchant no longer lists, and an older pos-app saved it without the rates it was "
-                    f"rung up with. {where}; a new sale was started.")
+    log.error("the saved cart was not restored: %s name taxes with no known rate; kept as %s", names, kept)
+    why = ngettext("The saved sale could not be restored: {names} names a tax the merchant no longer lists, and an "
+                   "older pos-app saved it without the rates it was rung up with.",
+                   "The saved sale could not be restored: {names} name a tax the merchant no longer lists, and an "
+                   "older pos-app saved it without the rates it was rung up with.", len(unrated)).format(names=names)
+    if kept:
+        where = _("It was kept as {path}; a new sale was started.").format(path=kept)
+    else:
+        where = _("It could not be moved aside; a new sale was started.")
+    return Cart(), f"{why} {where}"

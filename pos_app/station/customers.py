@@ -12,6 +12,7 @@ from pos_app.api.client import PaymentsClient
 from pos_app.api.customer_models import Customer, CustomerDraft
 from pos_app.api.errors import ApiError, InvalidInput
 from pos_app.cart import OrderCustomer
+from pos_app.i18n import _
 
 MAX_FOUND = 50
 """The most customers a search lists (the service's list is paged; a cashier types more)."""
@@ -30,7 +31,7 @@ def found(vault: Customer) -> CustomerFound:
     card = vault.default_card
     said = ""
     if card is not None:
-        said = " ".join(part for part in (card.brand or card.network or "Card",
+        said = " ".join(part for part in (card.brand or card.network or _("Card"),
                                           f"•••• {card.last4}" if card.last4 else "") if part)
     name = vault.name or vault.email or vault.id
     return CustomerFound(OrderCustomer(vault.id, name, vault.email, vault.phone_number), said)
@@ -40,7 +41,7 @@ async def find_customers(client: PaymentsClient, keyword: str) -> list[CustomerF
     """The vaults ``keyword`` matches (deleted ones left out), at most ``MAX_FOUND``."""
     keyword = " ".join(keyword.split())
     if not keyword:
-        raise ValueError("type part of a name, an email, a phone number, a company or a card's last four digits")
+        raise ValueError(_("type part of a name, an email, a phone number, a company or a card's last four digits"))
     page = await client.customers.list(keyword=keyword, limit=MAX_FOUND)
     return [found(vault) for vault in page.data if not vault.deleted_at]
 
@@ -58,4 +59,4 @@ async def add_customer(client: PaymentsClient, first_name: str, last_name: str, 
         return found(await client.customers.create(draft))
     except ApiError as error:
         reason = "; ".join(error.messages) or error.text or str(error)
-        raise ValueError(f"the service refused the new customer: {reason}") from error
+        raise ValueError(_("the service refused the new customer: {reason}").format(reason=reason)) from error

@@ -28,11 +28,13 @@ from types import MappingProxyType
 from typing import Any
 
 from pos_app.api.identity import attempt_in
+from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, OrderTotals, Outcome, ParkedOrder
 from pos_app.station.figures import NO_NAME, Category, MoneyLine, Tender, cents_in
 
-LINK_BRAND = "Payment link"
-"""How the reports name a link's card (the service's list alone knows its brand)."""
+LINK_BRAND = N_("Payment link")
+"""How the reports name a link's card (the service's list alone knows its brand); a line
+gets ``_(LINK_BRAND)``, in the language in force when the figures are read."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,8 @@ class LinkPayments:
             if problem:
                 mismatched.append(LinkMismatch(parking, listed[0], problem))
             for second in listed[1:]:
-                mismatched.append(LinkMismatch(parking, second, "the service lists its payment twice: possible "
-                                                                "double charge"))
+                mismatched.append(LinkMismatch(parking, second, _("the service lists its payment twice: possible "
+                                                                  "double charge")))
         return LinkPairing(MappingProxyType(own), tuple(unlisted), tuple(mismatched))
 
     def lines(self, start: datetime, orders: Mapping[str, tuple[OrderTotals, ...]],
@@ -122,7 +124,7 @@ class LinkPayments:
             found.append(MoneyLine(
                 attempt_id=parking.parking_id, operation=Operation.SALE, outcome=Outcome.APPROVED,
                 category=Category.SALE, at=parking.paid_at or start, cashier=parking.cashier or NO_NAME,
-                brand=LINK_BRAND, last4=str(card.get("last4") or ""), amount=parking.amount,
+                brand=_(LINK_BRAND), last4=str(card.get("last4") or ""), amount=parking.amount,
                 surcharge=parking.surcharge, tax=tax, taxes=MappingProxyType(taxes), listed=entry is not None,
                 voided=parking.payment_id in voided, tender=Tender.LINK))
         return found
@@ -133,7 +135,7 @@ class LinkPayments:
         parking = self.by_payment.get(attempt.ref or "")
         if parking is None or attempt.operation not in (Operation.CARD_VOID, Operation.CARD_REFUND):
             return line
-        line = replace(line, tender=Tender.LINK, on_file=False, brand=LINK_BRAND)
+        line = replace(line, tender=Tender.LINK, on_file=False, brand=_(LINK_BRAND))
         if line.category is not Category.VOIDED:
             return line
         tax, taxes = _tax(parking, orders)  # a void gives back the whole charge
@@ -150,8 +152,10 @@ def _tax(parking: ParkedOrder, orders: Mapping[str, tuple[OrderTotals, ...]]) ->
 
 def _problem(parking: ParkedOrder, entry: Mapping[str, Any]) -> str:
     if entry.get("error"):
-        return f"the journal has it paid, but the service's entry has error {entry.get('error')!r}"
+        return _("the journal has it paid, but the service's entry has error {error}").format(
+            error=repr(entry.get("error")))
     base = cents_in(entry, "baseAmount")
     if base is not None and base != parking.amount:
-        return f"amounts differ: journal {parking.amount} cents, service {base} cents"
+        return _("amounts differ: journal {journal} cents, service {service} cents").format(
+            journal=parking.amount, service=base)
     return ""

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from pos_app.api.cards import card_brand
 from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import N_, _
 from pos_app.journal import Operation, Outcome, ParkedOrder
 from pos_app.money import MoneyFormat
 from pos_app.station.link_figures import LINK_BRAND
@@ -38,9 +39,10 @@ FOLLOW_UPS = (Operation.CARD_VOID, Operation.CARD_REFUND)
 CLOCK_SLACK = timedelta(minutes=5)
 """How long before the link was seen paid a follow-up of its payment may be journaled (it
 cannot be: it is read from a little before, to be safe)."""
-PART_OF_UNSETTLED = ("the payment link's payment is not settled yet: only all of it can be given back now (a void), "
-                     "since there is no card to charge the kept part again; return every line left, or return these "
-                     "once it has settled (after the batch closes)")
+PART_OF_UNSETTLED = N_("the payment link's payment is not settled yet: only all of it can be given back now (a void), "
+                       "since there is no card to charge the kept part again; return every line left, or return these "
+                       "once it has settled (after the batch closes)")
+"""Why part of an unsettled link's payment cannot be given back (``_(PART_OF_UNSETTLED)`` where shown)."""
 
 
 class Charged(Protocol):
@@ -94,20 +96,20 @@ async def link_charge(station: Station, order_key: str, notes: list[str]) -> Lin
         return None
     payment_id = parking.payment_id
     if not payment_id:
-        raise ValueError("the payment link's payment id was not kept: give its money back from the payments list "
-                         "(F9: its payment, Alt+V void or Alt+R refund)")
+        raise ValueError(_("the payment link's payment id was not kept: give its money back from the payments list "
+                           "(F9: its payment, Alt+V void or Alt+R refund)"))
     since = (parking.paid_at or parking.parked_at) - CLOCK_SLACK
     follow_ups = [a for a in await station.journal.attempts(since=since)
                   if a.ref == payment_id and a.operation in FOLLOW_UPS]
     if any(not a.is_final or a.outcome is Outcome.UNKNOWN for a in follow_ups):
-        raise ValueError("a void or refund of this order's payment link has no known result yet: check it again "
-                         "(Needs attention) before a return, so that nothing is given back twice")
+        raise ValueError(_("a void or refund of this order's payment link has no known result yet: check it again "
+                           "(Needs attention) before a return, so that nothing is given back twice"))
     approved = [a for a in follow_ups if a.outcome is Outcome.APPROVED]
     if any(a.operation is Operation.CARD_VOID for a in approved):
         return None
     refunded = sum(a.amount or 0 for a in approved)
     is_settled: bool | None = None
-    brand, last4 = "card", None
+    brand, last4 = _("card"), None
     try:
         payment = await station.client.get_payment(payment_id)
         is_settled, refunded = payment.settled, max(refunded, payment.refunded_amount or 0)
@@ -115,10 +117,11 @@ async def link_charge(station: Station, order_key: str, notes: list[str]) -> Lin
             brand = card_brand(payment.card.brand, payment.card.network) or brand
             last4 = payment.card.last4
     except PaymentsError as error:
-        notes.append(f"the payment link's payment {payment_id} could not be read ({error}): taken as not settled")
+        notes.append(_("the payment link's payment {payment} could not be read ({error}): taken as not settled").format(
+            payment=payment_id, error=error))
     result = OperationResult(Outcome.APPROVED, Operation.CARD_CHARGE, f"payment:{payment_id}",
                              amount=parking.amount, order_key=order_key, payment_id=payment_id,
-                             card_brand=f"{LINK_BRAND} {brand}", card_last4=last4)
+                             card_brand=f"{_(LINK_BRAND)} {brand}", card_last4=last4)
     return LinkCharge(parking, result, refunded, is_settled)
 
 
@@ -132,18 +135,23 @@ async def give_back(station: Station, step: Step, run: ReturnRun, money: MoneyFo
     if refund:
         return await _refund(station, step, run, money, reason)
     if step.amount != charge.counted:
-        return PART_OF_UNSETTLED
+        return _(PART_OF_UNSETTLED)
     void = await station.published(service.card_void(payment_id, VoidReason.USER_CANCEL))
     run.results.append(void)
     if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, charge.result) is True:
         return await _refund(station, step, run, money, reason)  # settled meanwhile: refund the part
     if void.outcome is not Outcome.APPROVED or void.refusal is not None:
-        return f"the void of the {money(charge.counted)} payment ({charge.label}) is {void.outcome}: {_why(void)}"
+        return _("the void of the {amount} payment ({card}) is {outcome}: {why}").format(
+            amount=money(charge.counted), card=charge.label, outcome=void.outcome, why=_why(void))
     run.given_back += charge.counted
     surcharge = charge.link.surcharge  # a void gives the surcharge back too
-    whole = (f"{money(charge.counted + surcharge)} ({money(charge.counted)} + {money(surcharge)} surcharge)"
-             if surcharge else money(charge.counted))
-    run.done.append(f"voided the {whole} payment ({charge.label})")
+    if surcharge:
+        run.done.append(_("voided the {whole} ({amount} + {surcharge} surcharge) payment ({card})").format(
+            whole=money(charge.counted + surcharge), amount=money(charge.counted), surcharge=money(surcharge),
+            card=charge.label))
+    else:
+        run.done.append(_("voided the {amount} payment ({card})").format(amount=money(charge.counted),
+                                                                        card=charge.label))
     return ""
 
 
@@ -153,11 +161,12 @@ async def _refund(station: Station, step: Step, run: ReturnRun, money: MoneyForm
     refund = await station.published(station.service.card_refund(charge.link.payment_id or "", step.amount, reason))
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
-        return f"the refund of {money(step.amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"
+        return _("the refund of {amount} to {card} is {outcome}: {why}").format(
+            amount=money(step.amount), card=charge.label, outcome=refund.outcome, why=_why(refund))
     run.given_back += step.amount
-    run.done.append(f"refunded {money(step.amount)} to {charge.label}")
+    run.done.append(_("refunded {amount} to {card}").format(amount=money(step.amount), card=charge.label))
     return ""
 
 
 def _why(result: OperationResult) -> str:
-    return result.message or "see the back office (F9)"
+    return result.message or _("see the back office (F9)")

@@ -25,6 +25,7 @@ from pos_app.api.errors import ApiError, InvalidInput
 from pos_app.api.subscription_models import CustomSchedule, Subscription, SubscriptionDraft, SubscriptionStatus
 from pos_app.api.subscriptions import TransitionRefused
 from pos_app.cart import OrderCustomer
+from pos_app.i18n import N_, _, ngettext
 from pos_app.membership_plans import MembershipPlan
 from pos_app.staff import AuditAction, StaffMember
 
@@ -40,9 +41,10 @@ LIST_PAGE = 100
 LISTED_ORDER = (SubscriptionStatus.RUNNING, SubscriptionStatus.PAUSED, SubscriptionStatus.INCOMPLETE,
                 SubscriptionStatus.COMPLETED, SubscriptionStatus.INACTIVE)
 """The statuses a customer's memberships are listed by: the live ones first."""
-STATUS_WORDS = {SubscriptionStatus.RUNNING: "active", SubscriptionStatus.PAUSED: "paused",
-                SubscriptionStatus.INCOMPLETE: "ended with a failed payment",
-                SubscriptionStatus.COMPLETED: "completed", SubscriptionStatus.INACTIVE: "cancelled"}
+STATUS_WORDS = {SubscriptionStatus.RUNNING: N_("active"), SubscriptionStatus.PAUSED: N_("paused"),
+                SubscriptionStatus.INCOMPLETE: N_("ended with a failed payment"),
+                SubscriptionStatus.COMPLETED: N_("completed"), SubscriptionStatus.INACTIVE: N_("cancelled")}
+"""A membership's status in words (marked ``N_``: ``_(STATUS_WORDS[status])`` where shown)."""
 
 
 class NoPaymentMethod(ValueError):
@@ -71,8 +73,26 @@ class MembershipChange(StrEnum):
 
     @property
     def done(self) -> str:
+        """The change in a word, for the audit trail and the log (English, not shown)."""
         return {MembershipChange.PAUSE: "paused", MembershipChange.RESUME: "resumed",
                 MembershipChange.CANCEL: "cancelled"}[self]
+
+    @property
+    def not_allowed(self) -> str:
+        """The refusal when the membership's status does not allow the change (``{name}``, ``{now}``)."""
+        return {MembershipChange.PAUSE: _("only a membership that is active can be paused; {name} is {now}: "
+                                          "nothing was sent"),
+                MembershipChange.RESUME: _("only a membership that is paused can be resumed; {name} is {now}: "
+                                           "nothing was sent"),
+                MembershipChange.CANCEL: _("only a membership that is active or paused can be cancelled; {name} is "
+                                           "{now}: nothing was sent")}[self]
+
+    @property
+    def refused(self) -> str:
+        """The service's refusal of the change (``{reason}``)."""
+        return {MembershipChange.PAUSE: _("the service refused to pause it: {reason}"),
+                MembershipChange.RESUME: _("the service refused to resume it: {reason}"),
+                MembershipChange.CANCEL: _("the service refused to cancel it: {reason}")}[self]
 
 
 @dataclass(frozen=True)
@@ -94,13 +114,13 @@ class Membership:
 
     def heading(self, money: MoneyFormat) -> str:
         """Its name, amount and schedule: "Coffee club  ·  $15.00 every month on day 1, 12 payments"."""
-        amount = money(self.amount) if self.amount is not None else "amount unknown"
+        amount = money(self.amount) if self.amount is not None else _("amount unknown")
         return f"{self.name}  ·  {f'{amount} {self.schedule}'.strip()}"
 
     def standing(self, money: MoneyFormat) -> str:
         """Its next payment and status: "next payment Dec 1, 2026  ·  active" (a status
         that is not active in capitals)."""
-        status = STATUS_WORDS.get(self.status, "status unknown") if self.status else "status unknown"
+        status = _(STATUS_WORDS[self.status]) if self.status in STATUS_WORDS else _("status unknown")
         said = status if self.status is SubscriptionStatus.RUNNING else status.upper()
         return "  ·  ".join(part for part in (self.next_payment_words(money), said) if part)
 
@@ -108,21 +128,23 @@ class Membership:
         """"next payment Dec 1, 2026" (the day the store's way), "" without one."""
         if self.next_payment is None:
             return ""
-        return f"next payment {format_date(self.next_payment, format='medium', locale=money.locale)}"
+        return _("next payment {date}").format(date=format_date(self.next_payment, format="medium",
+                                                                locale=money.locale))
 
 
 def schedule_words(*, every_months: int | None, day: int | None, every_days: int | None, payments: int | None) -> str:
     """"every month on day 1, 12 payments", "every 7 days, until cancelled"."""
     if every_days is not None:
-        often = "every day" if every_days == 1 else f"every {every_days} days"
+        often = ngettext("every day", "every {count} days", every_days).format(count=every_days)
+    elif every_months is not None and day is not None:
+        often = ngettext("every month on day {day}", "every {count} months on day {day}", every_months).format(
+            count=every_months, day=day)
     elif every_months is not None:
-        often = "every month" if every_months == 1 else f"every {every_months} months"
-        if day is not None:
-            often += f" on day {day}"
+        often = ngettext("every month", "every {count} months", every_months).format(count=every_months)
     else:
         often = ""
-    count = ("" if payments is None else "until cancelled" if payments == 0 else
-             "1 payment" if payments == 1 else f"{payments} payments")
+    count = ("" if payments is None else _("until cancelled") if payments == 0 else
+             ngettext("{count} payment", "{count} payments", payments).format(count=payments))
     return ", ".join(part for part in (often, count) if part)
 
 
@@ -149,7 +171,7 @@ def _membership(subscription: Subscription, plans: tuple[MembershipPlan, ...]) -
         every_months=schedule.month_frequency, day=schedule.day_of_month, every_days=schedule.day_frequency,
         payments=schedule.payments)
     amount = subscription.amount if subscription.amount is not None else schedule.amount if schedule else None
-    return Membership(subscription.id, plan.name if plan else "Custom", amount, words, subscription.status,
+    return Membership(subscription.id, plan.name if plan else _("Custom"), amount, words, subscription.status,
                       _day(subscription.next_payment))
 
 
@@ -192,22 +214,26 @@ async def enroll(client: PaymentsClient, customer: OrderCustomer, plan: Membersh
     try:
         vault = await client.customers.get(customer.id)
     except ApiError as error:
-        raise ValueError(f"{customer.name}'s details could not be read: {_refused(error)}") from error
+        raise ValueError(_("{customer}'s details could not be read: {reason}").format(
+            customer=customer.name, reason=_refused(error))) from error
     if vault.default_method is None:
-        raise NoPaymentMethod(f"{customer.name} has no card on file to charge: attach them and press Ctrl+U to "
-                              "send a link to add one, then enroll them; nothing was sent")
+        raise NoPaymentMethod(_("{customer} has no card on file to charge: attach them and press Ctrl+U to "
+                                "send a link to add one, then enroll them; nothing was sent").format(
+            customer=customer.name))
     if not vault.email:
-        raise ValueError(f"{customer.name} has no email, which the service needs for a membership; nothing was sent")
+        raise ValueError(_("{customer} has no email, which the service needs for a membership; nothing was sent")
+                         .format(customer=customer.name))
     try:
         draft = SubscriptionDraft(customerVaultId=customer.id, customSchedule=CustomSchedule(
             amount=plan.amount, payments=plan.payments, dayFrequency=plan.every_days,
             monthFrequency=plan.every_months, dayOfMonth=plan.day))
     except (InvalidInput, ValueError) as error:
-        raise ValueError(f"the plan {plan.name} cannot be sent: {error}; nothing was sent") from error
+        raise ValueError(_("the plan {plan} cannot be sent: {error}; nothing was sent").format(
+            plan=plan.name, error=error)) from error
     try:
         made = await client.subscriptions.create(draft)
     except ApiError as error:
-        raise ValueError(f"the service refused the membership: {_refused(error)}") from error
+        raise ValueError(_("the service refused the membership: {reason}").format(reason=_refused(error))) from error
     log.info("customer %s enrolled in %s: subscription %s", customer.id, plan.name, made.id)
     return _membership(made, plans)
 
@@ -218,22 +244,23 @@ async def change_membership(counter: Counter, customer: OrderCustomer, membershi
     refused here when its status does not allow it (nothing sent), else sent, and once the
     service did it, written to the audit trail (who, which customer and membership, why)."""
     if membership.status not in change.allowed_from:
-        now = STATUS_WORDS.get(membership.status, "in an unknown state") if membership.status else "unknown"
-        allowed = " or ".join(STATUS_WORDS[s] for s in change.allowed_from)
-        raise ValueError(f"only a membership that is {allowed} can be {change.done}; {membership.name} is {now}: "
-                         "nothing was sent")
+        if membership.status is None:
+            now = _("unknown")
+        else:
+            now = _(STATUS_WORDS[membership.status]) if membership.status in STATUS_WORDS else _("in an unknown state")
+        raise ValueError(change.not_allowed.format(name=membership.name, now=now))
     subscriptions = counter.station.client.subscriptions
     send = {MembershipChange.PAUSE: subscriptions.pause, MembershipChange.RESUME: subscriptions.resume,
             MembershipChange.CANCEL: subscriptions.cancel}[change]
     try:
         moved = await send(membership.id)
     except TransitionRefused as error:
-        raise ValueError(f"the service refused to {change.value} it: {_refused(error)}") from error
+        raise ValueError(change.refused.format(reason=_refused(error))) from error
     except ApiError as error:
-        raise ValueError(f"the service refused it: {_refused(error)}") from error
+        raise ValueError(_("the service refused it: {reason}").format(reason=_refused(error))) from error
     cashier = counter.cashier.name if counter.cashier else "-"
     detail = (f"{membership.name} ({membership.id}) of {customer.name} ({customer.id}) {change.done}, "
-              f"on {cashier}'s screen")
+              f"on {cashier}'s screen")  # not for people: the audit trail's
     log.info("membership %s of customer %s %s by %s", membership.id, customer.id, change.done, manager.name)
     await counter.disk(counter.staff.record, manager.name, change.audit_action, detail, reason)
     plans = counter.config.memberships

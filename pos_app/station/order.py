@@ -26,6 +26,7 @@ from enum import StrEnum
 
 from pos_app.cart import CartLine, OrderCustomer, Totals
 from pos_app.catalog import TaxRate
+from pos_app.i18n import _
 from pos_app.journal import Attempt, CashEntry, CashKind, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, REFUND_OPERATIONS, VOID_OPERATIONS
 from pos_app.terminal.outcomes import OperationResult
@@ -45,7 +46,7 @@ class Tender(StrEnum):
 
 class LineState(StrEnum):
     APPROVED = "approved"
-    PARTLY_APPROVED = "partly approved"
+    PARTLY_APPROVED = "partly approved"  # not for people: the panel's STATES words it
     DECLINED = "declined"
     FAILED = "failed"
     """Never reached the card: nothing was charged."""
@@ -56,7 +57,7 @@ class LineState(StrEnum):
     """Approved, then refunded in full (a charge refunded in part stays approved, for the rest)."""
     RECEIVED = "received"
     """Cash taken into the drawer."""
-    GIVEN_BACK = "given back"
+    GIVEN_BACK = "given back"  # not for people
     """Cash handed back from the drawer."""
 
 
@@ -101,15 +102,15 @@ class PaymentLine:
         """How the panel and the receipt name it ("Card Visa •••• 4242", "Visa •••• 4242 (card
         on file)", "Cash", "Payment link")."""
         if self.tender is Tender.LINK:
-            return "Payment link"
+            return _("Payment link")
         if self.tender is Tender.CASH:
-            return "Cash" if self.state is LineState.RECEIVED else "Cash given back"
+            return _("Cash") if self.state is LineState.RECEIVED else _("Cash given back")
         card = self.card
         brand = (card.card_brand if card else None) or ""
         last4 = f" •••• {card.card_last4}" if card and card.card_last4 else ""
         if self.on_file:
-            return f"{brand or 'Card'}{last4} (card on file)"
-        return f"Card {brand}{last4}".rstrip() if (brand or last4) else "Card"
+            return _("{card} (card on file)").format(card=f"{brand or _('Card')}{last4}")
+        return _("Card {card}").format(card=f"{brand}{last4}").rstrip() if (brand or last4) else _("Card")
 
 
 @dataclass(frozen=True)

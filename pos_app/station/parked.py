@@ -38,6 +38,7 @@ from pos_app.api.errors import ApiError, InvalidInput, PaymentsError
 from pos_app.api.link_models import LinkDraft, PaymentLink
 from pos_app.cart import Cart
 from pos_app.cart.store import decode, encode
+from pos_app.i18n import _
 from pos_app.journal import JournalError, ParkedOrder, ParkingRefused, ParkStage
 from pos_app.station.events import LinkOrderPaid, ParkedOrdersChanged
 from pos_app.station.order import LineState, LinkPayment, PaidCart, PaymentLine, Tender
@@ -72,14 +73,16 @@ def read_contact(text: str) -> Contact:
     """What the cashier typed, as a contact; ``ValueError`` with a sentence to show otherwise."""
     text = text.strip()
     if not text:
-        raise ValueError("Type the customer's mobile number or email address.")
+        raise ValueError(_("Type the customer's mobile number or email address."))
     if "@" in text:
         if not EMAIL.fullmatch(text):
-            raise ValueError(f"{text} is not a complete email address: type it like ana@example.com.")
+            raise ValueError(_("{typed} is not a complete email address: type it like ana@example.com.").format(
+                typed=text))
         return Contact(Channel.EMAIL, text)
     digits = PHONE_DIGITS.fullmatch(re.sub(r"[\s().+-]", "", text))
     if digits is None:
-        raise ValueError(f"{text} is neither a US mobile number like (555) 123-4567 nor an email address.")
+        raise ValueError(_("{typed} is neither a US mobile number like (555) 123-4567 nor an email address.").format(
+            typed=text))
     number = digits.group(1)
     return Contact(Channel.SMS, f"({number[:3]}) {number[3:6]}-{number[6:]}")
 
@@ -123,11 +126,11 @@ class ParkedOrders:
         counter, journal = self.counter, self.station.journal
         cart, totals = counter.cart, counter.totals()
         if cart.is_empty or not totals.payable:
-            raise ValueError("Add items first: a payment link pays a sale's total.")
+            raise ValueError(_("Add items first: a payment link pays a sale's total."))
         if counter.payments.holds or await journal.order_attempts(cart.order_key) \
                 or await journal.order_cash(cart.order_key):
-            raise ValueError("This sale has taken a payment already: take the rest at the counter (F12 card, "
-                             "F8 cash). A payment link pays a whole sale.")
+            raise ValueError(_("This sale has taken a payment already: take the rest at the counter (F12 card, "
+                               "F8 cash). A payment link pays a whole sale."))
         await counter._journal_totals(cart.order_key, totals)
         cashier = counter.cashier.name if counter.cashier is not None else None
         try:
@@ -148,17 +151,19 @@ class ParkedOrders:
         try:
             return await self.station.client.links.create(LinkDraft(amount=parking.amount, taxes=()))
         except (ApiError, InvalidInput) as error:  # answered: no link was made
-            await journal.end_parking(parking, ParkStage.FAILED, f"the service refused the link: {error}")
-            raise ValueError(f"No payment link was made: the service said {error}. The sale is still here.") \
-                from error
+            await journal.end_parking(parking, ParkStage.FAILED,
+                                      f"the service refused the link: {error}")  # not for people: the journal's
+            raise ValueError(_("No payment link was made: the service said {error}. The sale is still here.").format(
+                error=error)) from error
         except PaymentsError as error:  # no answer, or one that cannot be read: was it made?
             found = await self._find_lost(parking)
             if found is not None:
                 log.info("the link of order %s was made though its answer was lost: %s", parking.order_key, found.id)
                 return found
-            await journal.end_parking(parking, ParkStage.FAILED, f"no answer, and no link found ({error})")
-            raise ValueError(f"The payment service did not answer ({error}), and no link of this sale was found: "
-                             "nothing was sent. The sale is still here: try again.") from error
+            await journal.end_parking(parking, ParkStage.FAILED,
+                                      f"no answer, and no link found ({error})")  # not for people: the journal's
+            raise ValueError(_("The payment service did not answer ({error}), and no link of this sale was found: "
+                               "nothing was sent. The sale is still here: try again.").format(error=error)) from error
 
     async def _find_lost(self, parking: ParkedOrder) -> PaymentLink | None:
         """The one link made for ``parking`` though its answer was lost: of its amount, made
@@ -184,10 +189,12 @@ class ParkedOrders:
                           else links.send_sms(parking.link_id or "", contact.address))
         except PaymentsError as error:
             log.warning("the link of order %s was not sent: %s", parking.order_key, error)
-            return f"The link may not have reached {contact.address} ({error}): cancel it in Ctrl+W and park again."
+            return _("The link may not have reached {address} ({error}): cancel it in Ctrl+W and park again.").format(
+                address=contact.address, error=error)
         if sent.success is False:
-            return (f"The service did not send the link to {contact.address} ({sent.message or 'no reason given'}): "
-                    "cancel it in Ctrl+W and park again.")
+            return _("The service did not send the link to {address} ({reason}): "
+                     "cancel it in Ctrl+W and park again.").format(
+                address=contact.address, reason=sent.message or _("no reason given"))
         return ""
 
     # following ----------------------------------------------------------------------------
@@ -207,15 +214,18 @@ class ParkedOrders:
         if not link.is_paid:
             return parking
         if link.total_amount != parking.amount:
-            trouble = (f"The link of order {parking.order_key} was paid {self.station.money(link.paid_amount)} of "
-                       f"{self.station.money(link.total_amount)}, not the {self.station.money(parking.amount)} asked: "
-                       "it stays waiting; tell a manager.")
-            log.error(trouble)
+            money = self.station.money
+            log.error("the link of order %s was paid %s of %s, not the %s asked: it stays waiting", parking.order_key,
+                      money(link.paid_amount), money(link.total_amount), money(parking.amount))
+            trouble = _("The link of order {order} was paid {paid} of {total}, not the {asked} asked: "
+                        "it stays waiting; tell a manager.").format(
+                order=parking.order_key, paid=money(link.paid_amount), total=money(link.total_amount),
+                asked=money(parking.amount))
             self.station.events.publish(ParkedOrdersChanged(parking, trouble))
             return parking
         done = await self.station.journal.record_link_paid(
             parking, payment_id=link.payment_id, surcharge=link.surcharge or 0,
-            detail=f"link {link.id} paid {link.paid_amount} of {link.total_amount} cents")
+            detail=f"link {link.id} paid {link.paid_amount} of {link.total_amount} cents")  # not for people
         if done is None:  # completed already (seen before, or by another process)
             return await self.station.journal.parking(parking.parking_id)
         log.info("parked order %s paid by its link (payment %s)", done.order_key, done.payment_id)
@@ -233,7 +243,7 @@ class ParkedOrders:
         for parking in await self.station.journal.parked_orders(since=datetime.now(UTC) - SHOWN_FOR):
             if parking.stage is ParkStage.PARKING:
                 await self.station.journal.end_parking(parking, ParkStage.FAILED,
-                                                       "the app stopped before the link was sent")
+                                                       "the app stopped before the link was sent")  # not for people
             elif parking.stage is ParkStage.PAID:
                 self.station.events.publish(LinkOrderPaid(parking, paid_cart(parking), restored=True))
 
@@ -244,13 +254,14 @@ class ParkedOrders:
         (empty) lane. A link paid meanwhile completes the order instead (its parking back,
         paid). ``ValueError`` with a sentence when it cannot (the order stays parked)."""
         if not parking.waiting:
-            raise ValueError(f"Order {parking.order_key} is not waiting on its link any more ({parking.stage}).")
+            raise ValueError(_("Order {order} is not waiting on its link any more ({stage}).").format(
+                order=parking.order_key, stage=parking.stage))
         if not self.counter.cart.is_empty:
-            raise ValueError("Finish or clear the sale on the screen first: the cancelled order comes back to the "
-                             "lane.")
+            raise ValueError(_("Finish or clear the sale on the screen first: the cancelled order comes back to the "
+                               "lane."))
         client, journal = self.station.client, self.station.journal
         if parking.link_id is None:
-            return await self._returned(parking, "no link had been made")
+            return await self._returned(parking, "no link had been made")  # not for people: the journal's
         refused: ApiError | None = None
         try:
             link = await client.links.get(parking.link_id)
@@ -262,17 +273,19 @@ class ParkedOrders:
                 refused = error
             after = await client.links.get(parking.link_id)
         except PaymentsError as error:
-            raise ValueError(f"The link could not be cancelled ({error}): it may still be paid, so the order stays "
-                             "parked. Try again.") from error
+            raise ValueError(_("The link could not be cancelled ({error}): it may still be paid, so the order stays "
+                               "parked. Try again.").format(error=error)) from error
         if after.is_paid:
             return await self._settle(parking, after)
         if after.active:
-            said = f" (the service said: {refused})" if refused is not None else ""
-            raise ValueError(f"The service still shows the link as live{said}: the order stays parked. Try again.")
+            if refused is not None:
+                raise ValueError(_("The service still shows the link as live (the service said: {error}): the order "
+                                   "stays parked. Try again.").format(error=refused))
+            raise ValueError(_("The service still shows the link as live: the order stays parked. Try again."))
         current = await journal.parking(parking.parking_id)
         if not current.waiting:  # another process moved it meanwhile
             return current
-        return await self._returned(current, "cancelled at the counter: the link was deleted")
+        return await self._returned(current, "cancelled at the counter: the link was deleted")  # not for people
 
     async def _returned(self, parking: ParkedOrder, detail: str) -> ParkedOrder:
         returned = await self.station.journal.end_parking(parking, ParkStage.RETURNED, detail)
@@ -288,15 +301,15 @@ class ParkedOrders:
         import httpx
 
         if not self.station.training or parking.link_id is None:
-            raise ValueError("Only a training link can be paid from the counter.")
+            raise ValueError(_("Only a training link can be paid from the counter."))
         url = f"{self.station.config.base_url.rstrip('/')}/_sandbox/payment-link/{parking.link_id}/pay"
         try:
             async with httpx.AsyncClient(timeout=10) as http:
                 answer = await http.post(url)
         except httpx.HTTPError as error:
-            raise ValueError(f"The training sandbox did not answer ({error}).") from error
+            raise ValueError(_("The training sandbox did not answer ({error}).").format(error=error)) from error
         if answer.status_code != 200:
-            raise ValueError(f"The training sandbox refused to pay it: {answer.text[:200]}")
+            raise ValueError(_("The training sandbox refused to pay it: {answer}").format(answer=answer.text[:200]))
         return await self.check(parking)
 
 

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import _
 from pos_app.terminal.outcomes import OperationResult
 
 
 async def settled(client: PaymentsClient, card: OperationResult) -> bool | str:
     """Whether the service shows ``card``'s payment settled; a sentence when it cannot tell."""
     if not card.payment_id:
-        return "the payment has no id to look it up: refund it from the back office (F9)"
+        return _("the payment has no id to look it up: refund it from the back office (F9)")
     try:
         payment = await client.get_payment(card.payment_id)
     except PaymentsError as error:
-        return f"whether it is settled could not be read ({error})"
+        return _("whether it is settled could not be read ({error})").format(error=error)
     if payment.settled is None:
-        return "the service does not say whether it is settled: refund it from the back office (F9) once it is"
+        return _("the service does not say whether it is settled: refund it from the back office (F9) once it is")
     return bool(payment.settled)
 
 

@@ -31,6 +31,7 @@ from pos_app.api.errors import InvalidInput, PaymentsError
 from pos_app.api.identity import Identity
 from pos_app.api.secrets import Redactor
 from pos_app.config import StoreConfig
+from pos_app.i18n import _
 from pos_app.journal import Attempt, CashEntry, CashKind, Journal, JournalError, Operation, Outcome, ZReport
 from pos_app.journal.codec import utc_now
 from pos_app.journal.threaded import AsyncJournal
@@ -181,9 +182,9 @@ class Station:
         task to ``aclose``, which journals it ``unknown`` the same way."""
         terminal = terminal_id or self.config.terminal_id
         if not terminal:
-            raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
+            raise ValueError(_("no payment terminal is set for this station (terminal_id / POS_TERMINAL)"))
         if self.paying:
-            raise RuntimeError("a payment is already in progress on this station")
+            raise RuntimeError(_("a payment is already in progress on this station"))
         run = self.service.preauth if preauth else self.service.sale
         asked = Operation.PREAUTH if preauth else Operation.SALE
         return await self._as_payment(run(terminal, amount, order_key=order_key, order_number=order_number,
@@ -197,7 +198,7 @@ class Station:
         ``unknown`` and resumable). ``ValueError`` for ids or an amount the reference refuses
         (nothing sent)."""
         if self.paying:
-            raise RuntimeError("a payment is already in progress on this station")
+            raise RuntimeError(_("a payment is already in progress on this station"))
         try:
             request = CardCharge(amount=amount, customerId=customer_id, overrideDefaultPaymentMethod=method_id,
                                  order=ChargeOrder(orderId=order_key))
@@ -236,8 +237,8 @@ class Station:
                    and a.order_key == order_key and a.created_at >= started]
         if not pending:
             return OperationResult(Outcome.FAILED, operation, terminal_id, amount=amount, order_key=order_key,
-                                   message="stopped before anything was sent: nothing was charged")
-        return OperationResult.from_attempt(pending[-1], (
+                                   message=_("stopped before anything was sent: nothing was charged"))
+        return OperationResult.from_attempt(pending[-1], _(
             "stopped waiting: the customer may still be charged; the sale stays blocked until "
             "\"check again\" finds it or a manager decides"))
 
@@ -281,8 +282,8 @@ class Station:
     @staticmethod
     def _payment_id(terminal_id: str, payment_id: str | None) -> str:
         if not payment_id:
-            raise ValueError(f"the charge on {terminal_id} has no payment id to give it back by: see the back "
-                             "office (F9)")
+            raise ValueError(_("the charge on {lane} has no payment id to give it back by: see the back "
+                               "office (F9)").format(lane=terminal_id))
         return payment_id
 
     async def check_again(self, attempt_id: str, *, wait_limit: float = 0.0) -> OperationResult:
@@ -379,8 +380,8 @@ class Station:
             path = await asyncio.to_thread(save_pdf, pdf, config.data_dir / "reports", report_stem(terminal, now))
         except OSError as error:
             log.error("the shift report could not be saved: %s", error)
-            return ShiftEnd(report, pdf, None, f"the report could not be saved under {config.data_dir / 'reports'}: "
-                                               f"{error.strerror or error}")
+            return ShiftEnd(report, pdf, None, _("the report could not be saved under {folder}: {error}").format(
+                folder=config.data_dir / "reports", error=error.strerror or error))
         return ShiftEnd(report, pdf, path)
 
     async def _unresolved(self, terminal_id: str | None) -> Attempt | None:
@@ -410,8 +411,9 @@ class Station:
     def _saved_late(self, result: OperationResult) -> None:
         """A kept outcome is in the journal now (or a decision taken meanwhile was found:
         then the kept answer is a late one, and a contradiction a conflict)."""
-        self.events.publish(SaveTrouble("outcome", f"The {result.operation} {result.attempt_id} ({result.outcome}) "
-                                                   "is saved on this computer now.", saved=True))
+        self.events.publish(SaveTrouble("outcome", _("The {operation} {attempt} ({outcome}) "
+                                                     "is saved on this computer now.").format(
+            operation=result.operation, attempt=result.attempt_id, outcome=result.outcome), saved=True))
         if result.attempt_id is not None:
             task = asyncio.get_running_loop().create_task(self._conflict_of(result.attempt_id))
             self._later.add(task)
@@ -428,9 +430,10 @@ class Station:
 
     async def _published(self, result: OperationResult) -> OperationResult:
         if not result.saved:
-            self.events.publish(SaveTrouble("outcome", (
-                f"The {result.operation} is {result.outcome}, but this computer could not save it yet (disk full or "
-                "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")))
+            self.events.publish(SaveTrouble("outcome", _(
+                "The {operation} is {outcome}, but this computer could not save it yet (disk full or "
+                "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")
+                .format(operation=result.operation, outcome=result.outcome)))
         self.events.publish(OperationEnded(result))
         if result.attempt_id:
             await self._conflict_of(result.attempt_id)

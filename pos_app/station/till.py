@@ -22,6 +22,7 @@ from pos_app.api.money import PHONE_PATTERN
 from pos_app.cart import Cart, Totals
 from pos_app.catalog import TaxRate
 from pos_app.drawer import CashDrawer
+from pos_app.i18n import _
 from pos_app.journal import (
     CashEntry,
     CashKind,
@@ -132,7 +133,7 @@ class Till:
         await self._restored_read()
         totals, order_key = self.totals(), self.cart.order_key  # the order asked for, whatever happens meanwhile
         if preauth and (amount is not None or self.payments.paid):
-            raise ValueError("a pre-auth holds the whole sale: take it before any other payment, for the full total")
+            raise ValueError(_("a pre-auth holds the whole sale: take it before any other payment, for the full total"))
         amount = self._card_amount(totals, amount)
         await self._journal_totals(order_key, totals)
         contact = self._customer_contact()
@@ -163,9 +164,9 @@ class Till:
         await self._restored_read()
         customer = self.cart.customer
         if customer is None:
-            raise ValueError("Attach a customer first (F6), then F4 charges their card on file.")
+            raise ValueError(_("Attach a customer first (F6), then F4 charges their card on file."))
         if card.customer_id != customer.id:
-            raise ValueError(f"that card is not {customer.name}'s: press F4 again")
+            raise ValueError(_("that card is not {customer}'s: press F4 again").format(customer=customer.name))
         totals, order_key = self.totals(), self.cart.order_key
         amount = self._card_amount(totals, amount)
         await self._journal_totals(order_key, totals)
@@ -177,7 +178,8 @@ class Till:
         due = self._check_payable(totals, card=True)
         amount = due if amount is None else amount
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= due:
-            raise ValueError(f"the card amount must be above zero and at most what is due ({self.money(due)})")
+            raise ValueError(_("the card amount must be above zero and at most what is due ({due})").format(
+                due=self.money(due)))
         return amount
 
     async def _read_if_refused(self, result: OperationResult) -> OperationResult:
@@ -195,7 +197,7 @@ class Till:
         totals, order_key = self.totals(), self.cart.order_key  # as in ``_journal_totals``
         self._check_payable(totals)
         if isinstance(received, bool) or not isinstance(received, int) or received <= 0:
-            raise ValueError("the cash received must be above zero")
+            raise ValueError(_("the cash received must be above zero"))
         journal = self.station.journal
         await journal.record_order(order_key, subtotal=totals.subtotal, tax=totals.tax,
                                    taxes=totals.breakdown, lines=self._order_lines(totals))
@@ -206,7 +208,8 @@ class Till:
             await self._read_order()  # the journal knows of a line this counter missed (another process)
             raise
         paid = self.last_paid if self.last_paid is not None and self.last_paid.order_key == entry.order_key else None
-        return CashTaken(entry, paid, self._in_background(self.open_drawer(f"cash for order {entry.order_key}")))
+        opened = self.open_drawer(f"cash for order {entry.order_key}")  # not for people: the drawer's log
+        return CashTaken(entry, paid, self._in_background(opened))
 
     async def move_drawer_cash(self, kind: CashKind, amount: int, *, manager: StaffMember,
                                reason: str) -> tuple[CashEntry, str]:
@@ -214,7 +217,7 @@ class Till:
         with a reason; journaled, written to the audit trail, then the drawer opens. The
         entry and what the drawer did. ``ValueError`` for another kind, a bad amount, no reason."""
         if kind not in DRAWER_MOVES:
-            raise ValueError(f"the drawer takes cash in, cash out or no sale here, not {kind}")
+            raise ValueError(f"the drawer takes cash in, cash out or no sale here, not {kind}")  # not for people
         reason = check_reason(reason)
         entry = await self.station.move_cash(kind, amount, reason=reason, by=manager.name)
         detail = f"{kind.replace('_', ' ')} {self.money(amount)}" if amount else str(kind).replace("_", " ")
@@ -231,13 +234,13 @@ class Till:
         payment goes on while a line is unknown: the terminal service checks that line first
         and sends nothing unless it proves declined."""
         if not totals.payable:
-            raise ValueError("the total must be above zero to take a payment")
+            raise ValueError(_("the total must be above zero to take a payment"))
         if self.payments.unknown and not card:
-            raise ValueError("a card payment of this sale has no known result yet: check it again (F9), or have a "
-                             "manager decide it, before taking another payment")
+            raise ValueError(_("a card payment of this sale has no known result yet: check it again (F9), or have a "
+                               "manager decide it, before taking another payment"))
         due = self.payments.due(totals.total)
         if due <= 0:
-            raise ValueError("this sale is paid")
+            raise ValueError(_("this sale is paid"))
         return due
 
     async def _journal_totals(self, order_key: str, totals: Totals) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pos_app.api.errors import ApiError, InvalidInput
 from pos_app.api.vault_models import LinkContact, LinkExpiry, TimeUnit
 from pos_app.cart import OrderCustomer
+from pos_app.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from pos_app.api.client import PaymentsClient
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 
 LINK_EXPIRY = LinkExpiry(expirationTime=24, unitOfTime=TimeUnit.HOURS)
 """How long the link stays valid (the command line's default too)."""
-NO_CUSTOMER = "Attach a customer first (F6): the link goes to the customer of the sale."
+NO_CUSTOMER = N_("Attach a customer first (F6): the link goes to the customer of the sale.")
+"""Said when Ctrl+U finds no customer attached (``_(NO_CUSTOMER)`` where shown)."""
 
 
 class ContactKind(StrEnum):
@@ -45,7 +47,9 @@ class Contact:
 
     @property
     def words(self) -> str:
-        return f"Email  {self.address}" if self.kind is ContactKind.EMAIL else f"Text message  {self.address}"
+        if self.kind is ContactKind.EMAIL:
+            return _("Email  {address}").format(address=self.address)
+        return _("Text message  {address}").format(address=self.address)
 
 
 @dataclass(frozen=True)
@@ -65,15 +69,17 @@ async def link_target(client: PaymentsClient, customer: OrderCustomer) -> LinkTa
         vault = await client.customers.get(customer.id)
     except ApiError as error:
         reason = "; ".join(error.messages) or error.text or str(error)
-        raise ValueError(f"{customer.name}'s details could not be read: {reason}") from error
+        raise ValueError(_("{customer}'s details could not be read: {reason}").format(
+            customer=customer.name, reason=reason)) from error
     if vault.deleted_at:
-        raise ValueError(f"{customer.name} was deleted from the customers: nothing was sent")
+        raise ValueError(_("{customer} was deleted from the customers: nothing was sent").format(
+            customer=customer.name))
     contacts = tuple(Contact(kind, address.strip()) for kind, address in
                      ((ContactKind.EMAIL, vault.email), (ContactKind.PHONE, vault.phone_number))
                      if address and address.strip())
     if not contacts:
-        raise ValueError(f"{customer.name} has no email or phone on file, so the link cannot be sent: "
-                         "nothing was sent")
+        raise ValueError(_("{customer} has no email or phone on file, so the link cannot be sent: "
+                           "nothing was sent").format(customer=customer.name))
     return LinkTarget(customer, contacts, vault.default_method is not None)
 
 
@@ -81,18 +87,32 @@ async def send_update_link(client: PaymentsClient, target: LinkTarget, contact: 
     """Have the service queue the update link to ``contact`` alone; the sentence for the
     status line ("Link queued for jane@example.com: …")."""
     if contact not in target.contacts:
-        raise ValueError(f"{contact.address} is not one of {target.customer.name}'s contacts: nothing was sent")
+        raise ValueError(_("{address} is not one of {customer}'s contacts: nothing was sent").format(
+            address=contact.address, customer=target.customer.name))
     try:
         to = (LinkContact(email=contact.address) if contact.kind is ContactKind.EMAIL
               else LinkContact(phoneNumber=contact.address))
     except (InvalidInput, ValueError) as error:
-        raise ValueError(f"the {contact.kind.value} on file cannot take a link ({error}): nothing was sent") from error
+        if contact.kind is ContactKind.EMAIL:
+            said = _("the email on file cannot take a link ({error}): nothing was sent")
+        else:
+            said = _("the phone on file cannot take a link ({error}): nothing was sent")
+        raise ValueError(said.format(error=error)) from error
     try:
         await client.customers.request_update(target.customer.id, to, LINK_EXPIRY)
     except ApiError as error:
         reason = "; ".join(error.messages) or error.text or str(error)
-        raise ValueError(f"the service did not queue the link: {reason}") from error
+        raise ValueError(_("the service did not queue the link: {reason}").format(reason=reason)) from error
     log.info("update link queued for customer %s by %s", target.customer.id, contact.kind.value)
-    purpose = "update the card on file" if target.has_card else "add a card"
-    return (f"Link queued for {contact.address}: {target.customer.name} can {purpose} with it for "
-            f"{LINK_EXPIRY.time} hours (the service sends it; delivery is not confirmed).")
+    hours = LINK_EXPIRY.time
+    if target.has_card:
+        said = ngettext("Link queued for {address}: {customer} can update the card on file with it for {count} hour "
+                        "(the service sends it; delivery is not confirmed).",
+                        "Link queued for {address}: {customer} can update the card on file with it for {count} hours "
+                        "(the service sends it; delivery is not confirmed).", hours)
+    else:
+        said = ngettext("Link queued for {address}: {customer} can add a card with it for {count} hour "
+                        "(the service sends it; delivery is not confirmed).",
+                        "Link queued for {address}: {customer} can add a card with it for {count} hours "
+                        "(the service sends it; delivery is not confirmed).", hours)
+    return said.format(address=contact.address, customer=target.customer.name, count=hours)
