@@ -250,7 +250,7 @@ class Staff:
         PIN 9999) exist; returns them. Refuses (``StaffError``) a file that has any other
         member: the demo PINs are public and must never open a real store's staff file."""
         with self._lock:
-            demo_names = {_key(name) for name, _, _ in DEMO_STAFF}
+            demo_names = {_key(name) for name, _role, _pin in DEMO_STAFF}
             others = [r.name for r in self._rows() if _key(r.name) not in demo_names]
             if others:
                 raise StaffError(_("{path} has real staff ({names}); demo staff (public PINs) only go into a "
