@@ -13,9 +13,6 @@ if TYPE_CHECKING:
     import argparse
 
 
-DESCRIPTION = "The pos-app cashier app (no command), and Qt-free commands for automation."
-
-
 class UsageError(Exception):
     pass
 
@@ -24,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from pos_app import __version__
+    from pos_app.i18n import _
 
     class Parser(argparse.ArgumentParser):
         """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
@@ -31,16 +29,17 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str):  # type: ignore[override]
             raise UsageError(f"{self.prog}: {message}")
 
-    parser = Parser(prog="pos-app", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
+    parser = Parser(prog="pos-app",
+                    description=_("The pos-app cashier app (no command), and Qt-free commands for automation."))
+    parser.add_argument("--version", action="version", version=f"pos-app {__version__}")  # not for people: a name
     parser.add_argument("--sandbox", action="store_true",
-                        help="open the app on its built-in sandbox, in training mode (no real money)")
+                        help=_("open the app on its built-in sandbox, in training mode (no real money)"))
     parser.add_argument("--profile", metavar="FILE",
-                        help="the store profile to start from (as POS_PROFILE; an installer's is store-profile.toml "
-                             "next to the executable)")
+                        help=_("the store profile to start from (as POS_PROFILE; an installer's is "
+                               "store-profile.toml next to the executable)"))
     parser.add_argument("--self-test", action="store_true",
-                        help="check this installation on the built-in sandbox and a temporary data folder (a sale, "
-                             "its receipt); exit 0 when it works")
+                        help=_("check this installation on the built-in sandbox and a temporary data folder (a sale, "
+                               "its receipt); exit 0 when it works"))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
