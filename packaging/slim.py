@@ -8,7 +8,7 @@ Here:
 1. ``EXCLUDED_MODULES``: Python modules never imported by pos-app (other Qt bindings, Qt
    modules the app does not use, tkinter, the test tools).
 2. ``keep_qt_file``: of Qt's plugins only those the app needs on the build's platform;
-   no Qt translations (the app is in English; Qt's own strings are built in).
+   of Qt's translations only qtbase's in the app's languages (a standard button's text).
 3. ``prune_unlinked``: libraries that nothing kept links to any more (Qml, Quick, Wayland,
    ...), found by walking the import tables of the Python extensions, the kept plugins
    and the interpreter library, with PyInstaller's own ``bindepend``.
@@ -85,12 +85,17 @@ def _stem(name: str) -> str:
     return stem[3:] if stem.startswith("lib") else stem
 
 
+QT_TRANSLATIONS = frozenset(f"qtbase_{language}.qm" for language in ("es", "fr"))
+"""Qt's own texts in the app's translated languages (``pos_app.i18n.SHIPPED_LANGUAGES``)."""
+
+
 def keep_qt_file(dest: str) -> bool:
-    """False for a Qt plugin the app does not need and for Qt's translations; True for
+    """False for a Qt plugin the app does not need and for Qt's translations but Qt's own
+    texts (``qtbase``: a standard button's "Cancel") in the app's languages; True for
     everything that is not a Qt plugin or translation."""
     parts = PurePath(dest).parts
     if "translations" in parts and ("Qt" in parts or "Qt6" in parts):
-        return False
+        return parts[-1] in QT_TRANSLATIONS
     if "plugins" not in parts:
         return True
     index = parts.index("plugins")

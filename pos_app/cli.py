@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if set(argv) <= {"--sandbox"}:  # the app: no command's parser is built (their imports take ~0.5 s)
         return run_app(sandbox=bool(argv))
+    speak_store_language()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -91,6 +92,16 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except KeyboardInterrupt:
         return 130
+
+
+def speak_store_language() -> None:
+    """The commands' messages (and their help) in the store's language."""
+    from pos_app import i18n
+    from pos_app.profile import profile_language
+
+    language = profile_language()
+    i18n.use_store_language(language)
+    i18n.use_screen_language(language)
 
 
 def run_app(*, sandbox: bool) -> int:

@@ -46,6 +46,7 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
+from pos_app.i18n import N_, _
 from pos_app.membership_plans import MembershipPlan, plan_sentence, unique_names
 from pos_app.profile import (
     ENV_PREFIX,
@@ -94,12 +95,12 @@ class Gateway(StrEnum):
 GATEWAYS = tuple(Gateway)
 
 Seconds = Annotated[float, Field(strict=True, gt=0, le=MAX_SECONDS, allow_inf_nan=False,
-                                 description=f"a number of seconds, more than 0 and at most {MAX_SECONDS:.0f}")]
+                                 description=N_("a number of seconds, more than 0 and at most {max_seconds}"))]
 """A timeout: ``strict`` refuses text and true/false (a TOML ``"30"`` is a typo, not 30)."""
 
 Cents = Annotated[int, Field(strict=True, ge=0, le=MAX_CASH_CENTS,
-                             description=f"a whole number of cents (minor units), from 0 to {MAX_CASH_CENTS}, "
-                                         "e.g. 15000 for 150.00")]
+                             description=N_("a whole number of cents (minor units), from 0 to {max_cents}, "
+                                            "e.g. 15000 for 150.00"))]
 """An amount of cash: integer minor units as everywhere inside the app (never a float of
 dollars: ``150.0`` and ``"150"`` are refused, not guessed)."""
 
@@ -109,9 +110,9 @@ class StationProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1, description='a name, e.g. name = "Lane 1"')
-    terminal_id: str | None = Field(default=None, description="the lane's payment terminal id")
-    printer: str | None = Field(default=None, description="the lane's receipt printer (its OS print system name)")
+    name: str = Field(min_length=1, description=N_('a name, e.g. name = "Lane 1"'))
+    terminal_id: str | None = Field(default=None, description=N_("the lane's payment terminal id"))
+    printer: str | None = Field(default=None, description=N_("the lane's receipt printer (its OS print system name)"))
 
     @field_validator("name")
     @classmethod
@@ -128,29 +129,32 @@ class StoreConfig(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, frozen=True, extra="forbid",
                                       validate_default=True)
 
-    base_url: str = Field(description="the payment service's address, e.g. https://payments.example.com")
-    gateway: Gateway = Field(default=Gateway.AUTO, description=f"one of {', '.join(Gateway)}")
-    store_id: str = Field(default="-", description="the store's id")
-    store_name: str = Field(default="", description="the store's name, as receipts print it")
-    station_id: str = Field(default="-", description="this station's id (its entry in [stations])")
-    cashier_id: str = Field(default="-", description="the cashier id sent with each payment")
+    base_url: str = Field(description=N_("the payment service's address, e.g. https://payments.example.com"))
+    gateway: Gateway = Field(default=Gateway.AUTO, description=N_("one of {gateways}"))
+    store_id: str = Field(default="-", description=N_("the store's id"))
+    store_name: str = Field(default="", description=N_("the store's name, as receipts print it"))
+    station_id: str = Field(default="-", description=N_("this station's id (its entry in [stations])"))
+    cashier_id: str = Field(default="-", description=N_("the cashier id sent with each payment"))
     connect_timeout: Seconds = 5.0
     read_timeout: Seconds = 30.0
     poll_wait_limit: Seconds = 180.0
-    terminal_id: str | None = Field(default=None, description="this station's payment terminal id")
-    printer: str | None = Field(default=None, description="the receipt printer's name in the OS print system")
+    terminal_id: str | None = Field(default=None, description=N_("this station's payment terminal id"))
+    printer: str | None = Field(default=None, description=N_("the receipt printer's name in the OS print system"))
     cash_drawer: str | None = Field(
         default=None,
-        description=f'"{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt printer) or the absolute path of the '
-                    "drawer's own device, e.g. /dev/usb/lp0; unset: no drawer (it is opened with its key)")
-    theme: Theme = Field(default=Theme.LIGHT, description=f"one of {', '.join(Theme)}")
-    currency: str = Field(default="USD", description="a three-letter ISO 4217 code like USD, EUR or JPY")
+        description=N_('"{printer}" (a drawer plugged into the receipt printer) or the absolute path of the '
+                       "drawer's own device, e.g. /dev/usb/lp0; unset: no drawer (it is opened with its key)"))
+    theme: Theme = Field(default=Theme.LIGHT, description=N_("one of {themes}"))
+    currency: str = Field(default="USD", description=N_("a three-letter ISO 4217 code like USD, EUR or JPY"))
     locale: str | None = Field(default=None,
-                               description="how money is written and typed (en_US, de_DE...); unset: the OS's")
+                               description=N_("how money is written and typed (en_US, de_DE...); unset: the OS's"))
+    language: str | None = Field(
+        default=None, description=N_("the store's language (en, es, fr): receipts, reports, the customer's screen, "
+                                     "and the screens of a cashier without a language of their own; unset: the OS's"))
     routes: Mapping[str, str] = Field(default_factory=dict,
-                                      description="a table of route names to 'METHOD /path' overrides")
-    mode: Mode = Field(default=Mode.STORE, description=f"one of {', '.join(Mode)}")
-    stations: Mapping[str, StationProfile] = Field(default_factory=dict, description="the store's stations")
+                                      description=N_("a table of route names to 'METHOD /path' overrides"))
+    mode: Mode = Field(default=Mode.STORE, description=N_("one of {modes}"))
+    stations: Mapping[str, StationProfile] = Field(default_factory=dict, description=N_("the store's stations"))
     opening_float: Cents = 0
     """The cash in the drawer when the first shift starts (before any Z report: after one, the
     float is what that Z left in the drawer)."""
@@ -158,9 +162,9 @@ class StoreConfig(BaseSettings):
     """How far the counted cash may be over or short of the expected cash before a Z needs a
     reason (and in the app a manager's PIN)."""
     memberships: tuple[MembershipPlan, ...] = Field(
-        default=(), description="a list of [[memberships]] tables, each with name, amount (cents), every_months "
-                                "and day or every_days, payments")
-    data_dir: Path = Field(default=Path("."), description="the data folder (POS_DATA_DIR)")
+        default=(), description=N_("a list of [[memberships]] tables, each with name, amount (cents), every_months "
+                                   "and day or every_days, payments"))
+    data_dir: Path = Field(default=Path("."), description=N_("the data folder (POS_DATA_DIR)"))
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -196,6 +200,13 @@ class StoreConfig(BaseSettings):
 
         return check_locale(name) if name else None
 
+    @field_validator("language")
+    @classmethod
+    def _language(cls, name: str | None) -> str | None:
+        from pos_app.i18n import check_language
+
+        return check_language(name) if name else None
+
     @field_validator("cash_drawer")
     @classmethod
     def _cash_drawer(cls, value: str | None, info: ValidationInfo) -> str | None:
@@ -204,14 +215,16 @@ class StoreConfig(BaseSettings):
             return None
         if value.strip().lower() == CASH_DRAWER_PRINTER:
             if "printer" in info.data and not info.data["printer"]:
-                raise ValueError(f'"{CASH_DRAWER_PRINTER}" opens the drawer through the receipt printer, but no '
-                                 "printer is set: set printer (POS_PRINTER) to the printer the drawer is plugged "
-                                 "into, or give the drawer's own device path, e.g. /dev/usb/lp0")
+                raise ValueError(_('"{printer}" opens the drawer through the receipt printer, but no '
+                                   "printer is set: set printer (POS_PRINTER) to the printer the drawer is plugged "
+                                   "into, or give the drawer's own device path, e.g. /dev/usb/lp0").format(
+                                       printer=CASH_DRAWER_PRINTER))
             return CASH_DRAWER_PRINTER
         if not Path(value).is_absolute():
-            raise ValueError(f'{value!r} is neither "{CASH_DRAWER_PRINTER}" (a drawer plugged into the receipt '
-                             "printer) nor an absolute path of the drawer's device (e.g. /dev/usb/lp0, or "
-                             "\\\\.\\COM3 on Windows); leave it out for a station without a drawer")
+            raise ValueError(_('{value} is neither "{printer}" (a drawer plugged into the receipt '
+                               "printer) nor an absolute path of the drawer's device (e.g. /dev/usb/lp0, or "
+                               "{com_port} on Windows); leave it out for a station without a drawer").format(
+                                   value=repr(value), printer=CASH_DRAWER_PRINTER, com_port="\\\\.\\COM3"))
         return value
 
     @field_validator("memberships")
@@ -294,14 +307,15 @@ class FileSource(Source):
 
     def _foreign(self, name: str, value: object) -> bool:
         if name == "data_dir":
-            raise ConfigError(f"{self.path}: data_dir is not a setting of a file: the data folder is the one that "
-                              "holds store.toml (POS_DATA_DIR names another)")
+            raise ConfigError(_("{file}: data_dir is not a setting of a file: the data folder is the one that "
+                                "holds store.toml (POS_DATA_DIR names another)").format(file=self.path))
         if name in SETTINGS or not (isinstance(value, dict) or (isinstance(value, list) and value
                                                                  and all(isinstance(v, dict) for v in value))):
             return False
         near = difflib.get_close_matches(name, TABLES, n=1, cutoff=0.8)
         if near:
-            raise ConfigError(f"{self.path}: [{name}] is not a table pos-app knows: did you mean [{near[0]}]?")
+            raise ConfigError(_("{file}: [{table}] is not a table pos-app knows: did you mean [{near}]?").format(
+                file=self.path, table=name, near=near[0]))
         return True
 
     def where(self, setting: str) -> str:
@@ -380,14 +394,14 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
     layers = read_layers(env)
     if layered(layers, env, "base_url") is None:
         if layered(layers, env, "mode") == Mode.TRAINING:
-            raise ConfigError(
+            raise ConfigError(_(
                 "this station's profile is for training (mode = \"training\"): the app opens it on the built-in "
                 "sandbox; the terminal commands need a service: `pos-app sandbox serve`, then set POS_BASE_URL"
-            )
-        raise ConfigError(
-            f"no service address: run `pos-app setup` (or the app's setup screen), or set POS_BASE_URL "
-            f"or base_url in {profile_path(layers.directory)}"
-        )
+            ))
+        raise ConfigError(_(
+            "no service address: run `pos-app setup` (or the app's setup screen), or set POS_BASE_URL "
+            "or base_url in {file}"
+        ).format(file=profile_path(layers.directory)))
     return _build(_sources(layers, env))
 
 
@@ -397,8 +411,8 @@ def check_store_profile(path: Path) -> StoreConfig:
     values = read_profile(path)
     if "base_url" not in values:
         if values.get("mode", Mode.STORE) != Mode.TRAINING:
-            raise ConfigError(f"{path}: base_url is missing (the service's address, e.g. https://payments.example"
-                              '.com); a profile for training says mode = "training"')
+            raise ConfigError(_("{file}: base_url is missing (the service's address, e.g. https://payments.example"
+                                '.com); a profile for training says mode = "training"').format(file=path))
         values["base_url"] = TRAINING_BASE_URL
     return _build(_sources(Layers(path.parent, Layer(path, values), None), {}))
 
@@ -425,8 +439,8 @@ def _build(sources: tuple[Source | EnvSource, ...]) -> StoreConfig:
         # pydantic-settings' argument: the sources to build from (mypy sees only the fields' __init__)
         return StoreConfig(_build_sources=(sources, {}))  # type: ignore[call-arg]
     except SettingsError as error:  # an env var's table that is not JSON
-        raise ConfigError(f"{error}: an env var of a table is JSON, e.g. "
-                          """POS_ROUTES='{"terminal.void": "POST /public/terminal/void"}'""") from error
+        raise ConfigError(_("{error}: an env var of a table is JSON, e.g. {example}").format(
+            error=error, example="""POS_ROUTES='{"terminal.void": "POST /public/terminal/void"}'""")) from error
     except ValidationError as error:
         raise ConfigError(_sentences(error, lambda setting: _where(sources, setting),
                                      lambda setting: _given(sources, setting))) from error
@@ -437,7 +451,7 @@ def _where(sources: tuple[Source | EnvSource, ...], setting: str) -> str:
     for source in sources:
         if setting in source.values:
             return source.where(setting)
-    return "the settings"
+    return _("the settings")
 
 
 def _given(sources: tuple[Source | EnvSource, ...], setting: str) -> object:
@@ -460,12 +474,13 @@ def _sentences(error: ValidationError, where: Callable[[str], str], given: Calla
         elif loc[0] == "memberships" and len(loc) > 1:
             sentences.append(plan_sentence(where("memberships"), loc, problem, given("memberships")))
         elif loc[0] == "routes" and len(loc) > 1:
-            sentences.append(f"{where('routes')}: every [routes] entry must be a string like "
-                             "'POST /public/terminal/pay'")
+            sentences.append(_("{place}: every [routes] entry must be a string like "
+                               "'POST /public/terminal/pay'").format(place=where("routes")))
         else:
             sentences.append(f"{where(loc[0])}: {_value_sentence(loc[0], problem, StoreConfig.model_fields[loc[0]])}")
     for place, names in unknown.items():
-        sentences.insert(0, f"{place}: unknown setting(s) {', '.join(sorted(names))}; known: {', '.join(SETTINGS)}")
+        sentences.insert(0, _("{place}: unknown setting(s) {names}; known: {known}").format(
+            place=place, names=", ".join(sorted(names)), known=", ".join(SETTINGS)))
     return "; ".join(dict.fromkeys(sentences))
 
 
@@ -473,20 +488,32 @@ def _value_sentence(setting: str, problem: Any, field: FieldInfo) -> str:
     if problem["type"] == "value_error":
         return f"{setting}: {problem['ctx']['error']}"
     if problem["type"] in {"float_type", "string_type", "dict_type", "mapping_type", "model_type"}:
-        return f"{setting} has the wrong type ({type(problem['input']).__name__}): it must be {field.description}"
-    return f"{setting} must be {field.description}, got {problem['input']!r}"
+        return _("{setting} has the wrong type ({type}): it must be {description}").format(
+            setting=setting, type=type(problem["input"]).__name__, description=described(field))
+    return _("{setting} must be {description}, got {value}").format(
+        setting=setting, description=described(field), value=repr(problem["input"]))
+
+
+def described(field: FieldInfo) -> str:
+    """A setting's description (its ``Field``'s, marked ``N_``) in the language in force."""
+    if not field.description:
+        return ""
+    return _(field.description).format(
+        max_seconds=f"{MAX_SECONDS:.0f}", max_cents=MAX_CASH_CENTS, printer=CASH_DRAWER_PRINTER,
+        gateways=", ".join(Gateway), themes=", ".join(Theme), modes=", ".join(Mode))
 
 
 def _station_sentence(place: str, loc: list[str], problem: Any) -> str:
     station = f"{place}: [stations.{loc[1]}]"
     known = ", ".join(StationProfile.model_fields)
     if len(loc) == 2:
-        return f"{station} must be a table with {known}"
+        return _("{station} must be a table with {known}").format(station=station, known=known)
     if problem["type"] == "extra_forbidden":
-        return f"{station}: unknown setting(s) {loc[2]}; known: {known}"
+        return _("{place}: unknown setting(s) {names}; known: {known}").format(place=station, names=loc[2],
+                                                                               known=known)
     if loc[2] == "name":
-        return f'{station} needs a name, e.g. name = "Lane 1"'
-    return f"{station}: {loc[2]} must be a string"
+        return _('{station} needs a name, e.g. name = "Lane 1"').format(station=station)
+    return _("{station}: {setting} must be a string").format(station=station, setting=loc[2])
 
 
 def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
@@ -494,21 +521,21 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
     A value that cannot be sent as a header (a space, a line break, not printable ASCII) is
     refused here, before any request, with a sentence that says where, never the value."""
     if env.get("POS_KEY_HASH"):
-        return _usable(env["POS_KEY_HASH"], "the key-hash in POS_KEY_HASH")
+        return _usable(env["POS_KEY_HASH"], _("the key-hash in POS_KEY_HASH"))
     try:
         import keyring
 
         secret = keyring.get_password(KEYRING_SERVICE, config.keyring_user)
     except Exception as error:  # noqa: BLE001 - any backend's failure (D-Bus, locked, none) means the same
-        raise ConfigError(
-            f"cannot read the OS keyring ({type(error).__name__}); set POS_KEY_HASH instead"
-        ) from error
+        raise ConfigError(_(
+            "cannot read the OS keyring ({error}); set POS_KEY_HASH instead"
+        ).format(error=type(error).__name__)) from error
     if not secret:
-        raise ConfigError(
-            f"no key-hash for {config.keyring_user} in the OS keyring; store it with `pos-app setup` "
+        raise ConfigError(_(
+            "no key-hash for {user} in the OS keyring; store it with `pos-app setup` "
             "or set POS_KEY_HASH"
-        )
-    return _usable(secret, f"the key-hash in the OS keyring (user {config.keyring_user})")
+        ).format(user=config.keyring_user))
+    return _usable(secret, _("the key-hash in the OS keyring (user {user})").format(user=config.keyring_user))
 
 
 def _usable(secret: str, source: str) -> str:

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from pos_app.config import CASH_DRAWER_PRINTER
+from pos_app.i18n import N_, _
 from pos_app.receipts.printing import PrintError, print_raw
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ COMMAND_TIMEOUT = 5.0
 """Seconds each print system command may take (a local CUPS answers in milliseconds)."""
 OPEN_TIMEOUT = 20.0
 """Seconds ``aopen`` waits for an open before saying the drawer did not answer."""
-KEY = "open it with the key"
+KEY = N_("open it with the key")
+"""What the cashier does when the drawer did not open (ends each such sentence)."""
 
 
 class DrawerKind(StrEnum):
@@ -73,7 +75,8 @@ class CashDrawer:
 
     def __post_init__(self) -> None:
         if (self.kind is DrawerKind.NONE) != (self.target is None):
-            raise ValueError(f"a {self.kind} drawer {'takes no' if self.kind is DrawerKind.NONE else 'needs a'} target")
+            needs = "takes no" if self.kind is DrawerKind.NONE else "needs a"  # not for people
+            raise ValueError(f"a {self.kind} drawer {needs} target")  # not for people
 
     @classmethod
     def from_config(cls, config: StoreConfig) -> CashDrawer:
@@ -91,7 +94,7 @@ class CashDrawer:
             result = self._open()
         except Exception as error:  # a bug must not cost the sale: the cashier still has the key
             logger.exception("cash drawer: unexpected error")
-            result = DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({type(error).__name__}): {KEY}.")
+            result = DrawerResult(DrawerState.FAILED, _not_opened(type(error).__name__))
         log = logger.warning if result.state is DrawerState.FAILED else logger.info
         log("cash drawer: %s (%s): %s", result.state, reason, result.message)
         return result
@@ -103,13 +106,13 @@ class CashDrawer:
             return await asyncio.wait_for(asyncio.to_thread(self.open, reason), self.timeout)
         except TimeoutError:
             logger.warning("cash drawer: no answer within %g s (%s)", self.timeout, reason)
-            return DrawerResult(DrawerState.FAILED, f"The cash drawer did not answer within {self.timeout:g} s: "
-                                                    f"{KEY}.")
+            text = _("The cash drawer did not answer within {seconds} s: {key}.")
+            return DrawerResult(DrawerState.FAILED, text.format(seconds=f"{self.timeout:g}", key=_(KEY)))
 
     def _open(self) -> DrawerResult:
         if self.kind is DrawerKind.NONE or self.target is None:
-            return DrawerResult(DrawerState.NO_DRAWER, "No cash drawer is connected to this station: "
-                                                       "open the drawer by hand.")
+            return DrawerResult(DrawerState.NO_DRAWER, _("No cash drawer is connected to this station: "
+                                                         "open the drawer by hand."))
         if self.kind is DrawerKind.PRINTER:
             return _through_printer(self.target)
         return _to_device(self.target)
@@ -117,24 +120,33 @@ class CashDrawer:
 
 def _through_printer(printer: str) -> DrawerResult:
     try:
-        job = print_raw(PULSE, printer, title="pos-app cash drawer", timeout=COMMAND_TIMEOUT)
+        # the print job's name in the print system's queue
+        job = print_raw(PULSE, printer, title="pos-app cash drawer", timeout=COMMAND_TIMEOUT)  # not for people
     except PrintError as error:
-        reason = str(error) if repr(printer) in str(error) else f"printer {printer!r}: {error}"
-        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
-    return DrawerResult(DrawerState.OPENED, f"The cash drawer was signalled to open through printer {printer!r} "
-                                            f"(if it stays shut, {KEY}).", job.job_id)
+        reason = str(error) if repr(printer) in str(error) else _("printer {printer}: {error}").format(
+            printer=repr(printer), error=error)
+        return DrawerResult(DrawerState.FAILED, _not_opened(reason))
+    return DrawerResult(DrawerState.OPENED, _("The cash drawer was signalled to open through printer {printer} "
+                                              "(if it stays shut, {key}).").format(printer=repr(printer), key=_(KEY)),
+                        job.job_id)
 
 
 def _to_device(path: str) -> DrawerResult:
     try:
         _write(path)
     except FileNotFoundError:
-        reason = f"{path} does not exist: is the drawer plugged in and the setting cash_drawer right?"
-        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
+        reason = _("{path} does not exist: is the drawer plugged in and the setting cash_drawer right?").format(
+            path=path)
+        return DrawerResult(DrawerState.FAILED, _not_opened(reason))
     except OSError as error:
-        reason = f"{path} cannot be written: {error.strerror or error}"
-        return DrawerResult(DrawerState.FAILED, f"The cash drawer did not open ({reason}): {KEY}.")
-    return DrawerResult(DrawerState.OPENED, f"The cash drawer was signalled to open (if it stays shut, {KEY}).")
+        reason = _("{path} cannot be written: {error}").format(path=path, error=error.strerror or error)
+        return DrawerResult(DrawerState.FAILED, _not_opened(reason))
+    text = _("The cash drawer was signalled to open (if it stays shut, {key}).")
+    return DrawerResult(DrawerState.OPENED, text.format(key=_(KEY)))
+
+
+def _not_opened(reason: str) -> str:
+    return _("The cash drawer did not open ({reason}): {key}.").format(reason=reason, key=_(KEY))
 
 
 def _write(path: str) -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from pos_app.i18n import _
+
 LOCK_NAME = "app.lock"
 
 
@@ -22,9 +24,13 @@ class AlreadyOpen(Exception):
     """Another app holds the data folder; the message says which and what to do."""
 
     def __init__(self, folder: Path, holder: int | None) -> None:
-        which = f"process {holder}, " if holder is not None else ""
-        super().__init__(f"pos-app is already open on this data folder: use its window ({which}{folder}). A second "
-                         "app on the same folder would save over its sale in progress.")
+        if holder is not None:
+            text = _("pos-app is already open on this data folder: use its window (process {process}, {folder}). "
+                     "A second app on the same folder would save over its sale in progress.")
+        else:
+            text = _("pos-app is already open on this data folder: use its window ({folder}). A second app on the "
+                     "same folder would save over its sale in progress.")
+        super().__init__(text.format(process=holder, folder=folder))
         self.folder = folder
         self.holder = holder
 

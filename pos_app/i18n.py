@@ -12,7 +12,7 @@ The convention, everywhere:
   ``_(text)`` then, so it follows the language in force at that moment.
 
 Two languages can be in force at once: the **screen's** (the cashier's, switched at sign-in
-by :func:`use_screen_language`) and, inside ``with in_language(store_language):``, the
+by :func:`use_screen_language`) and, inside ``with in_store_language():``, the
 store's, for what the customer keeps or sees (receipts, the customer display) and the
 reports a store files. English is the source language: a text without a translation shows
 in English, never as an error.
@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import gettext
 import os
+import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from babel import Locale, UnknownLocaleError
+if TYPE_CHECKING:
+    from babel import Locale
 
 DOMAIN: Final = "pos_app"
 LOCALE_DIR: Final = Path(__file__).with_name("locale")
@@ -39,8 +41,13 @@ SHIPPED_LANGUAGES: Final = ("en", "es", "fr")
 ENV_LANGUAGE: Final = "POS_LANGUAGE"
 
 
+LANGUAGE_CODE: Final = re.compile(r"([A-Za-z]{2,3})(?:[_-]([A-Za-z]{4}))?(?:[_-]([A-Za-z]{2}|[0-9]{3}))?")
+"""A language code as POSIX and BCP 47 write it: ``es``, ``fr-CA``, ``zh_Hant_TW``
+(checked without Babel: the first screen is painted before Babel is imported)."""
+
+
 class UnknownLanguage(ValueError):
-    """A language the app cannot name: not a language code Babel knows."""
+    """Not a language code."""
 
     def __init__(self, name: str) -> None:
         super().__init__(
@@ -50,10 +57,12 @@ class UnknownLanguage(ValueError):
 def check_language(name: str) -> str:
     """``name`` as a normalised code (``es``, ``fr_CA``); ``UnknownLanguage`` when it is not
     one. A language without a catalog is allowed and shows English."""
-    try:
-        return str(Locale.parse(name.strip().replace("-", "_")))
-    except (ValueError, TypeError, UnknownLocaleError) as exc:
-        raise UnknownLanguage(name) from exc
+    match = LANGUAGE_CODE.fullmatch(name.strip()) if isinstance(name, str) else None
+    if match is None:
+        raise UnknownLanguage(str(name))
+    language, script, territory = match.groups()
+    return "_".join(part for part in (language.lower(), script and script.title(), territory and territory.upper())
+                    if part)
 
 
 def os_language() -> str:
@@ -69,7 +78,7 @@ def os_language() -> str:
     return SOURCE_LANGUAGE
 
 
-def store_language(configured: str | None) -> str:
+def chosen_store_language(configured: str | None) -> str:
     """The store's language: ``POS_LANGUAGE``, else store.toml's ``language``, else the OS's."""
     from_env = os.environ.get(ENV_LANGUAGE, "").strip()
     if from_env:
@@ -85,6 +94,7 @@ def translations_for(language: str) -> gettext.NullTranslations:
 
 
 _screen: list[str] = [SOURCE_LANGUAGE]
+_store: list[str] = [SOURCE_LANGUAGE]
 _override: ContextVar[str | None] = ContextVar("pos_app_language", default=None)
 
 
@@ -95,6 +105,17 @@ def use_screen_language(language: str) -> None:
 
 def screen_language() -> str:
     return _screen[0]
+
+
+def use_store_language(language: str) -> None:
+    """The store's language (store.toml ``language``, ``POS_LANGUAGE`` or the OS's): what the
+    customer reads and the reports, and the screens when nobody (or a cashier without a
+    language of their own) is signed in."""
+    _store[0] = check_language(language)
+
+
+def store_language_in_force() -> str:
+    return _store[0]
 
 
 def current_language() -> str:
@@ -113,6 +134,11 @@ def in_language(language: str) -> Iterator[None]:
         _override.reset(token)
 
 
+def in_store_language() -> AbstractContextManager[None]:
+    """A block in the store's language: a receipt, a report, the customer's screen."""
+    return in_language(_store[0])
+
+
 def _(message: str) -> str:
     return translations_for(current_language()).gettext(message)
 
@@ -127,6 +153,8 @@ def N_(message: str) -> str:  # noqa: N802 - gettext's name for "mark only"
 
 def babel_locale(language: str | None = None) -> Locale:
     """The Babel locale of ``language`` (default: the one in force), for dates and names."""
+    from babel import Locale, UnknownLocaleError
+
     try:
         return Locale.parse(language or current_language())
     except (ValueError, UnknownLocaleError):

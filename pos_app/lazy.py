@@ -26,7 +26,7 @@ def exports(package: str, homes: Mapping[str, tuple[str, ...]]) -> Callable[[str
     def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
         module = home_of.get(name)
         if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")  # not for people
         value = getattr(importlib.import_module(module), name)
         setattr(sys.modules[package], name, value)  # looked up once
         return value

@@ -54,6 +54,7 @@ from babel.numbers import (
 )
 
 from pos_app.api.money import TERMINAL_AMOUNT_MAX
+from pos_app.i18n import N_, _, ngettext
 
 NBSP = "\u00a0"
 NARROW_NBSP = "\u202f"
@@ -75,7 +76,7 @@ _SEPARATORS = ".," + _APOSTROPHES + _SPACES
 """What separates digits in some locale: typed where the store's locale does not use it,
 the text is refused as written otherwise, not as no number at all."""
 _MINUS = "-−–"
-_WRITTEN_OTHERWISE = "this store writes amounts otherwise"
+_WRITTEN_OTHERWISE = N_("this store writes amounts otherwise")
 _CODE = re.compile(r"[A-Z]{3}")
 _OS_VARIABLES = ("LC_ALL", "LC_MONETARY", "LANG")
 """Where POSIX looks for the monetary locale, the first set one deciding."""
@@ -84,13 +85,13 @@ _OS_VARIABLES = ("LC_ALL", "LC_MONETARY", "LANG")
 class AmountProblem(StrEnum):
     """Why typed text is not an amount."""
 
-    NOT_A_NUMBER = "not a number"
+    NOT_A_NUMBER = "not a number"  # not for people
     SEPARATORS = "separators"
     """Digits, but grouped or separated otherwise than the locale does ("12.50" in de_DE)."""
     NEGATIVE = "negative"
     DECIMALS = "decimals"
     """More digits after the decimal separator than the currency has."""
-    TOO_LARGE = "too large"
+    TOO_LARGE = "too large"  # not for people
 
 
 class AmountError(ValueError):
@@ -106,7 +107,8 @@ def check_currency(currency: object) -> str:
     """An ISO 4217 code Babel knows (``"eur"`` → ``"EUR"``); ``ValueError`` saying what is expected."""
     code = currency.strip().upper() if isinstance(currency, str) else ""
     if not (_CODE.fullmatch(code) and is_currency(code)):
-        raise ValueError(f"a currency is a three-letter ISO 4217 code like USD, EUR or JPY, not {currency!r}")
+        raise ValueError(_("a currency is a three-letter ISO 4217 code like USD, EUR or JPY, not {currency}").format(
+            currency=repr(currency)))
     return code
 
 
@@ -117,8 +119,8 @@ def check_locale(name: object) -> str:
     try:
         return str(Locale.parse(text))
     except (UnknownLocaleError, ValueError, TypeError):
-        raise ValueError(f"a locale is a language and a country like en_US, fr_CA or de_DE (one this "
-                         f"installation has), not {name!r}") from None
+        raise ValueError(_("a locale is a language and a country like en_US, fr_CA or de_DE (one this "
+                           "installation has), not {locale}").format(locale=repr(name))) from None
 
 
 def default_locale(env: Mapping[str, str] = os.environ) -> str:
@@ -219,7 +221,7 @@ class MoneyFormat:
             return None
         number, negative = self._bare(shown)
         if negative:
-            raise self._refused(AmountProblem.NEGATIVE, shown, "it is negative")
+            raise self._refused(AmountProblem.NEGATIVE, shown, _("it is negative"))
         group, decimal = self._separators
         if group in _SPACES:
             number = re.sub(f"[{_SPACES}]", group, number)
@@ -228,19 +230,21 @@ class MoneyFormat:
         if not any(c in _DIGITS for c in number) or any(c not in _DIGITS + _SEPARATORS + group for c in number):
             raise self._refused(AmountProblem.NOT_A_NUMBER, shown)
         if any(c not in _DIGITS + group + decimal for c in number):  # "12.50" where a comma separates
-            raise self._refused(AmountProblem.SEPARATORS, shown, _WRITTEN_OTHERWISE)
+            raise self._refused(AmountProblem.SEPARATORS, shown, _(_WRITTEN_OTHERWISE))
         try:
             value = parse_decimal(number, locale=self.locale, strict=True)
         except NumberFormatError:
-            raise self._refused(AmountProblem.SEPARATORS, shown, _WRITTEN_OTHERWISE) from None
+            raise self._refused(AmountProblem.SEPARATORS, shown, _(_WRITTEN_OTHERWISE)) from None
         exponent = value.as_tuple().exponent
         assert isinstance(exponent, int)  # a finite number: only digits and separators were let through
         if -exponent > self.digits:
-            why = f"{self.currency} has {self.digits} decimals" if self.digits else f"{self.currency} has no decimals"
+            why = (ngettext("{currency} has {count} decimal", "{currency} has {count} decimals", self.digits)
+                   if self.digits else _("{currency} has no decimals")).format(currency=self.currency,
+                                                                               count=self.digits)
             raise self._refused(AmountProblem.DECIMALS, shown, why)
         cents = int(value.scaleb(self.digits))
         if cents > AMOUNT_MAX:
-            raise self._refused(AmountProblem.TOO_LARGE, shown, f"at most {self(AMOUNT_MAX)}")
+            raise self._refused(AmountProblem.TOO_LARGE, shown, _("at most {amount}").format(amount=self(AMOUNT_MAX)))
         return cents
 
     # the parser's parts -----------------------------------------------------------------
@@ -280,13 +284,15 @@ class MoneyFormat:
                 return text, negative
 
     def _refused(self, problem: AmountProblem, shown: str, why: str = "") -> AmountError:
-        because = f": {why}" if why else ""
-        return AmountError(problem, f"{shown!r} is not an amount{because}; type an amount like {self.example}")
+        text = (_("{text} is not an amount: {why}; type an amount like {example}") if why
+                else _("{text} is not an amount; type an amount like {example}"))
+        return AmountError(problem, text.format(text=repr(shown), why=why, example=self.example))
 
 
 def _minor_units(cents: int) -> int:
     if isinstance(cents, bool) or not isinstance(cents, int):
-        raise TypeError(f"money is an integer number of minor units (cents), not {type(cents).__name__}")
+        raise TypeError(  # not for people
+            f"money is an integer number of minor units (cents), not {type(cents).__name__}")  # not for people
     return cents
 
 

@@ -37,6 +37,7 @@ class Theme(StrEnum):
 
     LIGHT = "light"
     DARK = "dark"
+    HIGH_CONTRAST = "high-contrast"
 
 
 class ConfigError(Exception):
@@ -152,6 +153,20 @@ class StartProfile(NamedTuple):
 
     training: bool  # the built-in sandbox: ``--sandbox``, or a profile for training (the demo store's installer)
     theme: Theme | None  # of the first screen; None: the setup screen comes first (see start_profile)
+    language: str = "en"  # the store's (pos_app.i18n.chosen_store_language): the first screen speaks it
+
+
+def profile_language(env: Mapping[str, str] = os.environ, layers: Layers | None = None) -> str:
+    """The store's language from the settings' layers (``POS_LANGUAGE``, ``language`` in
+    ``store.toml`` or the installer's profile), else the OS's; the OS's too for settings
+    that cannot be read or a language that is not one (the settings' check says why)."""
+    from pos_app.i18n import check_language, os_language
+
+    try:
+        configured = layered(layers or read_layers(env), env, "language")
+        return check_language(configured) if isinstance(configured, str) and configured else os_language()
+    except (ConfigError, ValueError):  # UnknownLanguage is a ValueError
+        return os_language()
 
 
 def start_profile(*, sandbox: bool = False, env: Mapping[str, str] = os.environ) -> StartProfile:
@@ -162,17 +177,22 @@ def start_profile(*, sandbox: bool = False, env: Mapping[str, str] = os.environ)
     fresh install (an installer's profile alone: no key-hash yet) goes straight to the
     setup screen rather than flashing the sign-in before it, and so do settings that
     cannot be read (``load_config`` then says what is wrong, on the setup screen)."""
-    if sandbox:
-        return StartProfile(training=True, theme=Theme.LIGHT)
     try:
         layers = read_layers(env)
+    except ConfigError:
+        return StartProfile(training=sandbox, theme=Theme.LIGHT if sandbox else None, language=profile_language(env))
+    language = profile_language(env, layers)
+    if sandbox:
+        return StartProfile(training=True, theme=Theme.LIGHT, language=language)
+    try:
         mode = Mode(layered(layers, env, "mode") or Mode.STORE)
-    except (ConfigError, ValueError):
-        return StartProfile(training=False, theme=None)
+    except ValueError:
+        return StartProfile(training=False, theme=None, language=language)
     if mode is Mode.TRAINING:
-        return StartProfile(training=True, theme=Theme.LIGHT)
+        return StartProfile(training=True, theme=Theme.LIGHT, language=language)
     set_up = bool(env.get("POS_KEY_HASH")) or layers.station is not None
     if layered(layers, env, "base_url") is None or not set_up:
-        return StartProfile(training=False, theme=None)
+        return StartProfile(training=False, theme=None, language=language)
     theme = layered(layers, env, "theme")
-    return StartProfile(training=False, theme=Theme(theme) if theme in tuple(Theme) else Theme.LIGHT)
+    return StartProfile(training=False, theme=Theme(theme) if theme in tuple(Theme) else Theme.LIGHT,
+                        language=language)

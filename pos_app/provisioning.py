@@ -65,6 +65,7 @@ from pos_app.api.identity import Identity
 from pos_app.api.models import Terminal
 from pos_app.api.secrets import key_hash_problem
 from pos_app.config import GATEWAYS, KEYRING_SERVICE, check_profile_values
+from pos_app.i18n import N_, _
 from pos_app.profile import PROFILE_NAME, ConfigError, holds_a_key, profile_path
 from pos_app.staff import (
     PIN_MAX_DIGITS,
@@ -171,22 +172,22 @@ def check_setup(*, base_url: str, store_id: str, station_id: str, store_name: st
     """The setup with outer spaces removed, each field checked; ``SetupError`` otherwise."""
     url = base_url.strip()
     if not url:
-        raise SetupError("Type the payment service's address, e.g. https://payments.example.com.", field="base_url")
+        raise SetupError(_("Type the payment service's address, e.g. https://payments.example.com."), field="base_url")
     try:
         url = check_base_url(url)
     except InvalidInput:
         raise SetupError(_bad_url_sentence(url), field="base_url") from None
     name = store_name.strip()
     if len(name) > NAME_MAX or _has_control(name):
-        raise SetupError(f"The store name has at most {NAME_MAX} characters and no control characters.",
-                         field="store_name")
+        raise SetupError(_("The store name has at most {count} characters and no control characters.").format(
+            count=NAME_MAX), field="store_name")
     gateway = gateway.strip().lower()
     if gateway not in GATEWAYS:
-        raise SetupError(f"The gateway is one of {', '.join(GATEWAYS)}.", field="gateway")
+        raise SetupError(_("The gateway is one of {gateways}.").format(gateways=", ".join(GATEWAYS)), field="gateway")
     return StationSetup(
-        base_url=url, store_id=_identifier("store id", "store_id", store_id),
-        station_id=_identifier("station id", "station_id", station_id),
-        store_name=name, terminal_id=_optional_id("terminal id", "terminal_id", terminal_id),
+        base_url=url, store_id=_identifier("store_id", store_id),
+        station_id=_identifier("station_id", station_id),
+        store_name=name, terminal_id=_optional_id("terminal_id", terminal_id),
         printer=_printer(printer), gateway=gateway,
     )
 
@@ -196,13 +197,14 @@ def check_key(key: str) -> str:
     saying what is wrong and where (never the value) if it cannot be one."""
     key = key.strip()
     if not key:
-        raise SetupError("Type or paste the store's key-hash.", field="key")
+        raise SetupError(_("Type or paste the store's key-hash."), field="key")
     if len(key) > KEY_MAX:
-        raise SetupError(f"The key-hash has at most {KEY_MAX} characters: paste it again.", field="key")
+        raise SetupError(_("The key-hash has at most {count} characters: paste it again.").format(count=KEY_MAX),
+                         field="key")
     problem = key_hash_problem(key)
     if problem:
-        raise SetupError(f"The key-hash {problem}: it is letters, digits and symbols only (no spaces or line "
-                         "breaks); paste it again.", field="key")
+        raise SetupError(_("The key-hash {problem}: it is letters, digits and symbols only (no spaces or line "
+                           "breaks); paste it again.").format(problem=problem), field="key")
     return key
 
 
@@ -212,27 +214,46 @@ def environment_key(env: Mapping[str, str] = os.environ) -> str:
     key = env.get("POS_KEY_HASH", "")
     problem = key_hash_problem(key)
     if problem:
-        raise SetupError(f"POS_KEY_HASH, set in this app's environment, {problem}: set it again without it (or "
-                         "remove it to keep the key-hash in the keyring), then start the app again.", field="key")
+        raise SetupError(_("POS_KEY_HASH, set in this app's environment, {problem}: set it again without it (or "
+                           "remove it to keep the key-hash in the keyring), then start the app again.").format(
+                               problem=problem), field="key")
     return key
 
 
-def _identifier(what: str, field: str, value: str) -> str:
+FIELD_NAMES = {
+    "base_url": N_("base url"),
+    "gateway": N_("gateway"),
+    "store_id": N_("store id"),
+    "store_name": N_("store name"),
+    "station_id": N_("station id"),
+    "terminal_id": N_("terminal id"),
+    "printer": N_("printer"),
+}
+"""Each setup field as a sentence names it ("Type the store id.")."""
+
+
+def field_name(field: str) -> str:
+    """``field`` (a setting) as a sentence names it, in the language in force."""
+    return _(FIELD_NAMES[field]) if field in FIELD_NAMES else field.replace("_", " ")
+
+
+def _identifier(field: str, value: str) -> str:
     value = value.strip()
     if not value:
-        raise SetupError(f"Type the {what}.", field=field)
+        raise SetupError(_("Type the {field}.").format(field=field_name(field)), field=field)
     if not _ID.fullmatch(value):
-        raise SetupError(f"The {what} is 1 to 64 letters, digits, dots, dashes or underscores "
-                         "(starting with a letter or digit).", field=field)
+        raise SetupError(_("The {field} is 1 to 64 letters, digits, dots, dashes or underscores "
+                           "(starting with a letter or digit).").format(field=field_name(field)), field=field)
     return value
 
 
-def _optional_id(what: str, field: str, value: str | None) -> str | None:
+def _optional_id(field: str, value: str | None) -> str | None:
     value = (value or "").strip()
     if not value:
         return None
     if len(value) > 64 or _has_control(value) or any(c.isspace() for c in value):
-        raise SetupError(f"The {what} has at most 64 characters and no spaces.", field=field)
+        raise SetupError(_("The {field} has at most 64 characters and no spaces.").format(field=field_name(field)),
+                         field=field)
     return value
 
 
@@ -241,8 +262,8 @@ def _printer(value: str | None) -> str | None:
     if not value:
         return None
     if len(value) > 127 or _has_control(value) or any(c.isspace() or c in "/#" for c in value):
-        raise SetupError("A printer name has no spaces, '/' or '#' (as the print system names it); "
-                         "leave it empty to print through the print dialog.", field="printer")
+        raise SetupError(_("A printer name has no spaces, '/' or '#' (as the print system names it); "
+                           "leave it empty to print through the print dialog."), field="printer")
     return value
 
 
@@ -252,17 +273,18 @@ def _has_control(text: str) -> bool:
 
 def _bad_url_sentence(url: str) -> str:
     if url.startswith("http://"):
-        return ("The service address must start with https:// (plain http:// is only for the local "
-                "sandbox on 127.0.0.1).")
-    return "The service address must look like https://payments.example.com."
+        return _("The service address must start with https:// (plain http:// is only for the local "
+                 "sandbox on 127.0.0.1).")
+    return _("The service address must look like https://payments.example.com.")
 
 
 def refuse_key_in(setup: StationSetup, key: str) -> None:
     """``SetupError`` when the key-hash was typed into one of the settings."""
     for field, value in setup.entries().items():
         if value == key or (len(key) >= 8 and key in value):
-            raise SetupError(f"The key-hash was typed into the {field.replace('_', ' ')}: it never goes into "
-                             "store.toml. Put it only in the key-hash field.", field=field)
+            raise SetupError(_("The key-hash was typed into the {field}: it never goes into "
+                               "store.toml. Put it only in the key-hash field.").format(field=field_name(field)),
+                             field=field)
 
 
 # -- store.toml ----------------------------------------------------------------------------
@@ -298,7 +320,7 @@ def write_profile(directory: Path, setup: StationSetup, *, key: str | None = Non
         check_profile_values(values, path)
     text = tomlkit.dumps(document)
     if tomllib.loads(text) != values:  # pragma: no cover - tomlkit's own guarantee
-        raise SetupError("store.toml could not be written faithfully; nothing was changed.")
+        raise SetupError(_("store.toml could not be written faithfully; nothing was changed."))
     try:
         directory.mkdir(parents=True, exist_ok=True)
         backup = None
@@ -307,8 +329,9 @@ def write_profile(directory: Path, setup: StationSetup, *, key: str | None = Non
             shutil.copy2(path, backup)
         _replace_atomically(path, text)
     except OSError as error:
-        raise SetupError(f"{path} cannot be written ({error.strerror or error}): check the folder's "
-                         "permissions and free space, or set POS_DATA_DIR.") from error
+        raise SetupError(_("{file} cannot be written ({error}): check the folder's "
+                           "permissions and free space, or set POS_DATA_DIR.").format(
+                               file=path, error=error.strerror or error)) from error
     kept = tuple(sorted(name for name in values if name not in SETUP_KEYS))
     return ProvisionResult(path, setup.keyring_user, "", kept, backup)
 
@@ -319,9 +342,10 @@ def updated_profile(existing: str | None, setup: StationSetup) -> tomlkit.TOMLDo
     other entry, table (another tool's too), comment and blank line kept as written."""
     if existing is None:
         document = tomlkit.document()
+        # the file's header stays in English, as the settings' names it goes with do
         document.add(tomlkit.comment("pos-app store profile (written by `pos-app setup`). The key-hash is not "
-                                     "here: it is in"))
-        document.add(tomlkit.comment(f"the OS keyring (service {KEYRING_SERVICE!r}, user "
+                                     "here: it is in"))  # not for people
+        document.add(tomlkit.comment(f"the OS keyring (service {KEYRING_SERVICE!r}, user "  # not for people
                                      "'<store_id>@<base_url>') or POS_KEY_HASH."))
         document.add(tomlkit.nl())
     else:
@@ -389,21 +413,21 @@ def store_key(base_url: str, store_id: str, key: str) -> str:
         import keyring
         from keyring.errors import KeyringLocked, NoKeyringError
     except ImportError:
-        raise NoKeyring("the keyring package is missing") from None
+        raise NoKeyring(_("the keyring package is missing")) from None
     try:
         backend = keyring.get_keyring()
         name = f"{type(backend).__module__}.{type(backend).__name__}"
         keyring.set_password(KEYRING_SERVICE, user, key)
         stored = keyring.get_password(KEYRING_SERVICE, user)
     except NoKeyringError:
-        raise NoKeyring("this computer has no usable OS keyring") from None
+        raise NoKeyring(_("this computer has no usable OS keyring")) from None
     except KeyringLocked:
-        raise NoKeyring("the OS keyring is locked (unlock it, e.g. by signing in to the desktop, and try "
-                        "again)") from None
+        raise NoKeyring(_("the OS keyring is locked (unlock it, e.g. by signing in to the desktop, and try "
+                          "again)")) from None
     except Exception as error:  # noqa: BLE001 - D-Bus, Secret Service, KWallet... all mean the same here
-        raise NoKeyring(f"the OS keyring refused the key-hash ({type(error).__name__})") from None
+        raise NoKeyring(_("the OS keyring refused the key-hash ({error})").format(error=type(error).__name__)) from None
     if stored != key:
-        raise NoKeyring(f"the OS keyring ({name}) did not keep the key-hash")
+        raise NoKeyring(_("the OS keyring ({backend}) did not keep the key-hash").format(backend=name))
     return name
 
 
@@ -430,23 +454,24 @@ def key_source(env: Mapping[str, str] = os.environ) -> KeySource:
 def set_key_instructions(platform: str = sys.platform) -> str:
     """Exactly how to give the app ``POS_KEY_HASH`` on this system, for a person."""
     if platform.startswith("win"):
-        return ('In a Command Prompt, run  setx POS_KEY_HASH "<key-hash>"  then start the app again '
-                "(it is kept in your Windows user's environment).")
+        return _('In a Command Prompt, run  setx POS_KEY_HASH "<key-hash>"  then start the app again '
+                 "(it is kept in your Windows user's environment).")
     if platform == "darwin":
-        return ("In Terminal, run  launchctl setenv POS_KEY_HASH '<key-hash>'  then start the app again "
-                "(it lasts until the Mac restarts).")
-    return ("Put the line  POS_KEY_HASH=<key-hash>  in ~/.config/environment.d/pos-app.conf, make the file "
-            "yours only (chmod 600), then sign out and in again; or start the app from a terminal with  "
-            "POS_KEY_HASH='<key-hash>' pos-app")
+        return _("In Terminal, run  launchctl setenv POS_KEY_HASH '<key-hash>'  then start the app again "
+                 "(it lasts until the Mac restarts).")
+    return _("Put the line  POS_KEY_HASH=<key-hash>  in ~/.config/environment.d/pos-app.conf, make the file "
+             "yours only (chmod 600), then sign out and in again; or start the app from a terminal with  "
+             "POS_KEY_HASH='<key-hash>' pos-app")
 
 
 def _no_keyring(why: str) -> str:
-    return (f"no keyring: {why}; set POS_KEY_HASH in the app's environment instead, or install and "
-            "unlock a keyring (GNOME Keyring, KWallet, the macOS or Windows keychain).")
+    return _("no keyring: {why}; set POS_KEY_HASH in the app's environment instead, or install and "
+             "unlock a keyring (GNOME Keyring, KWallet, the macOS or Windows keychain).").format(why=why)
 
 
-KEPT = {KeySource.ENVIRONMENT: "key-hash from POS_KEY_HASH, not stored",
-        KeySource.SESSION: "key-hash for this session only, not stored (no keyring)"}
+# what the audit trail keeps (a record, in English as the rest of its entries)
+KEPT = {KeySource.ENVIRONMENT: "key-hash from POS_KEY_HASH, not stored",  # not for people
+        KeySource.SESSION: "key-hash for this session only, not stored (no keyring)"}  # not for people
 
 
 def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setup",
@@ -460,12 +485,13 @@ def provision(directory: Path, setup: StationSetup, key: str, *, by: str = "setu
     backend = store_key(setup.base_url, setup.store_id, key) if source is KeySource.KEYRING else ""
     written = write_profile(directory, setup, key=key)
     settings = ", ".join(f"{name} {value}" for name, value in sorted(setup.entries().items()))
-    kept = KEPT.get(source) or f"key-hash in the keyring ({backend or 'none'})"
+    kept = KEPT.get(source) or f"key-hash in the keyring ({backend or 'none'})"  # not for people
     try:
         with Staff.open(staff_path(directory)) as staff:
             staff.record(by, AuditAction.SETTINGS_CHANGED, f"{written.profile}: {settings}; {kept}")
     except StaffError as error:
-        raise SetupError(f"The store is set up, but the audit trail could not record it ({error}).") from None
+        raise SetupError(_("The store is set up, but the audit trail could not record it ({error}).").format(
+            error=error)) from None
     return ProvisionResult(written.profile, written.keyring_user, backend, written.kept, written.previous_saved_as)
 
 
@@ -478,15 +504,15 @@ def check_manager(name: str, pin: str, again: str) -> tuple[str, str]:
     try:
         name = check_name(name)
     except InvalidName as error:
-        raise SetupError("Type the manager's name." if not name.strip() else f"The manager's name: {error}.",
-                         field="manager") from None
+        raise SetupError(_("Type the manager's name.") if not name.strip()
+                         else _("The manager's name: {error}.").format(error=error), field="manager") from None
     try:
         check_pin(pin)
     except InvalidPin:
-        raise SetupError(f"The manager's PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits (0-9).",
-                         field="pin") from None
+        raise SetupError(_("The manager's PIN is {min} to {max} digits (0-9).").format(
+            min=PIN_MIN_DIGITS, max=PIN_MAX_DIGITS), field="pin") from None
     if pin != again:
-        raise SetupError("The two PINs are not the same: type the PIN twice again.", field="pin")
+        raise SetupError(_("The two PINs are not the same: type the PIN twice again."), field="pin")
     return name, pin
 
 
@@ -506,16 +532,17 @@ def provision_station(directory: Path, setup: StationSetup, key: str, manager: t
     if manager is not None and staff_path(directory).exists():
         with Staff.open(staff_path(directory)) as staff:
             if any(m.name.casefold() == manager[0].casefold() for m in staff.list()):
-                raise SetupError(f"A staff member named {manager[0]} already exists: choose another name.",
-                                 field="manager")
+                raise SetupError(_("A staff member named {name} already exists: choose another name.").format(
+                    name=manager[0]), field="manager")
     provision(directory, setup, key, source=source)
     if manager is not None:
         with Staff.open(staff_path(directory)) as staff:
             try:
                 staff.add(manager[0], Role.MANAGER, manager[1], by="setup")
             except StaffError as error:
-                raise SetupError(f"The store is set up, but the manager could not be added ({error}): "
-                                 "change the name or PIN and save again.", field="manager") from None
+                raise SetupError(_("The store is set up, but the manager could not be added ({error}): "
+                                   "change the name or PIN and save again.").format(error=error),
+                                 field="manager") from None
 
 
 # -- asking the service --------------------------------------------------------------------
@@ -537,29 +564,31 @@ async def check_service(base_url: str, key: str, *, store_id: str = "-", station
                                   transport=transport) as client:
             listing = await client.list_terminals()
     except Unauthorized:
-        raise SetupError("The payment service refused this key-hash (401 Unauthorized): check that it is "
-                         "the store's key-hash, complete, and for this service address.", field="key") from None
+        raise SetupError(_("The payment service refused this key-hash (401 Unauthorized): check that it is "
+                           "the store's key-hash, complete, and for this service address."), field="key") from None
     except TransportError:
-        raise SetupError(f"Cannot reach the payment service at {url}: check the address and this "
-                         "computer's network connection.", field="base_url") from None
+        raise SetupError(_("Cannot reach the payment service at {url}: check the address and this "
+                           "computer's network connection.").format(url=url), field="base_url") from None
     except (ProtocolError, NotFound):
-        raise SetupError(f"{url} answered, but not as the payment service: check the address.",
+        raise SetupError(_("{url} answered, but not as the payment service: check the address.").format(url=url),
                          field="base_url") from None
     except ApiError as error:
-        raise SetupError(f"The payment service answered with an error ({error.status_code}): try again in "
-                         "a moment, or call support.") from None
+        raise SetupError(_("The payment service answered with an error ({status}): try again in "
+                           "a moment, or call support.").format(status=error.status_code)) from None
     except PaymentsError:
-        raise SetupError(f"The payment service at {url} could not be asked: check the address.",
+        raise SetupError(_("The payment service at {url} could not be asked: check the address.").format(url=url),
                          field="base_url") from None
     return list(listing.data)
 
 
 def terminal_label(terminal: Terminal) -> str:
     """``Front desk — tb-2001 · serial B10-77``; ``Inactive: ...`` first when the service says so."""
-    text = f"{terminal.name or 'Terminal'} — {terminal.id}"
+    name = terminal.name or _("Terminal")
     if terminal.serial_number:
-        text += f" · serial {terminal.serial_number}"
-    return f"Inactive: {text}" if terminal.is_active is False else text
+        text = _("{name} — {id} · serial {serial}").format(name=name, id=terminal.id, serial=terminal.serial_number)
+    else:
+        text = _("{name} — {id}").format(name=name, id=terminal.id)
+    return _("Inactive: {terminal}").format(terminal=text) if terminal.is_active is False else text
 
 
 # -- pos-app setup -------------------------------------------------------------------------
@@ -567,18 +596,18 @@ def terminal_label(terminal: Terminal) -> str:
 
 def add_setup_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     setup = commands.add_parser(
-        "setup", help="write store.toml and put the key-hash into the OS keyring (JSON on stdout)",
-        description="Write <data dir>/store.toml and store the key-hash in the OS keyring. The key-hash is "
-                    "read from stdin, never from the command line. Prints one JSON object; exit 0 ok, 1 invalid.")
-    setup.add_argument("--base-url", required=True, help="the payment service's address (https://...)")
+        "setup", help=_("write store.toml and put the key-hash into the OS keyring (JSON on stdout)"),
+        description=_("Write <data dir>/store.toml and store the key-hash in the OS keyring. The key-hash is "
+                      "read from stdin, never from the command line. Prints one JSON object; exit 0 ok, 1 invalid."))
+    setup.add_argument("--base-url", required=True, help=_("the payment service's address (https://...)"))
     setup.add_argument("--store-id", required=True)
     setup.add_argument("--station-id", required=True)
     setup.add_argument("--store-name", default="")
-    setup.add_argument("--terminal", help="this station's payment terminal id")
-    setup.add_argument("--printer", help="the receipt printer's name in the OS print system")
+    setup.add_argument("--terminal", help=_("this station's payment terminal id"))
+    setup.add_argument("--printer", help=_("the receipt printer's name in the OS print system"))
     setup.add_argument("--gateway", default="auto", choices=GATEWAYS)
     setup.add_argument("--key-from-stdin", required=True, action="store_true",
-                       help="read the key-hash from the first line of stdin (from a terminal: without echo)")
+                       help=_("read the key-hash from the first line of stdin (from a terminal: without echo)"))
     setup.set_defaults(handler=run_setup_command)
 
 
@@ -602,11 +631,11 @@ def run_setup_command(args: argparse.Namespace) -> int:
 
 def _read_key() -> str:
     if sys.stdin is None:
-        raise SetupError("no stdin to read the key-hash from")
+        raise SetupError(_("no stdin to read the key-hash from"))
     if sys.stdin.isatty():
-        return getpass.getpass("key-hash: ")
+        return getpass.getpass(_("key-hash: "))
     line = sys.stdin.readline()
     if not line.strip():
-        raise SetupError("no key-hash on stdin: pipe it in, e.g. "
-                         "`printf '%s\\n' \"$KEY\" | pos-app setup ... --key-from-stdin`")
+        raise SetupError(_("no key-hash on stdin: pipe it in, e.g. {example}").format(
+            example="`printf '%s\\n' \"$KEY\" | pos-app setup ... --key-from-stdin`"))  # not for people
     return line

@@ -9,8 +9,9 @@ schema version is ``PRAGMA user_version``; ``migrations[i]`` takes a file from v
 is not of the kind, and a file written by a newer pos-app; every refusal says the file was
 left as it is and ends with the kind's advice.
 
-Standard library only, and no other ``pos_app`` import: the journal, which imports no other
-``pos_app`` package, uses it.
+Standard library only but for ``pos_app.i18n`` (its refusals are sentences for people; a
+kind's ``name`` and ``advice`` are marked ``N_`` where the kind is defined and translated
+here): the journal, which imports no other ``pos_app`` package, uses it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from pos_app.i18n import N_, _
 
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 WAL_SIZE_LIMIT: Final = 8 * 1024 * 1024  # a checkpointed WAL shrinks back to this
@@ -46,7 +49,7 @@ class FileKind:
     """The error a ``sqlite3.Error`` raised while doing (third argument) means."""
     advice: str
     """What to do with a file that is not of this kind; ends those messages."""
-    too_new_advice: str = "Update pos-app"
+    too_new_advice: str = N_("Update pos-app")
     synchronous: str = "FULL"
     checks: tuple[str, ...] = ()
     """Cheap reads made once the file is open, so that damage shows at once."""
@@ -64,12 +67,13 @@ def check_header(kind: FileKind, path: Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise kind.error(f"{kind.name} {path} cannot be read: {exc.strerror or exc}") from None
+        raise kind.error(_("{kind} {path} cannot be read: {error}").format(
+            kind=_(kind.name), path=path, error=exc.strerror or exc)) from None
     if head and (len(head) < 100 or not head.startswith(SQLITE_MAGIC)):
-        raise kind.corrupt(
-            f"{path} is not a {kind.name} (it is not a database: it does not start with the SQLite "
-            f"header); it was left as it is: {kind.advice}"
-        )
+        raise kind.corrupt(_(
+            "{path} is not a {kind} (it is not a database: it does not start with the SQLite "
+            "header); it was left as it is: {advice}"
+        ).format(path=path, kind=_(kind.name), advice=_(kind.advice)))
 
 
 def inspect(kind: FileKind, conn: sqlite3.Connection, path: Path) -> int:
@@ -82,16 +86,17 @@ def inspect(kind: FileKind, conn: sqlite3.Connection, path: Path) -> int:
     if app_id != kind.application_id:
         tables: int = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
         if app_id != 0 or version != 0 or tables:
-            raise kind.corrupt(
-                f"{path} is a SQLite database but not a pos-app {kind.name} (application_id "
-                f"{app_id:#x}, {tables} schema objects); it was left as it is: {kind.advice}"
-            )
+            raise kind.corrupt(_(
+                "{path} is a SQLite database but not a pos-app {kind} (application_id "
+                "{application_id}, {tables} schema objects); it was left as it is: {advice}"
+            ).format(path=path, kind=_(kind.name), application_id=f"{app_id:#x}", tables=tables,
+                     advice=_(kind.advice)))
     if version > kind.current_version:
-        raise kind.too_new(
-            f"{kind.name} {path} has schema version {version}, written by a newer pos-app; this "
-            f"pos-app understands up to version {kind.current_version}. {kind.too_new_advice}; the "
-            "file was left as it is"
-        )
+        raise kind.too_new(_(
+            "{kind} {path} has schema version {version}, written by a newer pos-app; this "
+            "pos-app understands up to version {current}. {advice}; the file was left as it is"
+        ).format(kind=_(kind.name), path=path, version=version, current=kind.current_version,
+                 advice=_(kind.too_new_advice)))
     return version
 
 
@@ -135,7 +140,8 @@ def use_wal(kind: FileKind, conn: sqlite3.Connection, path: Path, busy_timeout: 
                 raise
             time.sleep(0.005)
     if mode.lower() != "wal":
-        raise kind.error(f"{kind.name} {path} cannot use write-ahead logging (got {mode!r})")
+        raise kind.error(_("{kind} {path} cannot use write-ahead logging (got {mode})").format(
+            kind=_(kind.name), path=path, mode=repr(mode)))
 
 
 def connect(kind: FileKind, path: Path, *, busy_timeout: float, check_same_thread: bool = True) -> sqlite3.Connection:
@@ -145,7 +151,7 @@ def connect(kind: FileKind, path: Path, *, busy_timeout: float, check_same_threa
     try:
         conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=check_same_thread)
     except sqlite3.Error as exc:
-        raise kind.from_sqlite(exc, path, "opening") from None
+        raise kind.from_sqlite(exc, path, _("opening")) from None
     try:
         conn.execute("BEGIN")  # one snapshot: another process may be creating the file now
         try:
@@ -163,7 +169,7 @@ def connect(kind: FileKind, path: Path, *, busy_timeout: float, check_same_threa
             conn.execute(check).fetchone()
     except sqlite3.Error as exc:
         conn.close()
-        raise kind.from_sqlite(exc, path, "opening") from None
+        raise kind.from_sqlite(exc, path, _("opening")) from None
     except BaseException:
         conn.close()
         raise

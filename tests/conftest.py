@@ -24,9 +24,11 @@ def english_screen():
     """Each test starts with English screens; one that switches language does not leak it."""
     from pos_app import i18n
 
-    i18n.use_screen_language(i18n.SOURCE_LANGUAGE)
+    for use in (i18n.use_screen_language, i18n.use_store_language):
+        use(i18n.SOURCE_LANGUAGE)
     yield
-    i18n.use_screen_language(i18n.SOURCE_LANGUAGE)
+    for use in (i18n.use_screen_language, i18n.use_store_language):
+        use(i18n.SOURCE_LANGUAGE)
 
 
 @pytest.fixture

@@ -39,16 +39,16 @@ def test_a_language_without_a_catalog_shows_english():
 
 def test_the_store_language_comes_from_the_env_then_the_store_then_the_os(monkeypatch):
     monkeypatch.setenv("POS_LANGUAGE", "fr-CA")
-    assert i18n.store_language("es") == "fr_CA"
+    assert i18n.chosen_store_language("es") == "fr_CA"
     monkeypatch.delenv("POS_LANGUAGE")
-    assert i18n.store_language("es") == "es"
+    assert i18n.chosen_store_language("es") == "es"
     monkeypatch.setenv("LC_ALL", "es_MX.UTF-8")
-    assert i18n.store_language(None) == "es_MX"
+    assert i18n.chosen_store_language(None) == "es_MX"
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.delenv("LANGUAGE", raising=False)
     monkeypatch.delenv("LC_MESSAGES", raising=False)
     monkeypatch.delenv("LANG", raising=False)
-    assert i18n.store_language(None) == "en"
+    assert i18n.chosen_store_language(None) == "en"
 
 
 def test_a_block_in_the_store_language_leaves_the_screen_language(catalogs):

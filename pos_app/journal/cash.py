@@ -100,9 +100,11 @@ class ZReport:
         return f"Z-{self.number:04d}"
 
 
-CASH_COLUMNS = "seq, id, kind, amount, created_at, order_key, tendered, change, station_id, cashier, reason"
+CASH_COLUMNS = (
+    "seq, id, kind, amount, created_at, order_key, tendered, change, station_id, cashier, reason"  # not for people
+)
 Z_COLUMNS = ("number, closed_at, station_id, terminal_id, opening_float, expected, counted, left_in_drawer, by, "
-             "last_seq, reason, figures")
+             "last_seq, reason, figures")  # not for people
 ORDER_CASH_SQL = f"SELECT {CASH_COLUMNS} FROM cash WHERE order_key = ? ORDER BY seq"
 SINCE_SQL = f"SELECT {CASH_COLUMNS} FROM cash WHERE seq > ? ORDER BY seq"
 LAST_Z_SQL = f"SELECT {Z_COLUMNS} FROM z_reports ORDER BY number DESC LIMIT 1"
@@ -118,9 +120,9 @@ ORDER_CASH_NET_SQL = (
 
 def check_cents(value: object, what: str, *, positive: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be a whole number of cents, got {value!r}")
+        raise ValueError(f"{what} must be a whole number of cents, got {value!r}")  # not for people
     if value < 0 or (positive and value == 0):
-        raise ValueError(f"{what} must be {'above' if positive else 'at least'} zero, got {value}")
+        raise ValueError(f"{what} must be {'above' if positive else 'at least'} zero, got {value}")  # not for people
     return value
 
 

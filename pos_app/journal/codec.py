@@ -25,7 +25,7 @@ def utc_now() -> datetime:
 def time_text(moment: datetime) -> str:
     """``moment`` (aware) as fixed-width UTC text; naive datetimes are refused."""
     if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"journal timestamps must be timezone-aware, got naive {moment!r}")
+        raise ValueError(f"journal timestamps must be timezone-aware, got naive {moment!r}")  # not for people
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
@@ -53,7 +53,7 @@ def day_bounds(day: date, tz: tzinfo | None) -> tuple[str, str]:
     hours long, as the store's clock saw it.
     """
     if isinstance(day, datetime):
-        raise TypeError("day must be a date, not a datetime")
+        raise TypeError("day must be a date, not a datetime")  # not for people
 
     def midnight(d: date) -> datetime:
         if tz is None:
@@ -89,17 +89,18 @@ def find_secret(value: object, path: str = "") -> str | None:
 def dump_json(value: dict[str, Any], *, what: str) -> str:
     """``value`` as compact JSON, refusing secrets and anything JSON cannot carry exactly."""
     if not isinstance(value, dict):
-        raise ValueError(f"{what} must be a dict, got {type(value).__name__}")
+        raise ValueError(f"{what} must be a dict, got {type(value).__name__}")  # not for people
     secret = find_secret(value)
     if secret:
         raise ValueError(
-            f"{what} contains {secret!r}: the journal never stores the key-hash; "
+            f"{what} contains {secret!r}: the journal never stores the key-hash; "  # not for people
             "remove it (headers are not journaled)"
         )
     try:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be JSON-able (str, int, bool, None, list, dict): {exc}") from None
+        raise ValueError(
+            f"{what} must be JSON-able (str, int, bool, None, list, dict): {exc}") from None  # not for people
 
 
 _DECODER = json.JSONDecoder()

@@ -7,6 +7,8 @@ and carry messages meant to be shown to a person as they are.
 
 from __future__ import annotations
 
+from pos_app.i18n import _
+
 
 class JournalError(Exception):
     """Base of every journal error."""
@@ -21,16 +23,16 @@ class TerminalBusy(JournalError):
         self.attempt_id = attempt_id
         self.unknown = unknown
         if unknown:
-            text = (
-                f"terminal {terminal_id!r} holds attempt {attempt_id}, whose outcome is unknown (the "
+            text = _(
+                "terminal {terminal} holds attempt {attempt}, whose outcome is unknown (the "
                 "customer may have been charged); resolve it first: `pos-app terminal resume`, or a "
-                f"manager's `pos-app terminal resolve {attempt_id}`"
-            )
+                "manager's `pos-app terminal resolve {attempt}`"
+            ).format(terminal=repr(terminal_id), attempt=attempt_id)
         else:
-            text = (
-                f"terminal {terminal_id!r} is busy: attempt {attempt_id} has no outcome yet; "
+            text = _(
+                "terminal {terminal} is busy: attempt {attempt} has no outcome yet; "
                 "finish or resume that attempt before starting another on this terminal"
-            )
+            ).format(terminal=repr(terminal_id), attempt=attempt_id)
         super().__init__(text)
 
 
@@ -40,11 +42,11 @@ class RefHasPendingFollowUp(JournalError):
     def __init__(self, ref: str, attempt_id: str) -> None:
         self.ref = ref
         self.attempt_id = attempt_id
-        super().__init__(
-            f"transaction {ref!r} has a capture, void or refund (attempt {attempt_id}) whose outcome "
+        super().__init__(_(
+            "transaction {ref} has a capture, void or refund (attempt {attempt}) whose outcome "
             "is not known yet; resolve it first (`pos-app terminal resume`, or a manager's "
-            f"`pos-app terminal resolve {attempt_id}`), so that the money never moves twice"
-        )
+            "`pos-app terminal resolve {attempt}`), so that the money never moves twice"
+        ).format(ref=repr(ref), attempt=attempt_id))
 
 
 class OrderHasUnknownAttempt(JournalError):
@@ -53,12 +55,17 @@ class OrderHasUnknownAttempt(JournalError):
     def __init__(self, order_key: str, attempt_id: str, *, in_flight: bool = False) -> None:
         self.order_key = order_key
         self.attempt_id = attempt_id
-        state = "is still in flight" if in_flight else "has outcome 'unknown'"
-        super().__init__(
-            f"order {order_key!r}: attempt {attempt_id} {state}; it must be resolved first "
-            "(by the terminal service finding its answer, `pos-app terminal resume`, or by a "
-            f"manager, `pos-app terminal resolve {attempt_id}`) before the order can be charged again"
-        )
+        if in_flight:
+            text = _(
+                "order {order}: attempt {attempt} is still in flight; it must be resolved first "
+                "(by the terminal service finding its answer, `pos-app terminal resume`, or by a "
+                "manager, `pos-app terminal resolve {attempt}`) before the order can be charged again")
+        else:
+            text = _(
+                "order {order}: attempt {attempt} has outcome 'unknown'; it must be resolved first "
+                "(by the terminal service finding its answer, `pos-app terminal resume`, or by a "
+                "manager, `pos-app terminal resolve {attempt}`) before the order can be charged again")
+        super().__init__(text.format(order=repr(order_key), attempt=attempt_id))
 
 
 class OrderAlreadyPaid(JournalError):
@@ -67,7 +74,8 @@ class OrderAlreadyPaid(JournalError):
     def __init__(self, order_key: str, attempt_id: str) -> None:
         self.order_key = order_key
         self.attempt_id = attempt_id
-        super().__init__(f"order {order_key!r} is already paid: attempt {attempt_id} was approved")
+        super().__init__(_("order {order} is already paid: attempt {attempt} was approved").format(
+            order=repr(order_key), attempt=attempt_id))
 
 
 class AboveBalance(JournalError):
@@ -77,7 +85,8 @@ class AboveBalance(JournalError):
         self.order_key = order_key
         self.amount = amount
         self.due = due
-        super().__init__(f"order {order_key!r} has {due} cents still due: a charge of {amount} cents is refused")
+        super().__init__(_("order {order} has {due} cents still due: a charge of {amount} cents is refused").format(
+            order=repr(order_key), due=due, amount=amount))
 
 
 class GivenBackAlready(JournalError):
@@ -88,8 +97,9 @@ class GivenBackAlready(JournalError):
         self.order_key = order_key
         self.amount = amount
         self.kept = kept
-        super().__init__(f"order {order_key!r} keeps {kept} cents after what was given back already (in cash, or "
-                         f"by a refund or void): a refund of {amount} cents is refused")
+        super().__init__(_("order {order} keeps {kept} cents after what was given back already (in cash, or "
+                           "by a refund or void): a refund of {amount} cents is refused").format(
+            order=repr(order_key), kept=kept, amount=amount))
 
 
 class AttemptNotFound(JournalError, KeyError):
@@ -97,7 +107,7 @@ class AttemptNotFound(JournalError, KeyError):
 
     def __init__(self, attempt_id: str) -> None:
         self.attempt_id = attempt_id
-        super().__init__(f"no attempt {attempt_id!r} in the journal")
+        super().__init__(_("no attempt {attempt} in the journal").format(attempt=repr(attempt_id)))
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0])
@@ -125,8 +135,8 @@ class ChargeTaken(JournalError):
 
     def __init__(self, attempt_id: str, owner: str, reference: str) -> None:
         self.attempt_id = owner
-        super().__init__(f"payment {reference} is already the charge of attempt {owner}: it cannot also pay "
-                         f"attempt {attempt_id}")
+        super().__init__(_("payment {payment} is already the charge of attempt {owner}: it cannot also pay "
+                           "attempt {attempt}").format(payment=reference, owner=owner, attempt=attempt_id))
 
 
 class InvalidTransition(JournalError):
@@ -138,18 +148,19 @@ _CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 def from_sqlite(exc: Exception, path: object, action: str) -> JournalError:
-    """The journal error a ``sqlite3.Error`` raised while doing ``action`` on ``path`` means."""
+    """The journal error a ``sqlite3.Error`` raised while doing ``action`` on ``path`` means
+    (``action``: a translated text, "reading attempt a-…")."""
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc)
     if primary in _BUSY_CODES or "locked" in text:
-        return JournalLocked(
-            f"journal {path} is locked by another program or pos-app process ({text}) while "
-            f"{action}; close the other program or wait, then try again"
-        )
+        return JournalLocked(_(
+            "journal {path} is locked by another program or pos-app process ({error}) while "
+            "{action}; close the other program or wait, then try again"
+        ).format(path=path, error=text, action=action))
     if primary in _CORRUPT_CODES or "malformed" in text or "not a database" in text:
-        return JournalCorrupt(
-            f"journal {path} is damaged ({text}) while {action}; the file was left as it is: "
+        return JournalCorrupt(_(
+            "journal {path} is damaged ({error}) while {action}; the file was left as it is: "
             "keep a copy for support and start the app with a new journal path"
-        )
-    return JournalError(f"journal {path}: {text} while {action}")
+        ).format(path=path, error=text, action=action))
+    return JournalError(_("journal {path}: {error} while {action}").format(path=path, error=text, action=action))

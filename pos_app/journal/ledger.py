@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
+from pos_app.i18n import _
 from pos_app.journal import balance, queries
 from pos_app.journal.cash import (
     ALL_Z_SQL,
@@ -57,15 +58,16 @@ class CashLedger:
         line never both pay the same cents. ``OrderHasUnknownAttempt`` while a card payment
         of the order has no known result, ``OrderAlreadyPaid`` when nothing is due, and
         ``ValueError`` for a bad amount or an order whose total was never recorded."""
-        check_cents(tendered, "the cash received", positive=True)
+        check_cents(tendered, "the cash received", positive=True)  # not for people
         entry_id = new_cash_id()
-        with self._write(f"recording cash for order {order_key}") as conn:
+        with self._write(_("recording cash for order {order}").format(order=order_key)) as conn:
             unresolved = conn.execute(queries.ORDER_OPEN_SQL, (order_key,)).fetchone()
             if unresolved:
                 raise OrderHasUnknownAttempt(order_key, unresolved[0], in_flight=unresolved[1] is None)
             due = balance.order_due(conn, order_key)
             if due is None:
-                raise ValueError(f"order {order_key!r} has no recorded total: record it before taking cash")
+                raise ValueError(
+                    f"order {order_key!r} has no recorded total: record it before taking cash")  # not for people
             if due[0] <= 0:
                 raise OrderAlreadyPaid(order_key, due[1] or "-")
             kept = min(tendered, due[0])
@@ -84,34 +86,35 @@ class CashLedger:
         done (``balance.order_kept_for_giving_back``)."""
         kind = CashKind(kind)
         if kind is CashKind.SALE:
-            raise ValueError("an order's cash is recorded by record_cash_sale")
-        check_cents(amount, f"the {kind} amount", positive=kind is not CashKind.NO_SALE)
+            raise ValueError("an order's cash is recorded by record_cash_sale")  # not for people
+        check_cents(amount, f"the {kind} amount", positive=kind is not CashKind.NO_SALE)  # not for people
         if (kind is CashKind.RETURN) != (order_key is not None):
-            raise ValueError("cash is given back for an order, and only then names one")
+            raise ValueError("cash is given back for an order, and only then names one")  # not for people
         if not reason.strip():
-            raise ValueError(f"a {kind} needs a reason")
+            raise ValueError(_("a {kind} needs a reason").format(kind=kind))
         entry_id = new_cash_id()
-        with self._write(f"recording a {kind}") as conn:
+        with self._write(_("recording a {kind}").format(kind=kind)) as conn:
             if order_key is not None:
                 if for_card:  # a card refund or void without an answer yet may have given some back
                     kept = balance.order_kept_for_giving_back(conn, order_key)
                 else:
                     kept = conn.execute(ORDER_CASH_NET_SQL, (order_key,)).fetchone()[0]
                 if amount > kept:
-                    raise ValueError(f"order {order_key} kept {kept} cents{' in all' if for_card else ' in cash'}: "
-                                     f"{amount} cannot be given back")
+                    text = (_("order {order} kept {kept} cents in all: {amount} cannot be given back") if for_card
+                            else _("order {order} kept {kept} cents in cash: {amount} cannot be given back"))
+                    raise ValueError(text.format(order=order_key, kept=kept, amount=amount))
             seq = insert(conn, entry_id, kind, amount, self._now(), order_key=order_key, station_id=station_id,
                               cashier=cashier, reason=reason.strip())
             return entries(conn, f"SELECT {CASH_COLUMNS} FROM cash WHERE seq = ?", (seq,))[0]
 
     def order_cash(self, order_key: str) -> list[CashEntry]:
         """The order's cash lines and the cash given back for it, oldest first."""
-        with self._read("reading an order's cash") as conn:
+        with self._read(_("reading an order's cash")) as conn:
             return entries(conn, ORDER_CASH_SQL, (order_key,))
 
     def shift_cash(self) -> tuple[ZReport | None, list[CashEntry]]:
         """The last Z report (None before the first) and every cash movement since it."""
-        with self._read("reading the shift's cash") as conn:
+        with self._read(_("reading the shift's cash")) as conn:
             row = conn.execute(LAST_Z_SQL).fetchone()
             last = None if row is None else z_report(row)
             return last, entries(conn, SINCE_SQL, (0 if last is None else last.last_seq,))
@@ -122,16 +125,18 @@ class CashLedger:
         """Number and keep a shift's cash count. ``last_seq``: the last movement counted;
         ``after``: the number of the Z the shift began after (both from ``shift_cash``);
         ``InvalidTransition`` when another Z was closed since (two closes raced)."""
-        for value, what in ((counted, "the counted cash"), (left_in_drawer, "the cash left in the drawer")):
+        for value, what in ((counted, "the counted cash"),  # not for people
+                            (left_in_drawer, "the cash left in the drawer")):  # not for people
             check_cents(value, what)
         if not by.strip():
-            raise ValueError("a Z report names who closed the shift")
-        with self._write("closing the shift's cash (Z)") as conn:
+            raise ValueError(_("a Z report names who closed the shift"))
+        with self._write(_("closing the shift's cash (Z)")) as conn:
             row = conn.execute(LAST_Z_SQL).fetchone()
             latest = None if row is None else z_report(row)
             if (None if latest is None else latest.number) != after:
                 assert latest is not None
-                raise InvalidTransition(f"this shift's cash was closed meanwhile ({latest.label}): count it again")
+                raise InvalidTransition(_("this shift's cash was closed meanwhile ({z}): count it again").format(
+                    z=latest.label))
             number = insert_z(conn, self._now(), station_id=station_id, terminal_id=terminal_id,
                                    opening_float=opening_float, expected=expected, counted=counted,
                                    left_in_drawer=left_in_drawer, by=by.strip(), last_seq=last_seq, reason=reason,
@@ -140,5 +145,5 @@ class CashLedger:
 
     def z_reports(self) -> list[ZReport]:
         """Every Z report, oldest first."""
-        with self._read("listing Z reports") as conn:
+        with self._read(_("listing Z reports")) as conn:
             return [z_report(row) for row in conn.execute(ALL_Z_SQL)]

@@ -17,6 +17,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import Any, NamedTuple
 
+from pos_app.i18n import _
 from pos_app.journal.codec import load_json, parse_time
 
 
@@ -182,8 +183,10 @@ class Attempt:
         return approved if isinstance(approved, int) and not isinstance(approved, bool) else self.amount
 
 
-ATTEMPT_COLUMNS = "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier"
-EVENT_COLUMNS = "seq, attempt_id, kind, at, outcome, data"
+ATTEMPT_COLUMNS = (
+    "id, operation, terminal_id, gateway, amount, order_key, ref, created_at, request, owner, cashier"  # not for people
+)
+EVENT_COLUMNS = "seq, attempt_id, kind, at, outcome, data"  # not for people
 Row = tuple[Any, ...]
 """A row as ``sqlite3`` returns it, its columns in ``ATTEMPT_COLUMNS`` or ``EVENT_COLUMNS`` order."""
 
@@ -228,12 +231,15 @@ def fold(row: Row, events: Iterable[Event] | Iterable[_Folded], *, keep_events: 
             result = data.get("result") or {}
             resolved_by = data.get("resolved_by")
             if data.get("forced"):
-                attention.append(f"decided by {resolved_by} without the service's answer: {data.get('reason')}")
+                attention.append(_("decided by {manager} without the service's answer: {reason}").format(
+                    manager=resolved_by, reason=data.get("reason")))
             data = result
         elif event.kind == LATE_ANSWER:
             late = data
         elif event.kind == PAYMENT_BEFORE:
             payment_before = data
+        elif event.kind == SHARED_CHARGE and _is_pair(data.get("attempts")) and isinstance(data.get("charge"), str):
+            attention.append(shared_charge_note(data["charge"], *data["attempts"]))
         elif event.kind in ATTENTION_KINDS and isinstance(data.get("note"), str):
             attention.append(data["note"])
         identifier = data.get("msgIdentifier")
@@ -283,34 +289,48 @@ def fold_many(rows: list[Row], events: list[Row], *, keep_events: bool) -> list[
     return [fold(row, by_attempt.get(row[0], ()), keep_events=keep_events) for row in rows]
 
 
+def shared_charge_note(charge: str, other: str, attempt_id: str) -> str:
+    """The sentence of a ``SHARED_CHARGE`` event, in the language in force (the event keeps
+    its English ``note`` and what it names: the sentence is made again when shown)."""
+    return _("one charge ({charge}) is recorded for attempts {other} and {attempt}: it paid one order only; "
+             "check both with the customer").format(charge=charge, other=other, attempt=attempt_id)
+
+
+def _is_pair(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(item, str) for item in value)
+
+
 def check_attempt_args(
     operation: Operation, terminal_id: object, gateway: object, amount: object,
     order_key: object, ref: object, request: object,
 ) -> None:
     """``ValueError`` for an attempt that makes no sense (wrong amount, missing ref...)."""
     if not isinstance(terminal_id, str) or not terminal_id.strip():
-        raise ValueError(f"terminal_id must be a non-empty string, got {terminal_id!r}")
+        raise ValueError(f"terminal_id must be a non-empty string, got {terminal_id!r}")  # not for people
     if gateway not in GATEWAYS:
-        raise ValueError(f"gateway must be one of {sorted(GATEWAYS)}, got {gateway!r}")
+        raise ValueError(f"gateway must be one of {sorted(GATEWAYS)}, got {gateway!r}")  # not for people
     if operation in MONEY_OPERATIONS:
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-            raise ValueError(f"a {operation} needs amount as a positive whole number of cents, got {amount!r}")
+            raise ValueError(
+                f"a {operation} needs amount as a positive whole number of cents, got {amount!r}")  # not for people
     elif amount is not None:
-        raise ValueError(f"a {operation} carries no amount, got {amount!r}")
+        raise ValueError(f"a {operation} carries no amount, got {amount!r}")  # not for people
     if operation in REF_OPERATIONS and (not isinstance(ref, str) or not ref.strip()):
-        raise ValueError(f"a {operation} needs ref (the pnRefNum it acts on), got {ref!r}")
+        raise ValueError(f"a {operation} needs ref (the pnRefNum it acts on), got {ref!r}")  # not for people
     if ref is not None and not isinstance(ref, str):
-        raise ValueError(f"ref must be a string, got {ref!r}")
+        raise ValueError(f"ref must be a string, got {ref!r}")  # not for people
     if order_key is not None and (not isinstance(order_key, str) or not order_key.strip()):
-        raise ValueError(f"order_key must be None or a non-empty string, got {order_key!r}")
+        raise ValueError(f"order_key must be None or a non-empty string, got {order_key!r}")  # not for people
     if not isinstance(request, dict):
-        raise ValueError(f"request must be a dict (the body as sent), got {type(request).__name__}")
+        raise ValueError(f"request must be a dict (the body as sent), got {type(request).__name__}")  # not for people
     if amount is not None and "amount" in request and request["amount"] != amount:
-        raise ValueError(f"request amount {request['amount']!r} differs from the attempt amount {amount}")
+        raise ValueError(
+            f"request amount {request['amount']!r} differs from the attempt amount {amount}")  # not for people
     named = request.get("terminalId", terminal_id)
     by_serial = operation is Operation.CLOSE_BATCH and named == request.get("serial")  # the terminal's serial
     if named != terminal_id and not by_serial:
-        raise ValueError(f"request terminalId {request['terminalId']!r} differs from terminal_id {terminal_id!r}")
+        raise ValueError(
+            f"request terminalId {request['terminalId']!r} differs from terminal_id {terminal_id!r}")  # not for people
 
 
 _KIND = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -319,6 +339,7 @@ _KIND = re.compile(r"[a-z][a-z0-9_]{0,39}")
 def check_kind(kind: object) -> None:
     """``ValueError`` unless ``kind`` is a short lower_snake_case name ``record`` may write."""
     if not isinstance(kind, str) or not _KIND.fullmatch(kind):
-        raise ValueError(f"event kind must be a short lower_snake_case name, got {kind!r}")
+        raise ValueError(f"event kind must be a short lower_snake_case name, got {kind!r}")  # not for people
     if kind in RESERVED_KINDS:
-        raise ValueError(f"event kind {kind!r} is written only by mark_sent/finish/resolve_by_manager/claim")
+        raise ValueError(
+            f"event kind {kind!r} is written only by mark_sent/finish/resolve_by_manager/claim")  # not for people

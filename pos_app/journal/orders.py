@@ -23,7 +23,7 @@ from typing import Any
 
 from pos_app.journal.codec import dump_json, load_json, parse_time
 
-COLUMNS = "order_key, recorded_at, subtotal, tax, total, taxes"
+COLUMNS = "order_key, recorded_at, subtotal, tax, total, taxes"  # not for people
 LINES_SQL = "SELECT lines FROM orders WHERE order_key = ? AND lines IS NOT NULL ORDER BY seq DESC LIMIT 1"
 ROWS_SQL = (f"SELECT {COLUMNS} FROM orders WHERE order_key IN (SELECT value FROM json_each(?)) "
             "ORDER BY order_key, seq")
@@ -68,11 +68,12 @@ class OrderLine:
         for what, value in (("line_id", self.line_id), ("unit_cents", self.unit_cents),
                             ("quantity", self.quantity), ("tax_cents", self.tax_cents)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"an order line's {what} must be a whole number, got {value!r}")
+                raise ValueError(f"an order line's {what} must be a whole number, got {value!r}")  # not for people
         if self.line_id < 1 or self.quantity < 1 or self.tax_cents < 0:
-            raise ValueError(f"an order line needs an id and a quantity from 1 and no negative tax: {self!r}")
+            raise ValueError(
+                f"an order line needs an id and a quantity from 1 and no negative tax: {self!r}")  # not for people
         if not isinstance(self.name, str) or (self.sku is not None and not isinstance(self.sku, str)):
-            raise ValueError(f"an order line's name and sku are text: {self!r}")
+            raise ValueError(f"an order line's name and sku are text: {self!r}")  # not for people
 
     @property
     def base_cents(self) -> int:
@@ -93,38 +94,41 @@ def check_lines(lines: object) -> list[OrderLine] | None:
     if lines is None:
         return None
     if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
-        raise ValueError(f"an order's lines are a list of OrderLine, got {type(lines).__name__}")
+        raise ValueError(f"an order's lines are a list of OrderLine, got {type(lines).__name__}")  # not for people
     found = list(lines)
     if not all(isinstance(line, OrderLine) for line in found):
-        raise ValueError("an order's lines are a list of OrderLine")
+        raise ValueError("an order's lines are a list of OrderLine")  # not for people
     if len({line.line_id for line in found}) != len(found):
-        raise ValueError("an order's lines each have their own line id")
+        raise ValueError("an order's lines each have their own line id")  # not for people
     return found
 
 
 def check_totals(order_key: object, subtotal: object, tax: object, taxes: object) -> dict[str, int]:
     """``ValueError`` saying what is wrong with totals that make no sense; the taxes as a dict."""
     if not isinstance(order_key, str) or not order_key.strip():
-        raise ValueError(f"an order's totals need its order key, got {order_key!r}")
+        raise ValueError(f"an order's totals need its order key, got {order_key!r}")  # not for people
     for name, value in (("subtotal", subtotal), ("tax", tax)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"an order's {name} must be a whole number of cents, got {value!r}")
+            raise ValueError(f"an order's {name} must be a whole number of cents, got {value!r}")  # not for people
     assert isinstance(tax, int)
     if tax < 0:
-        raise ValueError(f"an order's tax cannot be negative, got {tax}")
+        raise ValueError(f"an order's tax cannot be negative, got {tax}")  # not for people
     if not isinstance(taxes, Mapping):
-        raise ValueError(f"an order's taxes must map each tax name to cents, got {type(taxes).__name__}")
+        raise ValueError(
+            f"an order's taxes must map each tax name to cents, got {type(taxes).__name__}")  # not for people
     checked: dict[str, int] = {}
     for name, cents in taxes.items():
         if not isinstance(name, str) or not name.strip() or isinstance(cents, bool) or not isinstance(cents, int):
-            raise ValueError(f"an order's taxes must map each tax name to cents, got {name!r}: {cents!r}")
+            raise ValueError(
+                f"an order's taxes must map each tax name to cents, got {name!r}: {cents!r}")  # not for people
         checked[name] = cents
     return checked
 
 
 def insert(conn: sqlite3.Connection, order_key: str, at: str, subtotal: int, tax: int, taxes: dict[str, int],
            lines: list[OrderLine] | None = None) -> None:
-    kept = None if lines is None else dump_json({"lines": [line.to_json() for line in lines]}, what="order lines")
+    kept = None if lines is None else dump_json({"lines": [line.to_json() for line in lines]},
+                                                what="order lines")  # not for people
     conn.execute(
         "INSERT INTO orders (order_key, recorded_at, subtotal, tax, total, taxes, lines) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (order_key, at, subtotal, tax, subtotal + tax, dump_json(taxes, what="order taxes"), kept),

@@ -26,6 +26,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from pos_app.i18n import _
 from pos_app.journal.errors import JournalError
 
 OWNER_ID = re.compile(r"o-[A-Za-z0-9_-]{16}")
@@ -133,14 +134,15 @@ class OwnerLock:
             path.parent.mkdir(exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o644)
         except OSError as exc:
-            raise JournalError(f"cannot create the owner lock file {path}: {exc}") from None
+            raise JournalError(_("cannot create the owner lock file {path}: {error}").format(
+                path=path, error=exc)) from None
         if not try_lock(fd):
             os.close(fd)
             _unlink(path)
-            raise JournalError(
-                f"cannot lock the owner lock file {path}; the folder's file system must support "
+            raise JournalError(_(
+                "cannot lock the owner lock file {path}; the folder's file system must support "
                 "file locks (put the journal on a local disk)"
-            )
+            ).format(path=path))
         return cls(owner, path, fd)
 
     def release(self) -> None:

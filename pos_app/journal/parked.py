@@ -32,6 +32,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from pos_app.i18n import N_, _
 from pos_app.journal.cash import check_cents
 from pos_app.journal.codec import dump_json, load_json, parse_time, time_text
 
@@ -44,6 +45,16 @@ class ParkStage(StrEnum):
     RETURNED = "returned"
     FAILED = "failed"
 
+
+STAGES = {
+    ParkStage.PARKING: N_("parking"),
+    ParkStage.PARKED: N_("parked"),
+    ParkStage.PAID: N_("paid"),
+    ParkStage.RECEIPTED: N_("receipted"),
+    ParkStage.RETURNED: N_("returned"),
+    ParkStage.FAILED: N_("failed"),
+}
+"""Each stage as the refusals name it ("parked order o-1 is paid: it cannot be returned now")."""
 
 WAITING = (ParkStage.PARKING, ParkStage.PARKED)
 """A parking in one of these stages holds its order (its link may still be paid)."""
@@ -88,7 +99,7 @@ class ParkedOrder:
         return self.stage in (ParkStage.PAID, ParkStage.RECEIPTED)
 
 
-COLUMNS = "seq, parking_id, order_key, stage, recorded_at, data"
+COLUMNS = "seq, parking_id, order_key, stage, recorded_at, data"  # not for people
 ROWS_SQL = f"SELECT {COLUMNS} FROM parked_orders WHERE parking_id IN (SELECT value FROM json_each(?)) ORDER BY seq"
 LIVE_SQL = ("SELECT parking_id FROM parked_orders WHERE order_key = ? GROUP BY parking_id "
             "HAVING sum(stage IN ('paid', 'receipted', 'returned', 'failed')) = 0")
@@ -143,17 +154,18 @@ class ParkedBook:
         """The order about to be parked on a link of ``amount`` cents sent to ``contact``,
         durably, before the link is asked for. ``ParkingRefused`` while another parking of
         the order is live (never two links for one order) or once the order was paid by one."""
-        check_cents(amount, "a payment link's amount", positive=True)
+        check_cents(amount, "a payment link's amount", positive=True)  # not for people
         if not order_key.strip() or not contact.strip() or not cart.strip():
-            raise ValueError("a parking names its order, its contact and its cart")
+            raise ValueError("a parking names its order, its contact and its cart")  # not for people
         parking_id = new_parking_id()
-        with self._write(f"parking order {order_key}") as conn:
+        with self._write(_("parking order {order}").format(order=order_key)) as conn:
             live = conn.execute(LIVE_SQL, (order_key,)).fetchone()
             if live is not None:
-                raise ParkingRefused(f"order {order_key} is already waiting on a payment link ({live[0]})")
+                raise ParkingRefused(_("order {order} is already waiting on a payment link ({parking})").format(
+                    order=order_key, parking=live[0]))
             if conn.execute("SELECT 1 FROM parked_orders WHERE order_key = ? AND stage = 'paid'",
                             (order_key,)).fetchone():
-                raise ParkingRefused(f"order {order_key} was paid by its payment link already")
+                raise ParkingRefused(_("order {order} was paid by its payment link already").format(order=order_key))
             self._insert_stage(conn, parking_id, order_key, ParkStage.PARKING,
                          {"amount": amount, "contact": contact, "cart": cart, "cashier": cashier})
             return self._parking(conn, parking_id)
@@ -166,7 +178,7 @@ class ParkedBook:
         """``returned`` (the link deleted, the order back at the lane) or ``failed`` (no link
         was made or sent), with why."""
         if stage not in (ParkStage.RETURNED, ParkStage.FAILED):
-            raise ValueError(f"a parking ends returned or failed here, not {stage}")
+            raise ValueError(f"a parking ends returned or failed here, not {stage}")  # not for people
         return self._step(parking, stage, {"detail": detail}, after=WAITING)
 
     def record_link_paid(self, parking: ParkedOrder, *, payment_id: str | None, surcharge: int,
@@ -174,13 +186,14 @@ class ParkedBook:
         """The parking's link was seen paid: the order is complete. The parking as paid when
         this call completed it; None when it was complete already (a second sighting, another
         process): its completion happens once."""
-        check_cents(surcharge, "a link's surcharge")
-        with self._write(f"completing parked order {parking.order_key}") as conn:
+        check_cents(surcharge, "a link's surcharge")  # not for people
+        with self._write(_("completing parked order {order}").format(order=parking.order_key)) as conn:
             current = self._parking(conn, parking.parking_id)
             if current.paid:
                 return None
             if current.stage is not ParkStage.PARKED:
-                raise ParkingRefused(f"parked order {parking.order_key} is {current.stage}: it cannot be paid now")
+                raise ParkingRefused(_("parked order {order} is {stage}: it cannot be paid now").format(
+                    order=parking.order_key, stage=_(STAGES[current.stage])))
             try:
                 self._insert_stage(conn, parking.parking_id, parking.order_key, ParkStage.PAID,
                              {"payment_id": payment_id, "surcharge": surcharge, "detail": detail})
@@ -190,7 +203,7 @@ class ParkedBook:
 
     def record_receipt(self, parking: ParkedOrder) -> ParkedOrder | None:
         """The completed order's receipt was handed out; None when it was already."""
-        with self._write(f"recording the receipt of parked order {parking.order_key}") as conn:
+        with self._write(_("recording the receipt of parked order {order}").format(order=parking.order_key)) as conn:
             current = self._parking(conn, parking.parking_id)
             if current.stage is not ParkStage.PAID:
                 return None
@@ -201,28 +214,30 @@ class ParkedBook:
         """Every parking still waiting, and (with ``since``) every one that moved since then
         (paid, came back, failed), in the order they began."""
         floor = time_text(since) if since is not None else "9999"
-        with self._read("reading the parked orders") as conn:
+        with self._read(_("reading the parked orders")) as conn:
             ids = [row[0] for row in conn.execute(SHOWN_SQL, (floor,))]
             return fold(conn.execute(ROWS_SQL, (json.dumps(ids),)))
 
     def paid_parking(self, *, order_key: str | None = None, payment_id: str | None = None) -> ParkedOrder | None:
         """The parking whose link paid the order ``order_key`` (or whose payment is
         ``payment_id``); None when none did."""
-        with self._read(f"reading the paid parking of {order_key or payment_id}") as conn:
+        with self._read(_("reading the paid parking of {order}").format(order=order_key or payment_id)) as conn:
             row = conn.execute("SELECT parking_id FROM parked_orders WHERE stage = 'paid' AND (order_key = ? "
                                "OR json_extract(data, '$.payment_id') = ?)", (order_key, payment_id)).fetchone()
             return None if row is None else self._parking(conn, row[0])
 
     def parking(self, parking_id: str) -> ParkedOrder:
-        with self._read(f"reading parking {parking_id}") as conn:
+        with self._read(_("reading parking {parking}").format(parking=parking_id)) as conn:
             return self._parking(conn, parking_id)
 
     def _step(self, parking: ParkedOrder, stage: ParkStage, data: dict[str, Any],
               after: tuple[ParkStage, ...]) -> ParkedOrder:
-        with self._write(f"recording parked order {parking.order_key} {stage}") as conn:
+        with self._write(_("recording parked order {order} {stage}").format(order=parking.order_key,
+                                                                              stage=_(STAGES[stage]))) as conn:
             current = self._parking(conn, parking.parking_id)
             if current.stage not in after:
-                raise ParkingRefused(f"parked order {parking.order_key} is {current.stage}: it cannot be {stage} now")
+                raise ParkingRefused(_("parked order {order} is {stage}: it cannot be {next} now").format(
+                    order=parking.order_key, stage=_(STAGES[current.stage]), next=_(STAGES[stage])))
             self._insert_stage(conn, parking.parking_id, parking.order_key, stage, data)
             return self._parking(conn, parking.parking_id)
 
@@ -236,5 +251,5 @@ class ParkedBook:
     def _parking(conn: sqlite3.Connection, parking_id: str) -> ParkedOrder:
         found = fold(conn.execute(ROWS_SQL, (json.dumps([parking_id]),)))
         if not found:
-            raise ParkingRefused(f"no parked order {parking_id} in the journal")
+            raise ParkingRefused(_("no parked order {parking} in the journal").format(parking=parking_id))
         return found[0]

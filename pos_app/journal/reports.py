@@ -14,6 +14,7 @@ from datetime import date, tzinfo
 from typing import Any
 
 from pos_app.api.identity import attempt_in
+from pos_app.i18n import _
 from pos_app.journal.codec import tz_name
 from pos_app.journal.models import LISTED_OPERATIONS, ORDER_OPERATIONS, Attempt, Operation, Outcome
 
@@ -160,10 +161,8 @@ def reconcile(
             continue
         problem = _problem(found, entry)
         if found.id in seen:
-            problem = (
-                f"a second service entry for attempt {found.id}: possible double charge"
-                + (f"; {problem}" if problem else "")
-            )
+            second = _("a second service entry for attempt {attempt}: possible double charge").format(attempt=found.id)
+            problem = f"{second}; {problem}" if problem else second
         seen.add(found.id)
         matched.append(Match(attempt=found, entry=entry, matched_by=how, problem=problem))
     journal_only = tuple(
@@ -212,13 +211,21 @@ def _problem(attempt: Attempt, entry: dict[str, Any]) -> str | None:
     outcome = attempt.outcome
     problems: list[str] = []
     if outcome is not None and outcome.moved_money and not went_through:
-        problems.append(f"the journal says {outcome.value} but the service entry has error {error!r}")
+        problems.append(_("the journal says {outcome} but the service entry has error {error}").format(
+            outcome=outcome.value, error=repr(error)))
     elif outcome in (Outcome.DECLINED, Outcome.FAILED) and went_through:
-        problems.append(f"the journal says {outcome.value} but the service shows the transaction without error")
+        problems.append(_("the journal says {outcome} but the service shows the transaction without error").format(
+            outcome=outcome.value))
     elif outcome is None or outcome is Outcome.UNKNOWN:
-        state = "in flight" if outcome is None else "unknown"
-        seen = "went through" if went_through else f"failed ({error!r})"
-        problems.append(f"the attempt is {state} in the journal; the service shows it {seen}: resolve it")
+        if outcome is None:
+            text = (_("the attempt is in flight in the journal; the service shows it went through: resolve it")
+                    if went_through else
+                    _("the attempt is in flight in the journal; the service shows it failed ({error}): resolve it"))
+        else:
+            text = (_("the attempt is unknown in the journal; the service shows it went through: resolve it")
+                    if went_through else
+                    _("the attempt is unknown in the journal; the service shows it failed ({error}): resolve it"))
+        problems.append(text.format(error=repr(error)))
     base = _base_amount(entry)
     # a partial approval's entry shows what the service approved: that is the journal's amount
     expected = attempt.charged if outcome is Outcome.PARTIALLY_APPROVED else attempt.amount
@@ -226,5 +233,6 @@ def _problem(attempt: Attempt, entry: dict[str, Any]) -> str | None:
     # a pre-auth captured for less shows its captured amount: not a difference
     partly_captured = attempt.operation is Operation.PREAUTH and base is not None and base < (expected or 0)
     if compared and base != expected and not partly_captured:
-        problems.append(f"amounts differ: journal {expected} cents, service {base} cents")
+        problems.append(_("amounts differ: journal {journal} cents, service {service} cents").format(
+            journal=expected, service=base))
     return "; ".join(problems) or None

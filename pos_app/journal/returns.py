@@ -20,6 +20,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from pos_app.i18n import _
 from pos_app.journal.cash import check_cents
 from pos_app.journal.codec import dump_json, load_json, parse_time
 from pos_app.journal.orders import read_lines
@@ -48,7 +49,7 @@ class ReturnRecord:
     detail: str | None = None
 
 
-COLUMNS = "seq, return_id, order_key, kind, recorded_at, lines, amount, by, reason, detail"
+COLUMNS = "seq, return_id, order_key, kind, recorded_at, lines, amount, by, reason, detail"  # not for people
 ORDER_SQL = f"SELECT {COLUMNS} FROM order_returns WHERE order_key = ? ORDER BY seq"
 
 
@@ -80,24 +81,27 @@ def _check_not_returned(conn: sqlite3.Connection, order_key: str, picked: Mappin
             for line_id, quantity in record.lines.items():
                 taken[line_id] = taken.get(line_id, 0) + quantity
     if returns_before is not None and begun != returns_before:
-        raise ValueError(f"order {order_key} had another return since it was read: read it again before this one")
+        raise ValueError(_("order {order} had another return since it was read: read it again before this one").format(
+            order=order_key))
     for line_id, quantity in picked.items():
         line = sold.get(line_id)
         if line is None:
-            raise ValueError(f"order {order_key} sold no line {line_id}")
+            raise ValueError(_("order {order} sold no line {line}").format(order=order_key, line=line_id))
         if taken.get(line_id, 0) + quantity > line.quantity:
-            raise ValueError(f"{line.name}: {taken.get(line_id, 0)} of {line.quantity} returned already, "
-                             f"{quantity} more cannot be (read the order again)")
+            raise ValueError(_("{item}: {returned} of {sold} returned already, {more} more cannot be (read the order "
+                               "again)").format(item=line.name, returned=taken.get(line_id, 0), sold=line.quantity,
+                                                more=quantity))
 
 
 def check_picked(lines: Mapping[int, int]) -> dict[str, int]:
     """The picked lines as stored (``ValueError`` unless line ids map to quantities from 1)."""
     if not isinstance(lines, Mapping) or not lines:
-        raise ValueError("a return takes back at least one line")
+        raise ValueError(_("a return takes back at least one line"))
     for line_id, quantity in lines.items():
         for value in (line_id, quantity):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"a return maps line ids to quantities from 1, got {line_id!r}: {quantity!r}")
+                raise ValueError(
+                    f"a return maps line ids to quantities from 1, got {line_id!r}: {quantity!r}")  # not for people
     return {str(line_id): quantity for line_id, quantity in sorted(lines.items())}
 
 
@@ -121,15 +125,15 @@ class ReturnBook:
         ``returns_before``, how many returns the order had when the plan was read) when
         another return began since: the plan is stale."""
         stored = check_picked(lines)
-        check_cents(amount, "a return's amount", positive=True)
+        check_cents(amount, "a return's amount", positive=True)  # not for people
         if not order_key.strip() or not by.strip() or not reason.strip():
-            raise ValueError("a return names its order, the manager and a reason")
+            raise ValueError(_("a return names its order, the manager and a reason"))
         return self._insert(new_return_id(), order_key, ReturnStage.BEGUN, stored, amount, by, reason, None,
                             check=lambda conn: _check_not_returned(conn, order_key, lines, returns_before))
 
     def end_return(self, begun: ReturnRecord, *, given_back: int, problem: str = "") -> ReturnRecord:
         """How the return ended: ``done``, or ``stopped`` with ``problem``; ``given_back`` cents."""
-        check_cents(given_back, "the cents given back")
+        check_cents(given_back, "the cents given back")  # not for people
         stage = ReturnStage.STOPPED if problem else ReturnStage.DONE
         return self._insert(begun.return_id, begun.order_key, stage, {}, given_back, begun.by, begun.reason,
                             problem or None)
@@ -137,7 +141,7 @@ class ReturnBook:
     def _insert(self, return_id: str, order_key: str, stage: ReturnStage, lines: dict[str, int], amount: int,
                 by: str | None, reason: str | None, detail: str | None,
                 check: Callable[[sqlite3.Connection], None] | None = None) -> ReturnRecord:
-        with self._write(f"recording a return of order {order_key}") as conn:
+        with self._write(_("recording a return of order {order}").format(order=order_key)) as conn:
             if check is not None:
                 check(conn)  # in the same transaction as the row: no second return slips in between
             cursor = conn.execute(
@@ -150,5 +154,5 @@ class ReturnBook:
 
     def order_returns(self, order_key: str) -> list[ReturnRecord]:
         """Every row of the order's returns, oldest first."""
-        with self._read(f"reading the returns of order {order_key}") as conn:
+        with self._read(_("reading the returns of order {order}").format(order=order_key)) as conn:
             return [_record(row) for row in conn.execute(ORDER_SQL, (order_key,))]

@@ -54,6 +54,7 @@ import sqlite3
 from pathlib import Path
 
 from pos_app import sqlite_file
+from pos_app.i18n import N_
 from pos_app.journal.errors import JournalCorrupt, JournalError, JournalTooNew, from_sqlite
 from pos_app.sqlite_file import FileKind
 
@@ -298,14 +299,14 @@ CURRENT_VERSION = len(MIGRATIONS)
 
 
 JOURNAL = FileKind(
-    name="journal",
+    name=N_("journal"),
     application_id=APPLICATION_ID,
     migrations=MIGRATIONS,
     error=JournalError,
     corrupt=JournalCorrupt,
     too_new=JournalTooNew,
     from_sqlite=from_sqlite,
-    advice="keep a copy for support and start with a new journal path",
+    advice=N_("keep a copy for support and start with a new journal path"),
     checks=("SELECT count(*) FROM open_attempts",),  # the schema page and the small recovery index
 )
 

@@ -32,6 +32,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from pos_app.i18n import SOURCE_LANGUAGE, _, in_language
 from pos_app.journal import balance, orders, owners, queries, reports
 from pos_app.journal.codec import day_bounds, dump_json, parse_time, resolve_tz, time_text, utc_now
 from pos_app.journal.errors import (
@@ -68,6 +69,7 @@ from pos_app.journal.models import (
     fold,
     fold_many,
     make_event,
+    shared_charge_note,
 )
 from pos_app.journal.parked import ParkedBook
 from pos_app.journal.returns import ReturnBook
@@ -119,7 +121,8 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise JournalError(f"cannot create the folder for journal {path}: {exc}") from None
+            raise JournalError(_("cannot create the folder for journal {path}: {error}").format(
+                path=path, error=exc)) from None
         conn = connect(path, busy_timeout=busy_timeout)
         try:
             lock = owners.OwnerLock.acquire(path)
@@ -159,10 +162,11 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         Not done by ``open``: it reads the whole file (about 0.2 s at 100,000 attempts),
         while ``open`` only makes the cheap checks. Meant for a maintenance command.
         """
-        with self._read("checking the journal's integrity") as conn:
+        with self._read(_("checking the journal's integrity")) as conn:
             problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
         if problems != ["ok"]:
-            raise JournalCorrupt(f"journal {self._path} is damaged: {'; '.join(problems)}")
+            raise JournalCorrupt(_("journal {path} is damaged: {problems}").format(
+                path=self._path, problems="; ".join(problems)))
 
     # -- transactions -------------------------------------------------------------------
 
@@ -170,7 +174,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
     def _transaction(self, begin: str, action: str) -> Iterator[sqlite3.Connection]:
         conn = self._conn
         if conn is None:
-            raise JournalError(f"journal {self._path} is closed")
+            raise JournalError(_("journal {path} is closed").format(path=self._path))
         try:
             conn.execute(begin)
             try:
@@ -231,7 +235,8 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         request_text = dump_json(self._redact(request), what="request")
         attempt_id = new_attempt_id()
         created = self._clock()
-        with self._write(f"starting a {operation} on terminal {terminal_id!r}") as conn:
+        with self._write(_("starting a {operation} on terminal {terminal}").format(
+                operation=operation, terminal=repr(terminal_id))) as conn:
             busy = conn.execute(queries.BUSY_SQL, (terminal_id,)).fetchone()
             if busy:
                 raise TerminalBusy(terminal_id, busy[0])
@@ -285,33 +290,33 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         float, a blank key) or lines that are not ``OrderLine``s."""
         checked = orders.check_totals(order_key, subtotal, tax, taxes)
         kept = orders.check_lines(lines)
-        with self._write(f"recording the totals of order {order_key}") as conn:
+        with self._write(_("recording the totals of order {order}").format(order=order_key)) as conn:
             orders.insert(conn, order_key, self._now(), subtotal, tax, checked, kept)
 
     def order_lines(self, order_key: str) -> list[orders.OrderLine] | None:
         """The lines the order was last sent to be paid with (None: none were recorded)."""
-        with self._read(f"reading the lines of order {order_key}") as conn:
+        with self._read(_("reading the lines of order {order}").format(order=order_key)) as conn:
             return orders.read_lines(conn, order_key)
 
     def mark_sent(self, attempt_id: str) -> None:
         """Append ``sent`` right before the request leaves; a second send is refused, and so
         is a send by anyone but the attempt's holder (another process may have claimed it)."""
-        with self._write(f"marking attempt {attempt_id} sent") as conn:
+        with self._write(_("marking attempt {attempt} sent").format(attempt=attempt_id)) as conn:
             sent, outcome, holder = queries.attempt_state(conn, attempt_id)
             if outcome is not None:
-                raise InvalidTransition(
-                    f"attempt {attempt_id} already has outcome {outcome.value!r}; its request must not be sent"
-                )
+                raise InvalidTransition(_(
+                    "attempt {attempt} already has outcome {outcome}; its request must not be sent"
+                ).format(attempt=attempt_id, outcome=repr(outcome.value)))
             if sent:
-                raise InvalidTransition(
-                    f"attempt {attempt_id} was already sent; a request is never sent twice "
+                raise InvalidTransition(_(
+                    "attempt {attempt} was already sent; a request is never sent twice "
                     "(resume it by polling or looking it up instead)"
-                )
+                ).format(attempt=attempt_id))
             if holder not in (None, self.owner):
-                raise InvalidTransition(
-                    f"attempt {attempt_id} is held by {holder}, not by this process ({self.owner}); "
+                raise InvalidTransition(_(
+                    "attempt {attempt} is held by {holder}, not by this process ({owner}); "
                     "its request must not be sent from here"
-                )
+                ).format(attempt=attempt_id, holder=holder, owner=self.owner))
             self._append(conn, attempt_id, SENT, {})
 
     def record(self, attempt_id: str, kind: str, data: dict[str, Any] | None = None) -> None:
@@ -319,7 +324,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         check_kind(kind)
         data = {} if data is None else data
         dump_json(data, what=f"{kind} data")  # refuse before taking the write lock
-        with self._write(f"recording {kind} for attempt {attempt_id}") as conn:
+        with self._write(_("recording {kind} for attempt {attempt}").format(kind=kind, attempt=attempt_id)) as conn:
             queries.attempt_state(conn, attempt_id)
             self._append(conn, attempt_id, kind, data)
 
@@ -334,17 +339,17 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         outcome = Outcome(outcome)
         result = None if result is None else self._redact(result)  # compared below as it is stored
         data = {"outcome": outcome.value, "result": {} if result is None else result}
-        dump_json(data, what="outcome result")
-        with self._write(f"finishing attempt {attempt_id} as {outcome.value}") as conn:
+        dump_json(data, what="outcome result")  # not for people
+        with self._write(_("finishing attempt {attempt} as {outcome}").format(
+                attempt=attempt_id, outcome=outcome.value)) as conn:
             current = queries.attempt_state(conn, attempt_id).outcome
             repeated = current is outcome and outcome.is_final and (
                 result is None or result == queries.latest_result(conn, attempt_id)
             )
             if current is not None and current.is_final and not repeated:
-                raise InvalidResolution(
-                    f"attempt {attempt_id} already has the final outcome {current.value!r}; "
-                    f"it cannot become {outcome.value!r}"
-                )
+                raise InvalidResolution(_(
+                    "attempt {attempt} already has the final outcome {outcome}; it cannot become {new}"
+                ).format(attempt=attempt_id, outcome=repr(current.value), new=repr(outcome.value)))
             if not repeated:
                 self._append(conn, attempt_id, OUTCOME, data, outcome)
                 if outcome.is_final:
@@ -367,10 +372,12 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         if row is None:
             return
         other = str(row[0])
-        note = (f"one charge ({payment or transaction}) is recorded for attempts {other} and {attempt_id}: it paid "
-                "one order only; check both with the customer")
+        charge = str(payment or transaction)
+        with in_language(SOURCE_LANGUAGE):  # what the journal keeps; shown, the sentence is made again
+            note = shared_charge_note(charge, other, attempt_id)
         for flagged in (attempt_id, other):
-            self._append(conn, flagged, SHARED_CHARGE, {"note": note, "attempts": [other, attempt_id]})
+            self._append(conn, flagged, SHARED_CHARGE,
+                         {"note": note, "attempts": [other, attempt_id], "charge": charge})
 
     def resolve_by_manager(
         self, attempt_id: str, *, paid: bool, reason: str, by: str, forced: bool = False,
@@ -384,21 +391,21 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         receipt and later refunds); ``forced`` marks a decision taken without the service's
         answer (listed for a manager's attention)."""
         if not isinstance(paid, bool):
-            raise ValueError(f"paid must be True or False, got {paid!r}")
+            raise ValueError(f"paid must be True or False, got {paid!r}")  # not for people
         if partially and not paid:
-            raise ValueError("only a paid decision can be partial")
+            raise ValueError("only a paid decision can be partial")  # not for people
         for name, value in (("reason", reason), ("by", by)):
             if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"a manager resolution needs a non-empty {name}")
+                raise ValueError(f"a manager resolution needs a non-empty {name}")  # not for people
         outcome = (Outcome.PARTIALLY_APPROVED if partially else Outcome.APPROVED) if paid else Outcome.FAILED
         decision = "paid" if paid else "not_paid"
-        with self._write(f"resolving attempt {attempt_id}") as conn:
+        with self._write(_("resolving attempt {attempt}").format(attempt=attempt_id)) as conn:
             current = queries.attempt_state(conn, attempt_id).outcome
             if current is not None and current.is_final:
-                raise InvalidResolution(
-                    f"attempt {attempt_id} already has the final outcome {current.value!r}; a manager "
+                raise InvalidResolution(_(
+                    "attempt {attempt} already has the final outcome {outcome}; a manager "
                     "resolves only attempts that are in flight or unknown"
-                )
+                ).format(attempt=attempt_id, outcome=repr(current.value)))
             data = {
                 "outcome": outcome.value,
                 "result": {**(evidence or {}), "decision": decision, "reason": reason.strip()},
@@ -428,8 +435,8 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         one write transaction, so of processes claiming one attempt at once exactly one
         gets it. Raises ``AttemptNotFound``.
         """
-        with self._write(f"claiming attempt {attempt_id}") as conn:
-            _, outcome, holder = queries.attempt_state(conn, attempt_id)
+        with self._write(_("claiming attempt {attempt}").format(attempt=attempt_id)) as conn:
+            __, outcome, holder = queries.attempt_state(conn, attempt_id)
             if outcome is not None and outcome.is_final:
                 return None
             if holder != self.owner:
@@ -442,7 +449,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
 
     def get(self, attempt_id: str) -> Attempt:
         """The attempt with all its events; ``AttemptNotFound`` if there is none."""
-        with self._read(f"reading attempt {attempt_id}") as conn:
+        with self._read(_("reading attempt {attempt}").format(attempt=attempt_id)) as conn:
             row = conn.execute(f"SELECT {ATTEMPT_COLUMNS} FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
             if row is None:
                 raise AttemptNotFound(attempt_id)
@@ -455,7 +462,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         """The payment id an earlier outcome recorded for gateway transaction ``ref``, if any.
 
         Reads history (not a hot path: once before a capture, void or refund)."""
-        with self._read(f"finding the payment of transaction {ref}") as conn:
+        with self._read(_("finding the payment of transaction {ref}").format(ref=ref)) as conn:
             row = conn.execute(queries.PAYMENT_FOR_REF_SQL, (ref,)).fetchone()
         return None if row is None or row[0] in (None, "") else str(row[0])
 
@@ -464,13 +471,13 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         payment id or gateway transaction id: a charge already accounted to that attempt.
 
         Reads history (not a hot path: once per manager decision that names a reference)."""
-        with self._read(f"finding the attempt of payment {reference}") as conn:
+        with self._read(_("finding the attempt of payment {payment}").format(payment=reference)) as conn:
             row = conn.execute(queries.CHARGE_OWNER_SQL, (reference, reference)).fetchone()
         return None if row is None else str(row[0])
 
     def order_totals(self, order_keys: Iterable[str]) -> dict[str, tuple[orders.OrderTotals, ...]]:
         """The recorded totals of each of ``order_keys`` that has any, oldest first."""
-        with self._read("reading the totals of orders") as conn:
+        with self._read(_("reading the totals of orders")) as conn:
             return orders.read(conn, order_keys)
 
     def in_flight(self) -> list[Attempt]:
@@ -479,7 +486,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         ``sent`` False means the request certainly never left (``mark_sent`` precedes it);
         True means it may have. ``msg_identifier`` is set once one was recorded.
         """
-        with self._read("listing attempts in flight") as conn:
+        with self._read(_("listing attempts in flight")) as conn:
             rows = conn.execute(queries.IN_FLIGHT_ROWS_SQL).fetchall()
             events = conn.execute(queries.IN_FLIGHT_EVENTS_SQL).fetchall()
         found = fold_many(rows, events, keep_events=False)
@@ -518,7 +525,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
             params.append(time_text(since))
         rows_sql, events_sql = queries.list_sql(day=day is not None, terminal=terminal_id is not None,
                                                 since=since is not None)
-        with self._read("listing attempts") as conn:
+        with self._read(_("listing attempts")) as conn:
             rows = conn.execute(rows_sql, params).fetchall()
             events = conn.execute(events_sql, params).fetchall()
         return fold_many(rows, events, keep_events=keep_events)
@@ -527,13 +534,13 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         """Cents each sale or pre-auth of the order charged and keeps (attempt id → cents):
         the charges voided since left out, approved refunds taken off (a charge refunded in
         full keeps 0). What the order has been paid so far by card."""
-        with self._read("reading an order's charges") as conn:
+        with self._read(_("reading an order's charges")) as conn:
             return balance.order_charged(conn, order_key)
 
     def order_attempts(self, order_key: str) -> list[Attempt]:
         """The sales and pre-auths of one order, in the order they were begun (what a
         restored cart has been charged so far)."""
-        with self._read("reading an order's attempts") as conn:
+        with self._read(_("reading an order's attempts")) as conn:
             rows = conn.execute(queries.ORDER_ROWS_SQL, (order_key,)).fetchall()
             events = conn.execute(queries.ORDER_EVENTS_SQL, (order_key,)).fetchall()
         return fold_many(rows, events, keep_events=False)
@@ -542,7 +549,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         """The ``limit`` attempts of ``day`` begun last, in the order they were begun: the
         first screen of a day's history, read before the whole day is."""
         start, end = day_bounds(day, resolve_tz(tz))
-        with self._read("listing the newest attempts") as conn:
+        with self._read(_("listing the newest attempts")) as conn:
             rows = conn.execute(queries.NEWEST_ROWS_SQL, (start, end, limit)).fetchall()
             events = conn.execute(queries.NEWEST_EVENTS_SQL, (start, end, limit)).fetchall()
         return fold_many(rows, events, keep_events=False)
@@ -554,7 +561,7 @@ class Journal(CashLedger, ReturnBook, ParkedBook):
         ``attempts`` folds them, and the new mark. ``mark`` (0, 0) gives them all; a caller
         that keeps the day's attempts by id refreshes them by passing the mark it got."""
         start, end = day_bounds(day, resolve_tz(tz))
-        with self._read("listing changed attempts") as conn:
+        with self._read(_("listing changed attempts")) as conn:
             new_rowid, new_seq = conn.execute(queries.MARK_SQL).fetchone()
             params = (start, end, new_rowid, mark[0], mark[1], new_seq)
             rows = conn.execute(queries.CHANGED_ROWS_SQL, params).fetchall()

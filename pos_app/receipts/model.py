@@ -9,6 +9,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+from pos_app.i18n import N_, _
 from pos_app.money import format_money, money_format
 
 
@@ -19,7 +20,7 @@ class Copy(StrEnum):
 
 def _cents(value: object, label: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{label} is an integer number of cents, not {type(value).__name__}")
+        raise TypeError(f"{label} is an integer number of cents, not {type(value).__name__}")  # not for people
     return value
 
 
@@ -37,7 +38,7 @@ class ReceiptLine:
         _cents(self.unit_cents, "unit_cents")
         _cents(self.line_cents, "line_cents")
         if isinstance(self.qty, bool) or not isinstance(self.qty, int | Decimal):
-            raise TypeError(f"qty is an int or a Decimal, not {type(self.qty).__name__}")
+            raise TypeError(f"qty is an int or a Decimal, not {type(self.qty).__name__}")  # not for people
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class TaxLine:
     cents: int
 
     def __post_init__(self) -> None:
-        _cents(self.cents, f"tax {self.name!r}")
+        _cents(self.cents, f"tax {self.name!r}")  # not for people
 
 
 class TenderKind(StrEnum):
@@ -73,24 +74,24 @@ class ReceiptTender:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", TenderKind(self.kind))
-        _cents(self.cents, "a tender's cents")
+        _cents(self.cents, "a tender's cents")  # not for people
         if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
                                     and self.card_last4.isdigit()):
-            raise ValueError("card_last4 is the card's last 4 digits (or empty)")
+            raise ValueError("card_last4 is the card's last 4 digits (or empty)")  # not for people
 
     @property
     def label(self) -> str:
         """"Cash", "Card Visa **** 4242", "Visa **** 4242 (card on file)" (the receipt font
         may lack a bullet)."""
         if self.kind is TenderKind.CASH:
-            return "Cash"
+            return _("Cash")
         if self.kind is TenderKind.LINK:
-            return "Payment link"
+            return _("Payment link")
         card = " ".join(part for part in (self.card_brand, f"**** {self.card_last4}" if self.card_last4 else "")
                         if part)
         if self.on_file:
-            return f"{card or 'Card'} (card on file)"
-        return f"Card {card}".rstrip()
+            return _("{card} (card on file)").format(card=card or _("Card"))
+        return _("Card {card}").format(card=card).rstrip()
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ class ReceiptData:
     copy: Copy = Copy.CUSTOMER
     transaction_type: str = "SALE"
     locale: str | None = None
-    footer: Sequence[str] = field(default=("Thank you!",))
+    footer: Sequence[str] = field(default=(N_("Thank you!"),))
+    """Lines under the receipt, each shown through ``_()`` (the default thanks in the store's language)."""
     change_cents: int = 0
     owed_cents: int = 0
     customer: str = ""
@@ -136,18 +138,21 @@ class ReceiptData:
             _cents(getattr(self, label), label)
         money_format(self.currency, self.locale)  # a currency and a locale Babel knows
         if self.when.tzinfo is None or self.when.utcoffset() is None:
-            raise ValueError("a receipt's time must be an aware datetime (with its time zone)")
+            raise ValueError("a receipt's time must be an aware datetime (with its time zone)")  # not for people
         lines_sum = sum(line.line_cents for line in self.lines)
         if lines_sum != self.subtotal_cents:
-            raise ValueError(f"the lines add up to {lines_sum} cents, not the subtotal {self.subtotal_cents}")
+            raise ValueError(_("the lines add up to {lines} cents, not the subtotal {subtotal}").format(
+                lines=lines_sum, subtotal=self.subtotal_cents))
         expected = self.subtotal_cents + sum(tax.cents for tax in self.taxes) + self.surcharge_cents
         if expected != self.total_cents:
-            raise ValueError(f"subtotal + taxes + surcharge is {expected} cents, not the total {self.total_cents}")
+            raise ValueError(_("subtotal + taxes + surcharge is {expected} cents, not the total {total}").format(
+                expected=expected, total=self.total_cents))
         if not self.tenders:
-            raise ValueError("a receipt names how it was paid (at least one tender)")
+            raise ValueError(_("a receipt names how it was paid (at least one tender)"))
         paid = sum(tender.cents for tender in self.tenders) - self.change_cents - self.owed_cents
         if paid != self.total_cents:
-            raise ValueError(f"the tenders less the change come to {paid} cents, not the total {self.total_cents}")
+            raise ValueError(_("the tenders less the change come to {paid} cents, not the total {total}").format(
+                paid=paid, total=self.total_cents))
 
     def money(self, cents: int) -> str:
         return format_money(cents, self.currency, self.locale)

@@ -17,9 +17,14 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
+from pos_app.i18n import N_, _
 from pos_app.receipts.model import Copy, ReceiptData, ReportData, TenderKind
 
-TRAINING_BANNER = "TRAINING — NO MONEY MOVED"
+TRAINING_BANNER = N_("TRAINING — NO MONEY MOVED")
+"""Marked only: shown through ``_()`` (the language in force when the paper is made)."""
+KIND_TITLES = {"SALE": N_("SALE"), "PRE-AUTH": N_("PRE-AUTH"), "CAPTURE": N_("CAPTURE"), "VOID": N_("VOID"),
+               "REFUND": N_("REFUND")}
+"""A receipt's or a slip's kind (``transaction_type``, ``SlipKind``) in capitals, as printed."""
 FONT_DIRS: tuple[Path, ...] = (
     Path("/usr/share/fonts/truetype/dejavu"),
     Path("/usr/share/fonts/dejavu"),
@@ -105,7 +110,8 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
     def pair(left: str, right: str, *, bold: bool = False) -> None:
         rows.extend(pairs(left, right, width, bold=bold))
 
-    people = [f"Cashier {data.cashier}", *([f"Customer {data.customer}"] if data.customer else [])]
+    people = [_("Cashier {name}").format(name=data.cashier),
+              *([_("Customer {name}").format(name=data.customer)] if data.customer else [])]
     rows.extend(roll_header(data.store_name, data.store_id, data.station, data.when, people,
                             data.transaction_type, data.copy, width, training=data.training))
     rows.append(rule)
@@ -117,27 +123,28 @@ def receipt_rows(data: ReceiptData, width: int) -> list[_Row]:
                 text(line)
             pair(f"  {_qty(item.qty)} x {data.money(item.unit_cents)}", data.money(item.line_cents))
     rows.append(rule)
-    pair("Subtotal", data.money(data.subtotal_cents))
+    pair(_("Subtotal"), data.money(data.subtotal_cents))
     for tax in data.taxes:
         pair(tax.name, data.money(tax.cents))
     if data.surcharge_cents:
-        pair("Card surcharge", data.money(data.surcharge_cents))
-    for line in _left_right("TOTAL", data.money(data.total_cents), width):
+        pair(_("Card surcharge"), data.money(data.surcharge_cents))
+    for line in _left_right(_("TOTAL"), data.money(data.total_cents), width):
         text(line, bold=True, size=RECEIPT_FONT_PT)
     rows.append(rule)
     for tender in data.tenders:
         pair(tender.label, data.money(tender.cents))
         if tender.kind is TenderKind.CARD:
-            for label, value in (("  Auth ref", tender.auth_ref), ("  Payment", tender.payment_id)):
-                pair(label, value or "-")
+            for label, value in ((_("Auth ref"), tender.auth_ref), (_("Payment"), tender.payment_id)):
+                pair(f"  {label}", value or "-")
         elif tender.kind is TenderKind.LINK:
-            pair("  Payment", tender.payment_id or "-")
+            pair(f"  {_('Payment')}", tender.payment_id or "-")
     if data.change_cents:
-        pair("Change", data.money(data.change_cents), bold=True)
+        pair(_("Change"), data.money(data.change_cents), bold=True)
     if data.owed_cents:
-        pair("Charged beyond the total, owed back", data.money(data.owed_cents), bold=True)
-    word = "APPROVED" if any(t.kind in (TenderKind.CARD, TenderKind.LINK) for t in data.tenders) else "PAID"
-    rows.extend(roll_footer(word, data.footer, width, training=data.training))
+        pair(_("Charged beyond the total, owed back"), data.money(data.owed_cents), bold=True)
+    card = any(t.kind in (TenderKind.CARD, TenderKind.LINK) for t in data.tenders)
+    word = _("APPROVED") if card else _("PAID")
+    rows.extend(roll_footer(word, [_(line) for line in data.footer], width, training=data.training))
     return rows
 
 
@@ -152,22 +159,28 @@ def roll_header(store_name: str, store_id: str, station: str, when: datetime, pe
     the first of ``people`` (the others right-aligned below), the kind in capitals and the copy."""
     rows: list[_Row] = []
     if training:
-        rows.append(_Row(TRAINING_BANNER, True, RECEIPT_FONT_PT + 2, "C", boxed=True))
+        rows.append(_Row(_(TRAINING_BANNER), True, RECEIPT_FONT_PT + 2, "C", boxed=True))
     rows.extend(_Row(line, True, RECEIPT_FONT_PT + 2, "C", gap_before=1.5 if training else 0)
                 for line in _wrap(store_name or "-", width))
-    rows.extend(_Row(line, align="C") for line in _wrap(f"Store {store_id}  Station {station}", width))
+    where = _("Store {store}  Station {station}").format(store=store_id, station=station)
+    rows.extend(_Row(line, align="C") for line in _wrap(where, width))
     first, *others = people or ("",)
     rows.extend(pairs(_when(when), first, width))
     rows.extend(_Row(line) for person in others for line in _left_right("", person, width))
-    rows.extend(pairs(kind.upper(), "CUSTOMER COPY" if copy is Copy.CUSTOMER else "MERCHANT COPY", width, bold=True))
+    title = kind.upper()
+    title = _(KIND_TITLES[title]) if title in KIND_TITLES else title
+    which = _("CUSTOMER COPY") if copy is Copy.CUSTOMER else _("MERCHANT COPY")
+    rows.extend(pairs(title, which, width, bold=True))
     return rows
 
 
 def roll_footer(word: str, notes: Sequence[str], width: int, *, training: bool) -> list[_Row]:
-    """The bottom of a receipt or a slip: ``word`` (APPROVED, PAID), TRAINING again, the notes."""
-    rows = [_Row(word if not training else f"{word} (TRAINING)", True, align="C", gap_before=1.5)]
+    """The bottom of a receipt or a slip: ``word`` (APPROVED, PAID), TRAINING again, the notes
+    (``word`` and the notes as the caller translated them)."""
+    rows = [_Row(word if not training else _("{word} (TRAINING)").format(word=word), True, align="C",
+                 gap_before=1.5)]
     if training:
-        rows.append(_Row(TRAINING_BANNER, True, RECEIPT_FONT_PT + 2, "C", boxed=True, gap_before=1.5))
+        rows.append(_Row(_(TRAINING_BANNER), True, RECEIPT_FONT_PT + 2, "C", boxed=True, gap_before=1.5))
     rows.extend(_Row(line, align="C", gap_before=1.0) for note in notes for line in _wrap(note, width))
     return rows
 
@@ -212,7 +225,9 @@ def row_height(row: _Row) -> float:
 
 def render_receipt(data: ReceiptData, *, font_dir: Path | None = None) -> bytes:
     """The receipt as PDF bytes: one 80 mm wide page as tall as the receipt."""
-    title = f"Receipt {data.store_name or data.store_id} {_when(data.when)}" + (" (training)" if data.training else "")
+    store, when = data.store_name or data.store_id, _when(data.when)
+    title = (_("Receipt {store} {when} (training)") if data.training else _("Receipt {store} {when}")).format(
+        store=store, when=when)
     return render_roll(receipt_rows(data, ROLL_COLUMNS), title, data.when, font_dir=font_dir)
 
 
@@ -240,11 +255,13 @@ def report_rows(data: ReportData, width: int) -> list[_Row]:
     rows: list[_Row] = []
     big = REPORT_FONT_PT + 5
     if data.training:
-        rows.append(_Row(TRAINING_BANNER, bold=True, size=REPORT_FONT_PT + 3, align="C", boxed=True))
+        rows.append(_Row(_(TRAINING_BANNER), bold=True, size=REPORT_FONT_PT + 3, align="C", boxed=True))
     rows.append(_Row(data.title, bold=True, size=big, gap_before=2.0 if data.training else 0))
-    for line in _wrap(f"{data.store_name}  (store {data.store_id}, station {data.station})", width):
+    where = _("{store}  (store {store_id}, station {station})").format(
+        store=data.store_name, store_id=data.store_id, station=data.station)
+    for line in _wrap(where, width):
         rows.append(_Row(line, size=REPORT_FONT_PT))
-    rows.append(_Row(f"Generated {_when(data.generated_at)}", size=REPORT_FONT_PT))
+    rows.append(_Row(_("Generated {when}").format(when=_when(data.generated_at)), size=REPORT_FONT_PT))
     for section in data.sections:
         rows.append(_Row(section.heading, bold=True, size=REPORT_FONT_PT + 1, gap_before=4.0))
         rows.append(_Row("-" * width, size=REPORT_FONT_PT))

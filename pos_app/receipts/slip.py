@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
+from pos_app.i18n import N_, _
 from pos_app.money import format_money, money_format
 from pos_app.receipts.model import Copy, _cents
 from pos_app.receipts.render import (
@@ -29,6 +30,13 @@ class SlipKind(StrEnum):
     CAPTURE = "capture"
     VOID = "void"
     REFUND = "refund"
+
+
+SLIP_NAMES = {SlipKind.CAPTURE: N_("capture"), SlipKind.VOID: N_("void"), SlipKind.REFUND: N_("refund")}
+"""A slip's kind in a sentence (shown through ``_()``)."""
+SLIP_TITLES = {SlipKind.CAPTURE: N_("Capture slip {store} {when}"), SlipKind.VOID: N_("Void slip {store} {when}"),
+               SlipKind.REFUND: N_("Refund slip {store} {when}")}
+"""The PDF's title (shown through ``_()``)."""
 
 
 @dataclass(frozen=True)
@@ -86,10 +94,10 @@ class SlipData:
             _cents(self.surcharge_cents, "surcharge_cents")
         money_format(self.currency, self.locale)  # a currency and a locale Babel knows
         if self.when.tzinfo is None or self.when.utcoffset() is None:
-            raise ValueError("a slip's time must be an aware datetime (with its time zone)")
+            raise ValueError("a slip's time must be an aware datetime (with its time zone)")  # not for people
         if self.card_last4 and not (len(self.card_last4) == 4 and self.card_last4.isascii()
                                     and self.card_last4.isdigit()):
-            raise ValueError("card_last4 is the card's last 4 digits (or empty)")
+            raise ValueError("card_last4 is the card's last 4 digits (or empty)")  # not for people
         problem = self._problem()
         if problem is not None:
             raise ValueError(problem)
@@ -98,24 +106,27 @@ class SlipData:
         """Why the amounts do not add up, or None."""
         money, kind = self.money, self.kind
         if self.amount_cents <= 0 or self.original_cents <= 0:
-            return (f"a {kind} slip needs amounts above 0 (it moved {money(self.amount_cents)} of "
-                    f"{money(self.original_cents)})")
+            return _("a {kind} slip needs amounts above 0 (it moved {amount} of {original})").format(
+                kind=_(SLIP_NAMES[kind]), amount=money(self.amount_cents), original=money(self.original_cents))
         if (self.surcharge_cents or 0) < 0 or not 0 <= self.original_surcharge_cents <= self.original_cents:
-            return "a card surcharge is between 0 and the payment"
+            return _("a card surcharge is between 0 and the payment")
         if self.refunded_before_cents < 0 or (self.refunded_before_cents and kind is not SlipKind.REFUND):
-            return "only a refund slip names what was refunded before"
+            return _("only a refund slip names what was refunded before")
         if kind is SlipKind.CAPTURE and self.amount_cents > self.original_cents:
-            return f"a capture of {money(self.amount_cents)} is more than the {money(self.original_cents)} held"
+            return _("a capture of {amount} is more than the {held} held").format(
+                amount=money(self.amount_cents), held=money(self.original_cents))
         if kind is SlipKind.VOID and (self.surcharge_cents != self.original_surcharge_cents
                                       or self.total_cents != self.original_cents):
-            return (f"a void gives back the whole payment, {money(self.original_cents)} "
-                    f"({money(self.original_surcharge_cents)} surcharge), not {money(self.total_cents)} "
-                    f"({money(self.surcharge_cents or 0)} surcharge)")
+            return _("a void gives back the whole payment, {whole} ({whole_surcharge} surcharge), not {total} "
+                     "({surcharge} surcharge)").format(
+                whole=money(self.original_cents), whole_surcharge=money(self.original_surcharge_cents),
+                total=money(self.total_cents), surcharge=money(self.surcharge_cents or 0))
         if kind is SlipKind.REFUND and self.surcharge_cents:
-            return "a terminal refund gives back the sale's amount, no surcharge"
+            return _("a terminal refund gives back the sale's amount, no surcharge")
         left = self.original_cents - self.original_surcharge_cents - self.refunded_before_cents
         if kind is SlipKind.REFUND and self.amount_cents > left:
-            return f"a refund of {money(self.amount_cents)} is more than the {money(max(left, 0))} left to refund"
+            return _("a refund of {amount} is more than the {left} left to refund").format(
+                amount=money(self.amount_cents), left=money(max(left, 0)))
         return None
 
     @property
@@ -136,46 +147,49 @@ class SlipData:
 def slip_rows(data: SlipData, width: int) -> list[_Row]:
     """The slip as rows of at most ``width`` characters (the same text the PDF shows)."""
     money = data.money
-    people = [f"Cashier {data.cashier}", *([f"Manager {data.manager}"] if data.manager else [])]
+    people = [_("Cashier {name}").format(name=data.cashier),
+              *([_("Manager {name}").format(name=data.manager)] if data.manager else [])]
     rows = roll_header(data.store_name, data.store_id, data.station, data.when, people, data.kind.value, data.copy,
                        width, training=data.training)
     rule = _Row("-" * width)
-    rows += [rule, *pairs("Card", data.card, width)]
+    rows += [rule, *pairs(_("Card"), data.card, width)]
     notes: list[str] = []
     if data.kind is SlipKind.CAPTURE:
-        rows += pairs("Held (pre-auth)", money(data.original_cents), width)
-        rows += pairs("Captured", money(data.amount_cents), width)
-        total = "TOTAL CHARGED"
+        rows += pairs(_("Held (pre-auth)"), money(data.original_cents), width)
+        rows += pairs(_("Captured"), money(data.amount_cents), width)
+        total = _("TOTAL CHARGED")
         if data.amount_cents < data.original_cents:
-            notes.append(f"The rest of the hold, {money(data.original_cents - data.amount_cents)}, is not charged.")
+            notes.append(_("The rest of the hold, {amount}, is not charged.").format(
+                amount=money(data.original_cents - data.amount_cents)))
     elif data.kind is SlipKind.VOID:
-        rows += pairs("Pre-auth" if data.of_preauth else "Sale", money(data.amount_cents), width)
-        total = "TOTAL VOIDED"
-        notes.append("The payment is cancelled: none of it is charged to the card.")
+        rows += pairs(_("Pre-auth") if data.of_preauth else _("Sale"), money(data.amount_cents), width)
+        total = _("TOTAL VOIDED")
+        notes.append(_("The payment is cancelled: none of it is charged to the card."))
     else:
-        rows += pairs("Original payment", money(data.original_cents), width)
+        rows += pairs(_("Original payment"), money(data.original_cents), width)
         if data.refunded_before_cents:
-            rows += pairs("Refunded before", money(data.refunded_before_cents), width)
-        total = "MONEY RETURNED"
-        notes.append("Money returned to the card: it can take a few days to show.")
+            rows += pairs(_("Refunded before"), money(data.refunded_before_cents), width)
+        total = _("MONEY RETURNED")
+        notes.append(_("Money returned to the card: it can take a few days to show."))
         if data.original_surcharge_cents:
-            notes.append("The card surcharge is not part of this refund.")
+            notes.append(_("The card surcharge is not part of this refund."))
     if data.surcharge_cents:
-        rows += pairs("Card surcharge", money(data.surcharge_cents), width)
+        rows += pairs(_("Card surcharge"), money(data.surcharge_cents), width)
     elif data.surcharge_cents is None:
-        rows += pairs("Card surcharge", "not known", width)
-        notes.append("The card surcharge, if any, is on the service's card slip.")
+        rows += pairs(_("Card surcharge"), _("not known"), width)
+        notes.append(_("The card surcharge, if any, is on the service's card slip."))
     rows += pairs(total, money(data.total_cents), width, bold=True)
     rows.append(rule)
-    rows += pairs("Auth ref", data.auth_ref or "-", width)
+    rows += pairs(_("Auth ref"), data.auth_ref or "-", width)
     if data.original_ref and data.original_ref != data.auth_ref:
-        rows += pairs("Original ref", data.original_ref, width)
-    rows += pairs("Payment", data.payment_id or "-", width)
-    return rows + roll_footer("APPROVED", notes, width, training=data.training)
+        rows += pairs(_("Original ref"), data.original_ref, width)
+    rows += pairs(_("Payment"), data.payment_id or "-", width)
+    return rows + roll_footer(_("APPROVED"), notes, width, training=data.training)
 
 
 def render_slip(data: SlipData, *, font_dir: Path | None = None) -> bytes:
     """The slip as PDF bytes: one 80 mm wide page as tall as the slip."""
-    title = (f"{data.kind.value.capitalize()} slip {data.store_name or data.store_id} {_when(data.when)}"
-             + (" (training)" if data.training else ""))
+    title = _(SLIP_TITLES[data.kind]).format(store=data.store_name or data.store_id, when=_when(data.when))
+    if data.training:
+        title = _("{title} (training)").format(title=title)
     return render_roll(slip_rows(data, ROLL_COLUMNS), title, data.when, font_dir=font_dir)

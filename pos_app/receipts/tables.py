@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pos_app.i18n import _
 from pos_app.receipts.render import TRAINING_BANNER, _Pdf, _Row, _when, _wrap, columns, row_height
 
 TABLE_MARGIN_MM = 15.0
@@ -45,7 +46,8 @@ class Table:
         object.__setattr__(self, "rows", tuple(tuple(row) for row in self.rows))
         for row in (*self.rows, *((self.total,) if self.total is not None else ())):
             if len(row) != len(self.columns):
-                raise ValueError(f"a row of {len(row)} cells in a table of {len(self.columns)} columns: {row!r}")
+                raise ValueError(  # a programming mistake
+                    f"a row of {len(row)} cells in a table of {len(self.columns)} columns: {row!r}")  # not for people
 
     def line(self, cells: Sequence[str]) -> str:
         return GAP.join(_fit(cell, column) for cell, column in zip(cells, self.columns, strict=True)).rstrip()
@@ -85,7 +87,7 @@ def render_tables(data: TableDocument) -> bytes:
     """The document as PDF bytes, on as many pages as it needs."""
     doc = _Pdf(data.page, None)
     pdf = doc.pdf
-    pdf.set_title(data.title + (" (training)" if data.training else ""))
+    pdf.set_title(_("{title} (training)").format(title=data.title) if data.training else data.title)
     pdf.set_creation_date(data.generated_at)
     pdf.set_margins(TABLE_MARGIN_MM, TABLE_MARGIN_MM, TABLE_MARGIN_MM)
     pdf.set_auto_page_break(True, TABLE_MARGIN_MM)
@@ -94,12 +96,12 @@ def render_tables(data: TableDocument) -> bytes:
     width = columns(inner, TABLE_FONT_PT)
     size = TABLE_FONT_PT
     if data.training:
-        doc.row(_Row(TRAINING_BANNER, bold=True, size=size + 3, align="C", boxed=True), inner)
+        doc.row(_Row(_(TRAINING_BANNER), bold=True, size=size + 3, align="C", boxed=True), inner)
     doc.row(_Row(data.title, bold=True, size=size + 6, gap_before=2.0 if data.training else 0), inner)
     for line in data.subtitle:
         for wrapped in _wrap(line, width):
             doc.row(_Row(wrapped, size=size + 1), inner)
-    doc.row(_Row(f"Generated {_when(data.generated_at)}", size=size + 1), inner)
+    doc.row(_Row(_("Generated {when}").format(when=_when(data.generated_at)), size=size + 1), inner)
     for section in data.sections:
         doc.row(_Row(section.heading, bold=True, size=size + 2, gap_before=5.0), inner)
         if section.boxed:

@@ -20,6 +20,8 @@ class AuditAction(StrEnum):
 
     STAFF_ADDED = "staff_added"
     STAFF_REMOVED = "staff_removed"
+    STAFF_LANGUAGE = "staff_language"
+    """A member's own language for the screens set or cleared."""
     SIGN_IN_LOCKED = "sign_in_locked"
     SIGN_IN_UNLOCKED = "sign_in_unlocked"
     """The lock lifted (and the wrong PINs cleared) by a manager's sign-in or ``pos-app staff unlock``."""

@@ -47,7 +47,13 @@ def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: i
     add.add_argument("--role", required=True, choices=[r.value for r in Role])
     add.add_argument("--pin-from-stdin", required=True, action="store_true",
                      help=_("read the 4-8 digit PIN from the first line of stdin (never from the command line)"))
+    add.add_argument("--language", default=None,
+                     help=_("the member's own language for the screens (en, es, fr); unset: the store's"))
     add.set_defaults(handler=run_staff_command)
+    language = ops.add_parser("language", help=_("set a staff member's own language for the screens (- clears it)"))
+    language.add_argument("name")
+    language.add_argument("language", help=_("en, es, fr... or - for the store's language"))
+    language.set_defaults(handler=run_staff_command)
     listing = ops.add_parser("list", help=_("list staff members and whether sign-in is locked"))
     listing.set_defaults(handler=run_staff_command)
     unlock = ops.add_parser("unlock", help=_("lift the sign-in lock set by wrong PINs (audited under your OS user)"))
@@ -101,10 +107,13 @@ def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
     with Staff.open(staff_path(directory)) as staff:
         if args.staff_command == "add":
             assert pin is not None
-            member = staff.add(args.name, args.role, pin, by=by)
+            member = staff.add(args.name, args.role, pin, by=by, language=args.language)
             return {"outcome": "ok", "added": member.to_json(), "file": str(staff.path)}
         if args.staff_command == "audit":
             return _audit(staff, args)
+        if args.staff_command == "language":
+            member = staff.set_language(args.name, None if args.language == "-" else args.language, by=by)
+            return {"outcome": "ok", "member": member.to_json(), "file": str(staff.path)}
         if args.staff_command == "remove":
             member = staff.remove(args.name, by=by)
             return {"outcome": "ok", "removed": member.to_json(), "file": str(staff.path)}

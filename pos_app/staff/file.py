@@ -57,7 +57,10 @@ V3: tuple[str, ...] = (
 (``wrong_pins``) instead of a count in a row; a count left by version 2 (at most 4) is
 dropped, a lock it set is kept."""
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3)
+V4: tuple[str, ...] = ("ALTER TABLE members ADD COLUMN language TEXT",)
+"""Version 4: a member may have a language of their own for the screens (NULL: the store's)."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V1, V2, V3, V4)
 """``MIGRATIONS[i]`` takes a file from version ``i`` to ``i + 1``; never edited once released."""
 
 

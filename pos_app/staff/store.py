@@ -46,7 +46,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from pos_app.i18n import _
+from pos_app.i18n import _, check_language
 from pos_app.staff.audit import AuditAction, AuditEntry
 from pos_app.staff.errors import (
     DuplicateName,
@@ -74,13 +74,16 @@ class Role(StrEnum):
 class StaffMember:
     name: str
     role: Role
+    language: str | None = None
+    """The screens' language at this member's sign-in; None: the store's."""
 
     @property
     def is_manager(self) -> bool:
         return self.role is Role.MANAGER
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "role": self.role.value}
+        """Name and role, and the language when the member has one of their own."""
+        return {"name": self.name, "role": self.role.value, **({"language": self.language} if self.language else {})}
 
 
 DEMO_CASHIER_PIN: Final = "1111"
@@ -130,6 +133,11 @@ class _Row:
     name: str
     role: Role
     pin_hash: str
+    language: str | None = None
+
+    @property
+    def member(self) -> StaffMember:
+        return StaffMember(self.name, self.role, self.language)
 
 
 @dataclass(frozen=True)
@@ -202,18 +210,21 @@ class Staff:
     def list(self) -> builtins.list[StaffMember]:
         """Every member, by name."""
         with self._lock:
-            return [StaffMember(r.name, r.role) for r in sorted(self._rows(), key=lambda r: r.name.casefold())]
+            return [r.member for r in sorted(self._rows(), key=lambda r: r.name.casefold())]
 
-    def add(self, name: str, role: Role | str, pin: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
-        """Add a member (recorded in the audit as ``staff_added`` by ``by``).
+    def add(self, name: str, role: Role | str, pin: str, *, by: str = SYSTEM_ACTOR,
+            language: str | None = None) -> StaffMember:
+        """Add a member (recorded in the audit as ``staff_added`` by ``by``), with their own
+        language for the screens or none (the store's).
 
-        Raises ``InvalidName``, ``InvalidPin`` or a ``ValueError`` for an unknown role (all
-        ``ValueError``), ``DuplicateName`` (names ignore case), ``DuplicatePin``,
-        ``StaffFileError``. Costs one PIN hash per existing member, plus one.
+        Raises ``InvalidName``, ``InvalidPin``, ``UnknownLanguage`` or a ``ValueError`` for an
+        unknown role (all ``ValueError``), ``DuplicateName`` (names ignore case),
+        ``DuplicatePin``, ``StaffFileError``. Costs one PIN hash per existing member, plus one.
         """
         name = check_name(name)
         member_role = _role(role)
         check_pin(pin)
+        language = check_language(language) if language else None
         with self._lock:
             rows = self._rows()
             if any(_key(r.name) == _key(name) for r in rows):
@@ -226,10 +237,25 @@ class Staff:
                 if any(_key(r.name) == _key(name) for r in newer):
                     raise DuplicateName(name)
                 self._refuse_shared_pin(pin, newer)
-                conn.execute("INSERT INTO members (name_key, name, role, pin_hash, added_at) VALUES (?, ?, ?, ?, ?)",
-                             (_key(name), name, member_role.value, pin_hash, _time_text(self._clock())))
+                conn.execute("INSERT INTO members (name_key, name, role, pin_hash, added_at, language) "
+                             "VALUES (?, ?, ?, ?, ?, ?)",
+                             (_key(name), name, member_role.value, pin_hash, _time_text(self._clock()), language))
                 self._insert_audit(conn, by, AuditAction.STAFF_ADDED, f"{name} ({member_role.value})")
-        return StaffMember(name, member_role)
+        return StaffMember(name, member_role, language)
+
+    def set_language(self, name: str, language: str | None, *, by: str = SYSTEM_ACTOR) -> StaffMember:
+        """Give a member their own language for the screens (None: the store's again),
+        recorded as ``staff_language``; ``UnknownMember``, ``UnknownLanguage``."""
+        language = check_language(language) if language else None
+        with self._lock, self._write(_("setting a staff member's language")) as conn:
+            row = conn.execute("SELECT name, role FROM members WHERE name_key = ?",
+                               (_key(unicodedata.normalize("NFC", name.strip())),)).fetchone()
+            if row is None:
+                raise UnknownMember(name.strip())
+            conn.execute("UPDATE members SET language = ? WHERE name_key = ?", (language, _key(row[0])))
+            detail = f"{row[0]}: {language or 'the store language'}"  # not for people: the audit's record
+            self._insert_audit(conn, by, AuditAction.STAFF_LANGUAGE, detail)
+        return StaffMember(row[0], Role(row[1]), language)
 
     def remove(self, name: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
         """Remove a member (recorded as ``staff_removed``); ``UnknownMember`` if there is none."""
@@ -263,7 +289,7 @@ class Staff:
                 if row is None:
                     members.append(self.add(name, role, pin, by=SYSTEM_ACTOR))
                 else:
-                    members.append(StaffMember(row.name, row.role))
+                    members.append(row.member)
             return members
 
     # -- PINs -----------------------------------------------------------------------------
@@ -342,7 +368,7 @@ class Staff:
                 state = self._lock_state(conn, now)
                 self._refuse_untried(state, manager=manager)  # another process locked it meanwhile
                 if match is not None:
-                    member = StaffMember(match.name, match.role)
+                    member = match.member
                     if manager and not member.is_manager:
                         raise NotAManager(member.name)
                     if state.until is not None:
@@ -429,10 +455,10 @@ class Staff:
     def _rows(self, conn: sqlite3.Connection | None = None) -> builtins.list[_Row]:
         conn = conn or self._connection()
         try:
-            rows = conn.execute("SELECT name, role, pin_hash FROM members ORDER BY rowid").fetchall()
+            rows = conn.execute("SELECT name, role, pin_hash, language FROM members ORDER BY rowid").fetchall()
         except sqlite3.Error as error:
             raise file_error(error, self._path, _("reading the staff")) from None
-        return [_Row(name, Role(role), pin_hash) for name, role, pin_hash in rows]
+        return [_Row(name, Role(role), pin_hash, language) for name, role, pin_hash, language in rows]
 
     def _lock_state(self, conn: sqlite3.Connection, now: datetime) -> LockState:
         try:

@@ -18,11 +18,13 @@ from enum import StrEnum
 
 from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
+from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, Outcome, ParkedOrder
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
 from pos_app.station.counter import Counter
+from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.payments import Drafts, PaymentMethod, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.station.returns import OrderForReturn, ReturnDone, ReturnPlan, read_order, run_return
@@ -117,7 +119,7 @@ class BackOffice:
             window = await read_window(self.station.client, start - CLOCK_SLACK)
         except PaymentsError as error:
             return History(tuple(await self._merged(attempts, [])), False,
-                           f"the service's list could not be read: {error}")
+                           _("the service's list could not be read: {error}").format(error=error))
         entries = [e for e in window.entries if on_day(entry_time(e), day)]
         return History(tuple(await self._merged(attempts, entries)), window.complete)
 
@@ -136,8 +138,8 @@ class BackOffice:
         charged_by = Operation.CARD_CHARGE if by_link is not None else _CHARGED_BY.get(row.method)
         result = await self.station.void(self._lane(row, charged_by), ref, payment_id=by_link or row.payment_id,
                                          charged_by=charged_by)
-        await self._audit(manager, AuditAction.VOID,
-                          f"void of {self.money(row.total)} ({_ids(row)}): {_said(result)}", reason)
+        await self._audit(manager, AuditAction.VOID, _("void of {amount} ({ids}): {result}").format(
+            amount=self.money(row.total), ids=_ids(row), result=_said(result)), reason)
         return result
 
     async def refund(self, row: PaymentRow, amount: int, *, manager: StaffMember, reason: str) -> OperationResult:
@@ -148,15 +150,15 @@ class BackOffice:
         if ref is None or row.refundable <= 0:
             raise ValueError(_not_refundable(row))
         if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= row.refundable:
-            raise ValueError(f"a refund of this payment is between {self.money(1)} and "
-                             f"{self.money(row.refundable)} (what is left of {self.money(row.base or 0)})")
+            raise ValueError(_("a refund of this payment is between {least} and {most} (what is left of "
+                               "{base})").format(least=self.money(1), most=self.money(row.refundable),
+                                                 base=self.money(row.base or 0)))
         by_link = await self._paid_by_link(row)
         charged_by = Operation.CARD_CHARGE if by_link is not None else _CHARGED_BY.get(row.method)
         result = await self.station.refund(self._lane(row, charged_by), ref, amount,
                                            payment_id=by_link or row.payment_id, charged_by=charged_by)
-        await self._audit(manager, AuditAction.REFUND,
-                          f"refund of {self.money(amount)} of {self.money(row.total)} ({_ids(row)}): "
-                          f"{_said(result)}", reason)
+        await self._audit(manager, AuditAction.REFUND, _("refund of {amount} of {total} ({ids}): {result}").format(
+            amount=self.money(amount), total=self.money(row.total), ids=_ids(row), result=_said(result)), reason)
         return result
 
     async def _parking_paid_by(self, row: PaymentRow) -> ParkedOrder | None:
@@ -181,10 +183,10 @@ class BackOffice:
         if parking is not None:  # a phone order's payment link: its order is the parking's
             return await read_order(self.station, parking.order_key)
         if row.attempt_id is None:
-            raise ValueError("this payment was not made at this station: its items are not known here")
+            raise ValueError(_("this payment was not made at this station: its items are not known here"))
         attempt = await self.station.journal.get(row.attempt_id)
         if not attempt.order_key:
-            raise ValueError("this payment was made for no sale (the command line): void or refund it instead")
+            raise ValueError(_("this payment was made for no sale (the command line): void or refund it instead"))
         return await read_order(self.station, attempt.order_key)
 
     async def return_items(self, plan: ReturnPlan, *, manager: StaffMember, reason: str) -> ReturnDone:
@@ -220,20 +222,20 @@ class BackOffice:
     async def _audit(self, manager: StaffMember, action: AuditAction, detail: str, reason: str) -> AuditEntry:
         cashier = self.counter.cashier
         if cashier is not None and cashier.name != manager.name:
-            detail = f"{detail} (on {cashier.name}'s screen)"
+            detail = _("{detail} (on {cashier}'s screen)").format(detail=detail, cashier=cashier.name)
         return await self.counter.disk(self.counter.staff.record, manager.name, action, detail, reason)
 
     def _lane(self, row: PaymentRow, charged_by: Operation | None) -> str:
         """The row's terminal; a payment of the service's own routes has none (it is given
         back by its payment id)."""
         if charged_by is not None:
-            return row.terminal_id or "the service's payment routes"
+            return row.terminal_id or "the service's payment routes"  # not for people: the lane journaled
         return row.terminal_id or self._terminal()
 
     def _terminal(self) -> str:
         terminal = self.station.config.terminal_id
         if not terminal:
-            raise ValueError("no payment terminal is set for this station (terminal_id / POS_TERMINAL)")
+            raise ValueError(_("no payment terminal is set for this station (terminal_id / POS_TERMINAL)"))
         return terminal
 
 
@@ -241,13 +243,16 @@ _CHARGED_BY = {PaymentMethod.CARD_ON_FILE: Operation.CARD_CHARGE, PaymentMethod.
 """What made a row's payment, when it was the service's own routes: how it is given back."""
 
 
+_ID_LABELS = (N_("payment {id}"), N_("transaction {id}"), N_("attempt {id}"))
+
+
 def _ids(row: PaymentRow) -> str:
-    return ", ".join(f"{label} {value}" for label, value in (
-        ("payment", row.payment_id), ("transaction", row.transaction_id), ("attempt", row.attempt_id)) if value)
+    return ", ".join(_(label).format(id=value) for label, value in zip(
+        _ID_LABELS, (row.payment_id, row.transaction_id, row.attempt_id), strict=True) if value)
 
 
 def _said(result: OperationResult) -> str:
-    text = str(result.outcome)
+    text = outcome_name(result.outcome)
     if result.refusal is not None:
         text += f" ({result.refusal})"
     return text
@@ -255,30 +260,40 @@ def _said(result: OperationResult) -> str:
 
 def _not_voidable(row: PaymentRow) -> str:
     if row.settled:
-        return "this payment is settled: refund it instead of voiding it"
+        return _("this payment is settled: refund it instead of voiding it")
     if row.settled is None:
-        return "the service does not say whether this payment is settled yet: refresh the list and try again"
-    return f"a {row.status} payment cannot be voided"
+        return _("the service does not say whether this payment is settled yet: refresh the list and try again")
+    return _("a {status} payment cannot be voided").format(status=row.status.label)
 
 
 def _not_refundable(row: PaymentRow) -> str:
     if row.settled is False:
-        return "this payment is not settled yet: void it instead (a void returns everything, surcharge included)"
+        return _("this payment is not settled yet: void it instead (a void returns everything, surcharge included)")
     if row.settled is None:
-        return "the service does not say whether this payment is settled yet: refresh the list and try again"
+        return _("the service does not say whether this payment is settled yet: refresh the list and try again")
     if row.status is PaymentStatus.REFUNDED:
-        return "this payment is already fully refunded"
-    return f"a {row.status} payment cannot be refunded"
+        return _("this payment is already fully refunded")
+    return _("a {status} payment cannot be refunded").format(status=row.status.label)
 
 
 def _unresolved_note(attempt: Attempt, money: MoneyFormat) -> str:
-    state = "still in flight" if attempt.outcome is None else "unknown"
-    return (f"the {attempt.operation} of {money(attempt.amount or 0)} is {state}: keep waiting or check "
-            "again; if it stays unknown, look at the terminal and decide paid or not paid")
+    said = (_("the {operation} of {amount} is still in flight: keep waiting or check again; if it stays unknown, "
+              "look at the terminal and decide paid or not paid") if attempt.outcome is None else
+            _("the {operation} of {amount} is unknown: keep waiting or check again; if it stays unknown, look at "
+              "the terminal and decide paid or not paid"))
+    return said.format(operation=operation_name(attempt.operation), amount=money(attempt.amount or 0))
 
 
 def _conflict_note(attempt: Attempt) -> str:
     said = (attempt.conflict or {}).get("outcome")
     if attempt.outcome is not Outcome.APPROVED and said == "approved":
-        return ("marked not paid, but the service charged the card: refund it if the customer paid another way")
-    return f"decided {attempt.outcome}, but the service answered {said} later: check the payment"
+        return _("marked not paid, but the service charged the card: refund it if the customer paid another way")
+    return _("decided {outcome}, but the service answered {said} later: check the payment").format(
+        outcome=outcome_name(attempt.outcome), said=outcome_name(_outcome(said)))
+
+
+def _outcome(value: object) -> Outcome | str:
+    try:
+        return Outcome(str(value))
+    except ValueError:
+        return str(value)

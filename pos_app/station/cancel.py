@@ -21,8 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import _
 from pos_app.journal import CashKind, Outcome
 from pos_app.staff import AuditAction, StaffMember
+from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.order import LineState, Tender
 from pos_app.station.service_reads import settled as read_settled
 from pos_app.terminal.outcomes import OperationResult
@@ -54,10 +56,10 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
     payments = counter.payments
     order_key = payments.order_key
     if payments.unknown:
-        raise ValueError("a card payment of this sale has no known result yet: check it again (F9) or have a "
-                         "manager decide it before cancelling")
+        raise ValueError(_("a card payment of this sale has no known result yet: check it again (F9) or have a "
+                           "manager decide it before cancelling"))
     if not payments.holds:
-        raise ValueError("this sale has taken no money: nothing to give back")
+        raise ValueError(_("this sale has taken no money: nothing to give back"))
     money = counter.money
     cancelled = OrderCancelled(order_key)
     station = counter.station
@@ -68,32 +70,37 @@ async def cancel_order(counter: Counter, manager: StaffMember, reason: str) -> O
             continue
         assert card is not None
         if not card.transaction_id:
-            cancelled.problem = f"the card payment of {money(line.counted)} has no transaction id to void or refund"
+            cancelled.problem = _("the card payment of {amount} has no transaction id to void or refund").format(
+                amount=money(line.counted))
             break
         back = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id,
                                   charged_by=card.operation)
         if back.outcome in (Outcome.DECLINED, Outcome.FAILED):  # not voided: refund it only once proven settled
             settled = await read_settled(station.client, card)
             if settled is not True:
-                cancelled.problem = (f"the void of the card payment of {money(line.counted)} is {back.outcome}: "
-                                     f"{back.message or 'see the back office (F9)'}"
-                                     + ("" if settled is False else f"; {settled}"))
+                said = _("the void of the card payment of {amount} is {outcome}: {why}").format(
+                    amount=money(line.counted), outcome=outcome_name(back.outcome),
+                    why=back.message or _("see the back office (F9)"))
+                cancelled.problem = said if settled is False else f"{said}; {settled}"
                 break
             back = await station.refund(card.terminal_id, card.transaction_id, line.counted,
                                         payment_id=card.payment_id, charged_by=card.operation)
         if back.outcome is not Outcome.APPROVED:
-            cancelled.problem = (f"the {back.operation} of the card payment of {money(line.counted)} is "
-                                 f"{back.outcome}: {back.message or 'see the back office (F9)'}")
+            cancelled.problem = _("the {operation} of the card payment of {amount} is {outcome}: {why}").format(
+                operation=operation_name(back.operation), amount=money(line.counted),
+                outcome=outcome_name(back.outcome), why=back.message or _("see the back office (F9)"))
             break
         cancelled.given_back.append(back)
     kept = payments.cash_paid
     if not cancelled.problem and kept > 0:
         await station.move_cash(CashKind.RETURN, kept, reason=reason, by=manager.name, order_key=order_key)
         cancelled.cash_returned = kept
-        cancelled.drawer = await counter.open_drawer(f"cash given back for order {order_key}")
-    given = ", ".join(f"{r.operation} {money(r.amount or 0)}" for r in cancelled.given_back)
-    detail = (f"order {order_key} cancelled: {given or 'no card'}; cash given back {money(cancelled.cash_returned)}"
-              + (f"; stopped: {cancelled.problem}" if cancelled.problem else ""))
+        cancelled.drawer = await counter.open_drawer(_("cash given back for order {order}").format(order=order_key))
+    given = ", ".join(f"{operation_name(r.operation)} {money(r.amount or 0)}" for r in cancelled.given_back)
+    fields = {"order": order_key, "given": given or _("no card"), "cash": money(cancelled.cash_returned),
+              "problem": cancelled.problem}
+    detail = (_("order {order} cancelled: {given}; cash given back {cash}; stopped: {problem}") if cancelled.problem
+              else _("order {order} cancelled: {given}; cash given back {cash}")).format(**fields)
     await counter.disk(counter.staff.record, manager.name, AuditAction.ORDER_CANCELLED, detail, reason)
     if cancelled.done:
         await counter.renew_order()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from pos_app.i18n import N_, _
 from pos_app.journal import CashEntry, CashKind, ZReport
 
 
@@ -43,6 +44,14 @@ class CountState(StrEnum):
     """More cash counted than expected."""
     SHORT = "short"
     """Less cash counted than expected."""
+
+    @property
+    def label(self) -> str:
+        """``balanced``, ``over``, ``short`` in the language in force (the value stays English)."""
+        return _(_COUNT_STATE_LABELS[self])
+
+
+_COUNT_STATE_LABELS = {CountState.BALANCED: N_("balanced"), CountState.OVER: N_("over"), CountState.SHORT: N_("short")}
 
 
 class DifferenceNeedsReason(ValueError):
@@ -185,16 +194,23 @@ def count_cash(shift: CashShift, counted: int, *, left_in_drawer: int, limit: in
     cents from 0 (at most what was counted: nothing can stay that is not there), and a
     difference beyond ``limit`` with a reason. ``money`` writes the amounts of the
     sentences (the store's format). Raises ``ValueError`` (``DifferenceNeedsReason``)."""
-    for value, what in ((counted, "the counted cash"), (left_in_drawer, "the cash left in the drawer")):
+    for value, wrong in ((counted, N_("the counted cash must be a whole number of cents from 0, got {value}")),
+                         (left_in_drawer,
+                          N_("the cash left in the drawer must be a whole number of cents from 0, got {value}"))):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{what} must be a whole number of cents from 0, got {value!r}")
+            raise ValueError(_(wrong).format(value=repr(value)))
     if left_in_drawer > counted:
-        raise ValueError(f"{money(left_in_drawer)} cannot be left in the drawer: only {money(counted)} was counted")
+        raise ValueError(_("{left} cannot be left in the drawer: only {counted} was counted").format(
+            left=money(left_in_drawer), counted=money(counted)))
     said = (reason or "").strip() or None
     count = CashCount(shift.figures.expected_cash, counted, left_in_drawer, said)
     if abs(count.over_short) > limit and said is None:
-        raise DifferenceNeedsReason(count, limit, (
-            f"the count is {money(abs(count.over_short))} {count.state} (expected {money(count.expected)}, counted "
-            f"{money(counted)}), more than the {money(limit)} allowed without a reason: count again, or give the "
-            "reason (--reason); nothing was closed"))
+        said_state = (_("the count is {amount} over (expected {expected}, counted {counted}), more than the {limit} "
+                        "allowed without a reason: count again, or give the reason (--reason); nothing was closed")
+                      if count.state is CountState.OVER else
+                      _("the count is {amount} short (expected {expected}, counted {counted}), more than the {limit} "
+                        "allowed without a reason: count again, or give the reason (--reason); nothing was closed"))
+        raise DifferenceNeedsReason(count, limit, said_state.format(
+            amount=money(abs(count.over_short)), expected=money(count.expected), counted=money(counted),
+            limit=money(limit)))
     return count

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from babel.numbers import get_currency_precision
 
+from pos_app.i18n import _
 from pos_app.station.notes import NOTES
 
 COINS: dict[str, tuple[int, ...]] = {
@@ -57,7 +58,8 @@ def pieces(text: str) -> int:
     if not shown:
         return 0
     if not shown.isascii() or not shown.isdigit() or int(shown) > MAX_PIECES:
-        raise ValueError(f"{shown!r} is not a number of notes or coins: type a whole number from 0 to {MAX_PIECES}")
+        raise ValueError(_("{typed} is not a number of notes or coins: type a whole number from 0 to {most}").format(
+            typed=repr(shown), most=MAX_PIECES))
     return int(shown)
 
 
@@ -66,6 +68,7 @@ def drawer_total(counts: Iterable[tuple[Denomination, int]]) -> int:
     total = 0
     for piece, count in counts:
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_PIECES:
-            raise ValueError(f"a count of pieces is a whole number from 0 to {MAX_PIECES}, got {count!r}")
+            raise ValueError(  # a programming mistake: the screen takes counts through ``pieces``
+                f"a count of pieces is a whole number from 0 to {MAX_PIECES}, got {count!r}")  # not for people
         total += piece.value * count
     return total

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pos_app.i18n import _, ngettext
 from pos_app.staff import StaffError
 from pos_app.station.cash_shift import CashShift, CountState
 from pos_app.station.counter import Counter
@@ -27,17 +28,19 @@ def expected_rows(shift: CashShift, money: Money) -> tuple[list[tuple[str, str]]
     """The parts of the expected cash (label, amount), and the total row: ``("Expected
     cash", "$115.53")``. Each label starts with how it adds up (``+``, ``−``)."""
     figures = shift.figures
-    source = f"left by {shift.last_z.label}" if shift.last_z is not None else "store setting"
-    sales = f"{figures.cash_sales} cash sale{'' if figures.cash_sales == 1 else 's'}"
+    opening = (_("Opening float (left by {label})").format(label=shift.last_z.label) if shift.last_z is not None
+               else _("Opening float (store setting)"))
+    taken = ngettext("+ Cash taken ({count} cash sale)", "+ Cash taken ({count} cash sales)",
+                     figures.cash_sales).format(count=figures.cash_sales)
     rows = [
-        (f"Opening float ({source})", money(figures.opening_float)),
-        (f"+ Cash taken ({sales})", money(figures.cash_taken)),
-        ("− Change given", money(figures.change_given)),
-        ("+ Cash in", money(figures.cash_in)),
-        ("− Cash out", money(figures.cash_out)),
-        ("− Cash refunds", money(figures.cash_refunds)),
+        (opening, money(figures.opening_float)),
+        (taken, money(figures.cash_taken)),
+        (_("− Change given"), money(figures.change_given)),
+        (_("+ Cash in"), money(figures.cash_in)),
+        (_("− Cash out"), money(figures.cash_out)),
+        (_("− Cash refunds"), money(figures.cash_refunds)),
     ]
-    return rows, ("= Expected cash", money(figures.expected_cash))
+    return rows, (_("= Expected cash"), money(figures.expected_cash))
 
 
 @dataclass(frozen=True)
@@ -71,19 +74,27 @@ class CountCheck:
         """``over $1.50``, ``short $0.47``, ``balanced`` (nothing counted: empty)."""
         if self.over_short is None:
             return ""
-        return "balanced" if self.over_short == 0 else f"{self.state} {money(abs(self.over_short))}"
+        if self.over_short == 0:
+            return _("balanced")
+        said = _("over {amount}") if self.over_short > 0 else _("short {amount}")
+        return said.format(amount=money(abs(self.over_short)))
 
     def sentence(self, money: Money) -> str:
         difference = self.over_short
         if difference is None:
-            return "Type the cash counted: the difference shows here."
+            return _("Type the cash counted: the difference shows here.")
         if difference == 0:
-            return "Balanced: the count matches the expected cash."
-        said = self.difference(money).capitalize()
+            return _("Balanced: the count matches the expected cash.")
+        over = difference > 0
         if self.beyond_limit:
-            return (f"{said}: more than the {money(self.limit)} allowed. Count again, or close with a manager's PIN "
-                    "and the reason.")
-        return f"{said}, within the {money(self.limit)} allowed."
+            said = (_("Over {amount}: more than the {limit} allowed. Count again, or close with a manager's PIN and "
+                      "the reason.") if over else
+                    _("Short {amount}: more than the {limit} allowed. Count again, or close with a manager's PIN and "
+                      "the reason."))
+        else:
+            said = (_("Over {amount}, within the {limit} allowed.") if over
+                    else _("Short {amount}, within the {limit} allowed."))
+        return said.format(amount=money(abs(difference)), limit=money(self.limit))
 
 
 def check_count(shift: CashShift, counted: int | None, limit: int) -> CountCheck:
@@ -94,16 +105,22 @@ def saved_sentence(done: ZClose) -> str:
     """Where a close's PDFs went, in one sentence: ``Saved in /…/reports: Z-0001.pdf (the
     Z) and shift-ts-1001-….pdf (the card batch).``, and what could not be saved."""
     end = done.end
-    saved = [(path, what) for path, what in ((done.path, "the Z"), (end.path, "the card batch")) if path is not None]
     said = []
-    if saved:
-        folders = {path.parent for path, _ in saved}
-        named = " and ".join(f"{path.name if len(folders) == 1 else path} ({what})" for path, what in saved)
-        said.append(f"Saved in {saved[0][0].parent}: {named}." if len(folders) == 1 else f"Saved: {named}.")
+    if done.path is not None and end.path is not None:
+        if done.path.parent == end.path.parent:
+            said.append(_("Saved in {folder}: {z} (the Z) and {batch} (the card batch).").format(
+                folder=done.path.parent, z=done.path.name, batch=end.path.name))
+        else:
+            said.append(_("Saved: {z} (the Z) and {batch} (the card batch).").format(z=done.path, batch=end.path))
+    elif done.path is not None:
+        said.append(_("Saved in {folder}: {z} (the Z).").format(folder=done.path.parent, z=done.path.name))
+    elif end.path is not None:
+        said.append(_("Saved in {folder}: {batch} (the card batch).").format(folder=end.path.parent,
+                                                                              batch=end.path.name))
     if done.z is not None and done.path is None and done.problem:
         said.append(f"{done.problem[:1].upper()}{done.problem[1:]}.")
     if end.path is None:
-        said.append(f"The end-of-shift report was not saved: {end.save_error}.")
+        said.append(_("The end-of-shift report was not saved: {error}.").format(error=end.save_error))
     return " ".join(said)
 
 
@@ -116,12 +133,11 @@ async def close_z(counter: Counter, *, terminal_id: str, counted: int, left_in_d
     station = counter.station
     done = await close_shift(station, counted=counted, by=by, terminal_id=terminal_id,
                              left_in_drawer=left_in_drawer, reason=reason)
-    said = f"F10 on {station.config.station_id}"
-    if approved_by:
-        said += f" (difference accepted by {approved_by})"
+    said = (_("F10 on {station} (difference accepted by {manager})") if approved_by
+            else _("F10 on {station}")).format(station=station.config.station_id, manager=approved_by)
     try:
         for action, detail, why in audit_rows(done, station.money, said):
             await counter.disk(counter.staff.record, by, action, detail, why)
     except (StaffError, OSError, ValueError) as error:
-        return done, f"the audit trail could not record this close: {error}"
+        return done, _("the audit trail could not record this close: {error}").format(error=error)
     return done, None

@@ -53,6 +53,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pos_app.api.cards import card_brand
+from pos_app.i18n import N_, _, ngettext
 from pos_app.journal import Attempt, Operation, OrderTotals, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS
 
@@ -125,6 +126,33 @@ UNCHARGED = frozenset({Category.DECLINED, Category.NOT_CHARGED, Category.OPEN})
 """The lines that moved no money (as far as anyone knows): no surcharge."""
 GROUPED = GROSS | {Category.VOIDED, Category.REFUNDED, Category.DECLINED}
 """The lines that make a cashier or a card brand appear in the breakdowns."""
+
+OPERATION_NAMES = {
+    Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth"), Operation.CAPTURE: N_("capture"),
+    Operation.VOID: N_("void"), Operation.REFUND: N_("refund"), Operation.CLOSE_BATCH: N_("close_batch"),
+    Operation.CARD_CHARGE: N_("card_charge"), Operation.CARD_CAPTURE: N_("card_capture"),
+    Operation.CARD_VOID: N_("card_void"), Operation.CARD_REFUND: N_("card_refund"),
+    Operation.ACH_CHARGE: N_("ach_charge"), Operation.ACH_VOID: N_("ach_void"), Operation.ACH_REFUND: N_("ach_refund"),
+    Operation.SUBSCRIPTION_RETRY: N_("subscription_retry"),
+}
+"""An operation as a sentence names it (English: its journal value, as the sentences always said)."""
+OUTCOME_NAMES = {
+    Outcome.APPROVED: N_("approved"), Outcome.PARTIALLY_APPROVED: N_("partially_approved"),
+    Outcome.DECLINED: N_("declined"), Outcome.FAILED: N_("failed"), Outcome.UNKNOWN: N_("unknown"),
+}
+"""An outcome as a sentence names it (English: its journal value)."""
+
+
+def operation_name(operation: Operation | str) -> str:
+    """``operation`` in the language in force (a value not known: as it is)."""
+    name = OPERATION_NAMES.get(operation) if isinstance(operation, Operation) else None
+    return _(name) if name else str(operation)
+
+
+def outcome_name(outcome: Outcome | str | None) -> str:
+    """``outcome`` in the language in force (a value not known: as it is)."""
+    name = OUTCOME_NAMES.get(outcome) if isinstance(outcome, Outcome) else None
+    return _(name) if name else str(outcome)
 
 
 @dataclass(frozen=True)
@@ -294,21 +322,35 @@ def sentence(figures: Figures, money: Callable[[int], str]) -> str:
     ach, link = figures.ach, figures.link
     figures = figures.card
     gross, net, held = figures.gross, figures.net, figures.held
-    untaxed = f" ({_count(figures.untaxed, 'sale')} without cart totals)" if figures.untaxed else ""
-    return (f"Gross {money(gross.amount)} ({_count(gross.count, 'sale or capture', 'sales and captures')}) "
-            f"- voids {money(figures.voids.amount)} - refunds {money(figures.refunds.amount)} "
-            f"= net {money(net.amount)}\n"
-            f"Surcharge {money(net.surcharge)} · tax collected {money(figures.tax)}{untaxed} · "
-            f"pre-auths held {money(held.amount)} ({held.count})"
-            + (f"\nACH (bank accounts) net {money(ach.net.amount)} ({_count(ach.gross.count, 'charge')})"
-               if ach.lines else "")
-            + (f"\nPayment links (card paid online, not the terminal's) net {money(link.net.amount)} "
-               f"({_count(link.gross.count, 'link')}, surcharge {money(link.net.surcharge)}, tax {money(link.tax)})"
-               if link.lines else ""))
-
-
-def _count(number: int, one: str, many: str | None = None) -> str:
-    return f"{number} {one if number == 1 else many or one + 's'}"
+    lines = [ngettext("Gross {gross} ({count} sale or capture) - voids {voids} - refunds {refunds} = net {net}",
+                      "Gross {gross} ({count} sales and captures) - voids {voids} - refunds {refunds} = net {net}",
+                      gross.count).format(gross=money(gross.amount), count=gross.count,
+                                          voids=money(figures.voids.amount), refunds=money(figures.refunds.amount),
+                                          net=money(net.amount))]
+    if figures.untaxed:
+        lines.append(ngettext(
+            "Surcharge {surcharge} · tax collected {tax} ({count} sale without cart totals) · pre-auths held "
+            "{held} ({held_count})",
+            "Surcharge {surcharge} · tax collected {tax} ({count} sales without cart totals) · pre-auths held "
+            "{held} ({held_count})", figures.untaxed).format(
+            surcharge=money(net.surcharge), tax=money(figures.tax), count=figures.untaxed, held=money(held.amount),
+            held_count=held.count))
+    else:
+        lines.append(_("Surcharge {surcharge} · tax collected {tax} · pre-auths held {held} ({held_count})").format(
+            surcharge=money(net.surcharge), tax=money(figures.tax), held=money(held.amount), held_count=held.count))
+    if ach.lines:
+        lines.append(ngettext("ACH (bank accounts) net {net} ({count} charge)",
+                              "ACH (bank accounts) net {net} ({count} charges)", ach.gross.count).format(
+            net=money(ach.net.amount), count=ach.gross.count))
+    if link.lines:
+        lines.append(ngettext(
+            "Payment links (card paid online, not the terminal's) net {net} ({count} link, surcharge {surcharge}, "
+            "tax {tax})",
+            "Payment links (card paid online, not the terminal's) net {net} ({count} links, surcharge {surcharge}, "
+            "tax {tax})", link.gross.count).format(
+            net=money(link.net.amount), count=link.gross.count, surcharge=money(link.net.surcharge),
+            tax=money(link.tax)))
+    return "\n".join(lines)
 
 
 # building the lines ------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from typing import Any
 
 from pos_app.api.identity import attempt_in, cashier_in
 from pos_app.api.models import TransactionEntry
+from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.station.figures import moves_like
 from pos_app.terminal.lookup import entry_time
@@ -41,7 +42,7 @@ class PaymentStatus(StrEnum):
     APPROVED = "approved"
     PREAUTH = "pre-auth"
     """An open authorization: funds held, nothing captured yet."""
-    PARTLY_REFUNDED = "partly refunded"
+    PARTLY_REFUNDED = "partly refunded"  # not for people: a value (``label`` is the text)
     REFUNDED = "refunded"
     VOIDED = "voided"
     DECLINED = "declined"
@@ -50,16 +51,36 @@ class PaymentStatus(StrEnum):
     UNKNOWN = "unknown"
     """Money may or may not have moved: see the needs-attention list."""
 
+    @property
+    def label(self) -> str:
+        """The status as a person reads it, in the language in force (the value stays English)."""
+        return _(_STATUS_LABELS[self])
+
 
 class PaymentMethod(StrEnum):
     """What a payment was taken on, and so which routes void and refund it."""
 
     TERMINAL = "terminal"
     """A card on a payment terminal: its follow-ups name the terminal and the pnRefNum."""
-    CARD_ON_FILE = "card on file"
+    CARD_ON_FILE = "card on file"  # not for people: a value (``label`` is the text)
     """A card charged through the service's charge route (no terminal): by payment id."""
     ACH = "ACH"
     """A bank account: by payment id on the ACH routes."""
+
+    @property
+    def label(self) -> str:
+        """The method as a person reads it, in the language in force (the value stays English)."""
+        return _(_METHOD_LABELS[self])
+
+
+_STATUS_LABELS = {
+    PaymentStatus.APPROVED: N_("approved"), PaymentStatus.PREAUTH: N_("pre-auth"),
+    PaymentStatus.PARTLY_REFUNDED: N_("partly refunded"), PaymentStatus.REFUNDED: N_("refunded"),
+    PaymentStatus.VOIDED: N_("voided"), PaymentStatus.DECLINED: N_("declined"), PaymentStatus.FAILED: N_("failed"),
+    PaymentStatus.UNKNOWN: N_("unknown"),
+}
+_METHOD_LABELS = {PaymentMethod.TERMINAL: N_("terminal"), PaymentMethod.CARD_ON_FILE: N_("card on file"),
+                  PaymentMethod.ACH: N_("ACH")}
 
 
 CHARGE_OPERATIONS = {Operation.SALE: PaymentMethod.TERMINAL, Operation.PREAUTH: PaymentMethod.TERMINAL,
@@ -146,7 +167,7 @@ class PaymentRow:
             return f"ACH ••{self.card_last4}" if self.card_last4 else "ACH"
         card = " ".join(part for part in (self.card_brand, f"•••• {self.card_last4}" if self.card_last4 else None)
                         if part)
-        return f"card on file {card}".strip() if self.method is PaymentMethod.CARD_ON_FILE else card
+        return _("card on file {card}").format(card=card).strip() if self.method is PaymentMethod.CARD_ON_FILE else card
 
     @cached_property
     def text(self) -> str:
@@ -258,7 +279,7 @@ def merge_history(attempts: Iterable[Attempt], entries: Iterable[TransactionEntr
         if key not in used and group.payment is not None:
             draft = _service_draft(key, group.payment)
             _add_service(draft, group)
-            rows.append(_row(kept_rows.setdefault(f"service {key}", _Kept(None, {})), draft))
+            rows.append(_row(kept_rows.setdefault(f"service {key}", _Kept(None, {})), draft))  # not for people
     return sorted(rows, key=lambda r: r.at.timestamp() if r.at else 0.0, reverse=True)
 
 

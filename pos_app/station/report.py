@@ -18,6 +18,7 @@ from typing import Any
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.identity import Identity
+from pos_app.i18n import _
 from pos_app.journal import Attempt, Reconciliation
 from pos_app.journal.threaded import AsyncJournal
 from pos_app.station.figures import MONEY_OPERATIONS, Category, Figures, Ledger, Tally
@@ -133,19 +134,21 @@ def needs_action(open_attempts: list[Attempt], decided: list[Attempt]) -> list[d
     attempt (whatever its day), and the day's decided attempts with a conflict or a note."""
     rows: list[dict[str, Any]] = []
     for attempt in open_attempts:
-        state = "in flight" if attempt.outcome is None else "unknown"
+        action = (_("the attempt is in flight: `pos-app terminal resume`, then if still unknown `pos-app terminal "
+                    "resolve {attempt} --paid|--not-paid --reason …`") if attempt.outcome is None
+                  else _("the attempt is unknown: `pos-app terminal resume`, then if still unknown `pos-app terminal "
+                         "resolve {attempt} --paid|--not-paid --reason …`"))
         rows.append({"attempt_id": attempt.id, "problem": "unresolved", "terminal": attempt.terminal_id,
                      "operation": str(attempt.operation), "amount": attempt.amount,
-                     "action": f"the attempt is {state}: `pos-app terminal resume`, then if still unknown "
-                               f"`pos-app terminal resolve {attempt.id} --paid|--not-paid --reason …`"})
+                     "action": action.format(attempt=attempt.id)})
     for attempt in decided:
         if attempt.conflict is not None:
             rows.append({"attempt_id": attempt.id, "problem": "conflict", "terminal": attempt.terminal_id,
                          "operation": str(attempt.operation), "amount": attempt.amount,
                          "decided": str(attempt.outcome), "service_said": attempt.conflict.get("outcome"),
                          "payment_id": attempt.conflict.get("payment_id"),
-                         "action": "the service's answer contradicts the decision: the customer was charged; "
-                                   "refund it if the order was paid another way"})
+                         "action": _("the service's answer contradicts the decision: the customer was charged; "
+                                     "refund it if the order was paid another way")})
         for note in attempt.attention:
             rows.append({"attempt_id": attempt.id, "problem": "attention", "terminal": attempt.terminal_id,
                          "operation": str(attempt.operation), "amount": attempt.amount, "action": note})

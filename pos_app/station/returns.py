@@ -43,10 +43,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import _
 from pos_app.journal import CashKind, JournalError, OrderLine, Outcome, ParkedOrder, ReturnStage
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.staff.audit import check_reason
+from pos_app.station.figures import outcome_name
 from pos_app.station.link_returns import PART_OF_UNSETTLED, give_back, link_charge
 from pos_app.station.order import OrderPayments, Tender
 from pos_app.station.service_reads import settled, surcharge_of
@@ -63,7 +65,7 @@ class StepKind(StrEnum):
     """A settled card charge: its part refunded."""
     VOID = "void"
     """An unsettled card charge returned whole."""
-    VOID_AND_CHARGE = "void and charge again"
+    VOID_AND_CHARGE = "void and charge again"  # not for people: a value
     """An unsettled card charge returned in part: voided, the kept part charged again."""
     CASH = "cash"
     """Cash from the drawer."""
@@ -90,7 +92,7 @@ class Charge:
 
     @property
     def label(self) -> str:
-        brand = self.result.card_brand or "card"
+        brand = self.result.card_brand or _("card")
         return f"{brand} •••• {self.result.card_last4}" if self.result.card_last4 else brand
 
 
@@ -111,15 +113,17 @@ class Step:
     def sentence(self, money: MoneyFormat) -> str:
         charge = self.charge
         if self.kind is StepKind.CASH:
-            extra = " (for what the card paid: the card is not refunded)" if self.for_card else ""
-            return f"Give back {money(self.amount)} cash from the drawer{extra}"
+            if self.for_card:
+                return _("Give back {amount} cash from the drawer (for what the card paid: the card is not "
+                         "refunded)").format(amount=money(self.amount))
+            return _("Give back {amount} cash from the drawer").format(amount=money(self.amount))
         assert charge is not None
         if self.kind is StepKind.REFUND:
-            return f"Refund {money(self.amount)} to {charge.label}"
+            return _("Refund {amount} to {card}").format(amount=money(self.amount), card=charge.label)
         if self.kind is StepKind.VOID:
-            return f"Void the {money(charge.counted)} card payment ({charge.label})"
-        return (f"Void the {money(charge.counted)} card payment ({charge.label}) and charge {money(self.kept)} "
-                "again on the card: the customer presents the card")
+            return _("Void the {amount} card payment ({card})").format(amount=money(charge.counted), card=charge.label)
+        return _("Void the {amount} card payment ({card}) and charge {kept} again on the card: the customer presents "
+                 "the card").format(amount=money(charge.counted), card=charge.label, kept=money(self.kept))
 
 
 @dataclass(frozen=True)
@@ -197,11 +201,13 @@ class OrderForReturn:
         for line_id, quantity in picked.items():
             entry = by_id.get(line_id)
             if entry is None:
-                raise ValueError(f"line {line_id} is not a line of order {self.order_key}")
+                raise ValueError(_("line {line} is not a line of order {order}").format(line=line_id,
+                                                                                         order=self.order_key))
             if entry.line.unit_cents <= 0:
-                raise ValueError(f"{entry.line.name}: a discount line is not returned by itself")
+                raise ValueError(_("{item}: a discount line is not returned by itself").format(item=entry.line.name))
             if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= entry.left:
-                raise ValueError(f"{entry.line.name}: between 1 and {entry.left} can be returned")
+                raise ValueError(_("{item}: between 1 and {most} can be returned").format(item=entry.line.name,
+                                                                                           most=entry.left))
             subtotal += entry.line.unit_cents * quantity
             tax += tax_share(entry.line, entry.returned + quantity) - tax_share(entry.line, entry.returned)
         return subtotal, tax
@@ -211,13 +217,13 @@ class OrderForReturn:
         picked or the order's tenders cannot cover it."""
         picked = {line_id: quantity for line_id, quantity in picked.items() if quantity}
         if not picked:
-            raise ValueError("pick at least one line to return")
+            raise ValueError(_("pick at least one line to return"))
         subtotal, tax = self.amount_of(picked)
         amount = subtotal + tax
         steps: list[Step] = []
         if to_cash:
             if amount > self.cash_kept + sum(c.left for c in self.charges):
-                raise ValueError("the order's payments do not cover this return")
+                raise ValueError(_("the order's payments do not cover this return"))
             steps.append(Step(StepKind.CASH, amount, for_card=self.has_card))
         else:
             rest = amount
@@ -239,8 +245,9 @@ class OrderForReturn:
                 steps.append(Step(StepKind.CASH, part))
                 rest -= part
             if rest > 0:
-                raise ValueError(f"the order's payments cover {amount - rest} cents of this return's {amount}: "
-                                 "give the rest back in cash (a manager's refund to cash)")
+                raise ValueError(_("the order's payments cover {covered} cents of this return's {amount}: give the "
+                                   "rest back in cash (a manager's refund to cash)").format(covered=amount - rest,
+                                                                                            amount=amount))
         after = {e.line.line_id: e.returned + picked.get(e.line.line_id, 0) for e in self.lines}
         after_subtotal = sum(e.line.unit_cents * (e.line.quantity - after[e.line.line_id]) for e in self.lines)
         after_tax = sum(e.line.tax_cents - tax_share(e.line, after[e.line.line_id]) for e in self.lines)
@@ -254,8 +261,8 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
     journal = station.journal
     lines = await journal.order_lines(order_key)
     if not lines:
-        raise ValueError("this order's lines were not kept (paid before returns existed, or from the command "
-                         "line): give its money back from the payments list (void or refund)")
+        raise ValueError(_("this order's lines were not kept (paid before returns existed, or from the command "
+                           "line): give its money back from the payments list (void or refund)"))
     returned: dict[int, int] = {}
     returns_before = 0
     for record in await journal.order_returns(order_key):
@@ -267,12 +274,12 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
     payments.restore(await journal.order_charges(order_key), await journal.order_attempts(order_key),
                      await journal.order_cash(order_key))
     if payments.unknown:
-        raise ValueError("a card payment of this order has no known result: check it again or have a manager "
-                         "decide it (Needs attention) before a return")
+        raise ValueError(_("a card payment of this order has no known result: check it again or have a manager "
+                           "decide it (Needs attention) before a return"))
     charge_ids = {card.transaction_id for card in payments.cards.values() if card.transaction_id}
     if any(attempt.ref in charge_ids for attempt in await journal.in_flight()):
-        raise ValueError("a void or refund of this order's card has no known result yet: check it again "
-                         "(Needs attention) before a return, so that nothing is given back twice")
+        raise ValueError(_("a void or refund of this order's card has no known result yet: check it again "
+                           "(Needs attention) before a return, so that nothing is given back twice"))
     charges: list[Charge] = []
     notes: list[str] = []
     for line in payments.lines:
@@ -285,8 +292,8 @@ async def read_order(station: Station, order_key: str) -> OrderForReturn:
                 payment = await station.client.get_payment(line.card.payment_id)
                 settled, refunded = payment.settled, max(refunded, payment.refunded_amount or 0)
             except PaymentsError as error:
-                notes.append(f"the card payment {line.card.payment_id} could not be read ({error}): "
-                             "taken as not settled")
+                notes.append(_("the card payment {payment} could not be read ({error}): taken as not settled").format(
+                    payment=line.card.payment_id, error=error))
         charges.append(Charge(line.card, charged, refunded, settled))
     link = await link_charge(station, order_key, notes)
     if link is not None:
@@ -312,17 +319,17 @@ class ReturnDone:
         return not self.problem
 
     def sentence(self, money: MoneyFormat) -> str:
-        did = "; ".join(self.done) or "nothing was given back"
+        did = "; ".join(self.done) or _("nothing was given back")
         if self.complete:
-            return f"Returned {money(self.given_back)}: {did}."
-        return f"The return stopped: {self.problem}. Done: {did}."
+            return _("Returned {amount}: {done}.").format(amount=money(self.given_back), done=did)
+        return _("The return stopped: {problem}. Done: {done}.").format(problem=self.problem, done=did)
 
 
 async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember, reason: str) -> ReturnDone:
     """Run ``plan`` (see the module docstring): a manager's, with a reason; audited."""
     reason = check_reason(reason)
     if counter.cart.order_key == plan.order_key:
-        raise ValueError("this order is the sale on the screen: finish it, or cancel it (Ctrl+Del)")
+        raise ValueError(_("this order is the sale on the screen: finish it, or cancel it (Ctrl+Del)"))
     station = counter.station
     begun = await station.journal.begin_return(plan.order_key, plan.picked, plan.amount, by=manager.name,
                                                reason=reason, returns_before=plan.returns_before)
@@ -334,7 +341,8 @@ async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember
         await station.journal.record_order(plan.order_key, subtotal=plan.after_subtotal, tax=plan.after_tax,
                                            taxes={})
     except (ValueError, JournalError) as error:
-        run.problem = f"what the order comes to after the return could not be recorded ({error}): nothing moved"
+        run.problem = _("what the order comes to after the return could not be recorded ({error}): nothing "
+                        "moved").format(error=error)
     for step in () if run.problem else plan.steps:
         try:
             run.problem = await _run_step(counter, plan, step, run, manager, reason)
@@ -344,8 +352,10 @@ async def run_return(counter: Counter, plan: ReturnPlan, *, manager: StaffMember
             break
     await station.journal.end_return(begun, given_back=max(run.given_back, 0), problem=run.problem)
     action = AuditAction.RETURN_TO_CASH if plan.to_cash else AuditAction.RETURN
-    lines = ", ".join(f"line {line_id} × {quantity}" for line_id, quantity in plan.picked.items())
-    detail = f"return {begun.return_id} of order {plan.order_key} ({lines}): {run.sentence(counter.money)}"
+    lines = ", ".join(_("line {line} × {quantity}").format(line=line_id, quantity=quantity)
+                      for line_id, quantity in plan.picked.items())
+    detail = _("return {id} of order {order} ({lines}): {said}").format(
+        id=begun.return_id, order=plan.order_key, lines=lines, said=run.sentence(counter.money))
     await counter.disk(counter.staff.record, manager.name, action, detail, reason)
     return run
 
@@ -358,8 +368,9 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         await station.move_cash(CashKind.RETURN, step.amount, reason=reason, by=manager.name,
                                 order_key=plan.order_key, for_card=step.for_card)
         run.given_back += step.amount
-        run.done.append(f"gave back {money(step.amount)} cash from the drawer")
-        run.drawer = await counter.open_drawer(f"cash given back for a return of order {plan.order_key}")
+        run.done.append(_("gave back {amount} cash from the drawer").format(amount=money(step.amount)))
+        run.drawer = await counter.open_drawer(_("cash given back for a return of order {order}").format(
+            order=plan.order_key))
         return ""
     charge = step.charge
     assert charge is not None
@@ -367,25 +378,28 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
         return await give_back(station, step, run, money, reason, refund=step.kind is StepKind.REFUND)
     card = charge.result
     if not card.transaction_id:
-        return f"the card payment of {money(charge.counted)} has no transaction id to void or refund"
+        return _("the card payment of {amount} has no transaction id to void or refund").format(
+            amount=money(charge.counted))
     if step.kind is StepKind.REFUND:
         return await _refund(station, step, step.amount, run, money)
     if step.kind is StepKind.VOID_AND_CHARGE and on_service_routes(card.terminal_id):  # nothing sent
-        return (f"the card-on-file payment of {money(charge.counted)} is not settled yet, so a part of it cannot be "
-                "given back to the card here: return all of its items, or give the part back in cash (refund to "
-                "cash)")
+        return _("the card-on-file payment of {amount} is not settled yet, so a part of it cannot be given back to "
+                 "the card here: return all of its items, or give the part back in cash (refund to cash)").format(
+            amount=money(charge.counted))
     void = await station.void(card.terminal_id, card.transaction_id, payment_id=card.payment_id,
                               charged_by=card.operation)
     run.results.append(void)
     if void.outcome in (Outcome.DECLINED, Outcome.FAILED) and await settled(station.client, card) is True:
         return await _refund(station, step, step.amount, run, money)  # settled meanwhile: refund the part
     if void.outcome is not Outcome.APPROVED:
-        return f"the void of the {money(charge.counted)} card payment is {void.outcome}: {_why(void)}"
+        return _("the void of the {amount} card payment is {outcome}: {why}").format(
+            amount=money(charge.counted), outcome=outcome_name(void.outcome), why=_why(void))
     run.given_back += charge.counted
     surcharge = await surcharge_of(station.client, card)  # a void gives the surcharge back too
-    whole = (f"{money(charge.counted + surcharge)} ({money(charge.counted)} + {money(surcharge)} surcharge)"
+    whole = (_("{total} ({amount} + {surcharge} surcharge)").format(
+        total=money(charge.counted + surcharge), amount=money(charge.counted), surcharge=money(surcharge))
              if surcharge else money(charge.counted))
-    run.done.append(f"voided the {whole} card payment ({charge.label})")
+    run.done.append(_("voided the {amount} card payment ({card})").format(amount=whole, card=charge.label))
     if step.kind is StepKind.VOID:
         return ""
     again = await station.sale(step.kept, order_key=plan.order_key, terminal_id=card.terminal_id)
@@ -393,15 +407,17 @@ async def _run_step(counter: Counter, plan: ReturnPlan, step: Step, run: ReturnD
     charged = again.charged or 0
     run.given_back -= charged
     if charged:
-        run.done.append(f"charged {money(charged)} again on {again.card_brand or 'the card'}"
-                        + (f" •••• {again.card_last4}" if again.card_last4 else ""))
+        said = (_("charged {amount} again on {card} •••• {last4}") if again.card_last4
+                else _("charged {amount} again on {card}"))
+        run.done.append(said.format(amount=money(charged), card=again.card_brand or _("the card"),
+                                    last4=again.card_last4))
     if again.outcome is Outcome.APPROVED and again.refusal is None:
         return ""
     if charged:
-        return (f"the new charge was approved for {money(charged)} only: {money(step.kept - charged)} of what the "
-                "customer keeps is not paid")
-    return (f"charging {money(step.kept)} again is {again.outcome}: {_why(again)}; the customer has the whole "
-            f"{money(charge.counted)} back")
+        return _("the new charge was approved for {charged} only: {missing} of what the customer keeps is not "
+                 "paid").format(charged=money(charged), missing=money(step.kept - charged))
+    return _("charging {kept} again is {outcome}: {why}; the customer has the whole {amount} back").format(
+        kept=money(step.kept), outcome=outcome_name(again.outcome), why=_why(again), amount=money(charge.counted))
 
 
 async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, money: MoneyFormat) -> str:
@@ -413,11 +429,12 @@ async def _refund(station: Station, step: Step, amount: int, run: ReturnDone, mo
                                   charged_by=card.operation)
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
-        return f"the refund of {money(amount)} to {charge.label} is {refund.outcome}: {_why(refund)}"
+        return _("the refund of {amount} to {card} is {outcome}: {why}").format(
+            amount=money(amount), card=charge.label, outcome=outcome_name(refund.outcome), why=_why(refund))
     run.given_back += amount
-    run.done.append(f"refunded {money(amount)} to {charge.label}")
+    run.done.append(_("refunded {amount} to {card}").format(amount=money(amount), card=charge.label))
     return ""
 
 
 def _why(result: OperationResult) -> str:
-    return result.message or "see the back office (F9)"
+    return result.message or _("see the back office (F9)")

@@ -41,6 +41,7 @@ from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError
 from pos_app.api.identity import Identity, attempt_in
 from pos_app.api.models import TransactionEntry
+from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.journal.reports import Reconciliation, reconcile
 from pos_app.journal.threaded import AsyncJournal
@@ -51,6 +52,7 @@ from pos_app.station.figures import (
     Ledger,
     MoneyLine,
     cents_in,
+    operation_name,
 )
 from pos_app.station.link_figures import LinkPairing, LinkPayments
 from pos_app.station.report import HISTORY_DAYS, ours
@@ -60,6 +62,19 @@ from pos_app.terminal.outcomes import OperationResult, Refusal
 log = logging.getLogger(__name__)
 
 REFUSED_BY_SERVICE = frozenset({Refusal.SERVICE_REFUSED, Refusal.BAD_CREDENTIALS})
+WHAT_NAMES = {"auth": N_("auth"), "ach": N_("ach"), "transaction": N_("transaction"),
+              "payment link": N_("payment link")}
+"""A difference's ``what`` that is not an operation (a service entry's type, a payment link),
+as a sentence names it."""
+
+
+def what_name(what: str) -> str:
+    """A difference's ``what`` in the language in force (an operation's name, a service
+    entry's type); one not known as it is."""
+    try:
+        return operation_name(Operation(what))
+    except ValueError:
+        return _(WHAT_NAMES[what]) if what in WHAT_NAMES else what
 
 
 class DifferenceKind(StrEnum):
@@ -81,6 +96,11 @@ class CloseState(StrEnum):
     """The close was never sent (an unresolved attempt on the terminal, the journal, the network)."""
 
 
+CLOSE_STATE_NAMES = {CloseState.CLOSED: N_("closed"), CloseState.FAILED: N_("failed"),
+                     CloseState.UNKNOWN: N_("unknown"), CloseState.NOT_SENT: N_("not_sent")}
+"""A close's state as a sentence names it (English: its value)."""
+
+
 @dataclass(frozen=True)
 class Difference:
     kind: DifferenceKind
@@ -93,15 +113,24 @@ class Difference:
     problem: str = ""
 
     def sentence(self, money: Callable[[int], str]) -> str:
-        amount = money(self.amount) if self.amount is not None else "an unknown amount"
-        when = f" at {self.at.astimezone():%H:%M}" if self.at is not None else ""
+        amount = money(self.amount) if self.amount is not None else _("an unknown amount")
+        timed = self.at is not None
         if self.kind is DifferenceKind.SERVICE_ONLY:
-            return (f"The service lists a {self.what} of {amount}{when} (payment {self.payment_id or '?'}) that "
-                    "this station's journal does not have.")
-        if self.kind is DifferenceKind.JOURNAL_ONLY:
-            return (f"The journal has an approved {self.what} of {amount}{when} (attempt {self.attempt_id}) "
-                    "that the service does not list.")
-        return f"The {self.what} of {amount}{when} (attempt {self.attempt_id}): {self.problem}."
+            said = (_("The service lists a {what} of {amount} at {time} (payment {payment}) that this station's "
+                      "journal does not have.") if timed else
+                    _("The service lists a {what} of {amount} (payment {payment}) that this station's journal does "
+                      "not have."))
+        elif self.kind is DifferenceKind.JOURNAL_ONLY:
+            said = (_("The journal has an approved {what} of {amount} at {time} (attempt {attempt}) that the service "
+                      "does not list.") if timed else
+                    _("The journal has an approved {what} of {amount} (attempt {attempt}) that the service does not "
+                      "list."))
+        else:
+            said = (_("The {what} of {amount} at {time} (attempt {attempt}): {problem}.") if timed else
+                    _("The {what} of {amount} (attempt {attempt}): {problem}."))
+        return said.format(what=what_name(self.what), amount=amount,
+                           time=f"{self.at.astimezone():%H:%M}" if self.at is not None else "",
+                           payment=self.payment_id or "?", attempt=self.attempt_id, problem=self.problem)
 
 
 @dataclass(frozen=True)
@@ -175,26 +204,31 @@ def close_of(result: OperationResult) -> ShiftClose:
     state and a sentence for the manager."""
     said = result.gateway_text or result.message
     if result.outcome is Outcome.APPROVED:
-        return ShiftClose(CloseState.CLOSED, f"The batch is closed{f' ({said})' if said else ''}.", result)
+        return ShiftClose(CloseState.CLOSED, _("The batch is closed ({said}).").format(said=said) if said
+                          else _("The batch is closed."), result)
     if result.outcome is Outcome.DECLINED:
-        return ShiftClose(CloseState.FAILED, (
-            f"The batch was NOT closed: the service answered without success ({said or 'no reason given'}). "
-            "Nothing was settled; try again later or call the payment service."), result)
+        return ShiftClose(CloseState.FAILED, _(
+            "The batch was NOT closed: the service answered without success ({said}). Nothing was settled; try "
+            "again later or call the payment service.").format(said=said or _("no reason given")), result)
     if result.outcome is Outcome.UNKNOWN:
-        return ShiftClose(CloseState.UNKNOWN, (
+        return ShiftClose(CloseState.UNKNOWN, _(
             "The service gave no clear answer: the batch may or may not be closed. Check the batch on the "
-            f"service's dashboard before closing again ({said or 'no answer'})."), result)
+            "service's dashboard before closing again ({said}).").format(said=said or _("no answer")), result)
     if result.refusal in REFUSED_BY_SERVICE:
-        return ShiftClose(CloseState.FAILED, f"The batch was NOT closed: {said}", result)
-    return ShiftClose(CloseState.NOT_SENT, f"The close was not sent: {said}", result)
+        return ShiftClose(CloseState.FAILED, _("The batch was NOT closed: {said}").format(said=said), result)
+    return ShiftClose(CloseState.NOT_SENT, _("The close was not sent: {said}").format(said=said), result)
 
 
 def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int], str]) -> ShiftClose:
     """The close refused because ``blocking`` (in flight or unknown) holds the terminal."""
-    amount = f" of {money(blocking.amount)}" if blocking.amount is not None else ""
-    sentence = (f"The close was not sent: the {blocking.operation}{amount} (attempt {blocking.id}) on "
-                f"{blocking.terminal_id} "
-                "has no known result. Check it again, or have a manager decide it, then close the batch.")
+    said = (_("The close was not sent: the {operation} of {amount} (attempt {attempt}) on {terminal} has no known "
+              "result. Check it again, or have a manager decide it, then close the batch.")
+            if blocking.amount is not None else
+            _("The close was not sent: the {operation} (attempt {attempt}) on {terminal} has no known result. Check "
+              "it again, or have a manager decide it, then close the batch."))
+    sentence = said.format(operation=operation_name(blocking.operation),
+                           amount=money(blocking.amount) if blocking.amount is not None else "",
+                           attempt=blocking.id, terminal=blocking.terminal_id)
     result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, terminal_id, message=sentence,
                              refusal=Refusal.TERMINAL_HAS_UNKNOWN, blocked_by=blocking.id)
     return ShiftClose(CloseState.NOT_SENT, sentence, result)
@@ -203,8 +237,9 @@ def unresolved_close(terminal_id: str, blocking: Attempt, money: Callable[[int],
 def unknown_serial_close(serial: str) -> ShiftClose:
     """The close by serial refused because the service's terminal list does not name the
     terminal of ``serial`` (or cannot be read): its shift could not be ended under its id."""
-    sentence = (f"The close was not sent: no terminal with serial number {serial} is in the service's terminal "
-                "list (or the list could not be read). Check the serial, or close the batch by the terminal's id.")
+    sentence = _("The close was not sent: no terminal with serial number {serial} is in the service's terminal "
+                 "list (or the list could not be read). Check the serial, or close the batch by the terminal's "
+                 "id.").format(serial=serial)
     result = OperationResult(Outcome.FAILED, Operation.CLOSE_BATCH, serial, message=sentence,
                              refusal=Refusal.INVALID_INPUT)
     return ShiftClose(CloseState.NOT_SENT, sentence, result)
@@ -253,7 +288,8 @@ async def check_shift(
     except PaymentsError as error:
         log.warning("shift of %s checked without the service's list: %s", terminal_id, error)
         return check(Ledger.of(everything, orders), {},
-                     error=f"the service's transaction list could not be read ({error}): nothing was reconciled")
+                     error=_("the service's transaction list could not be read ({error}): nothing was "
+                             "reconciled").format(error=error))
 
     def reconciled() -> ShiftCheck:  # plain CPU work: off the event loop (the screen) for a long shift
         in_shift = {a.id for a in shift}
@@ -309,10 +345,10 @@ def differences(reconciled: Reconciliation) -> tuple[Difference, ...]:
 
 def link_differences(pairing: LinkPairing) -> tuple[Difference, ...]:
     """A paid link's payment the service does not list, or lists otherwise."""
-    found = [Difference(DifferenceKind.JOURNAL_ONLY, "payment link", parking.amount, parking.paid_at,
+    found = [Difference(DifferenceKind.JOURNAL_ONLY, N_("payment link"), parking.amount, parking.paid_at,
                         attempt_id=parking.parking_id, payment_id=parking.payment_id)
              for parking in pairing.unlisted]
-    found += [Difference(DifferenceKind.DISAGREES, "payment link", odd.parking.amount, odd.parking.paid_at,
+    found += [Difference(DifferenceKind.DISAGREES, N_("payment link"), odd.parking.amount, odd.parking.paid_at,
                          attempt_id=odd.parking.parking_id, payment_id=odd.parking.payment_id, problem=odd.problem)
               for odd in pairing.mismatched]
     return tuple(found)

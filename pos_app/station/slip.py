@@ -23,8 +23,10 @@ from datetime import datetime
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import PaymentsError
 from pos_app.config import StoreConfig
+from pos_app.i18n import _
 from pos_app.journal import Operation, Outcome
 from pos_app.receipts import SlipData, SlipKind
+from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.payments import PaymentRow
 from pos_app.terminal.outcomes import OperationResult
 
@@ -65,8 +67,8 @@ async def slip_of(result: OperationResult, acted_on: ActedOn, config: StoreConfi
     ``ValueError`` for any other result, or amounts that do not add up."""
     kind = KINDS.get(result.operation.acts_as)  # a card on file's or an ACH payment's as a terminal's
     if kind is None or result.outcome is not Outcome.APPROVED or result.refusal is not None:
-        raise ValueError(f"only an approved capture, void or refund has a slip, not a {result.outcome} "
-                         f"{result.operation}")
+        raise ValueError(_("only an approved capture, void or refund has a slip, not a {outcome} {operation}").format(
+            outcome=outcome_name(result.outcome), operation=operation_name(result.operation)))
     surcharge: int | None = 0
     if kind is SlipKind.VOID:
         surcharge = acted_on.surcharge

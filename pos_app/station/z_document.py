@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from pos_app.i18n import _, ngettext
 from pos_app.journal import ZReport
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
@@ -39,6 +40,11 @@ def signed(money: Money, cents: int) -> str:
     return f"+{money(cents)}" if cents > 0 else money(cents)
 
 
+def _where(store: Mapping[str, Any], station_id: str) -> str:
+    return _("{store}  (store {store_id}, station {station})").format(
+        store=store.get("name") or store.get("id") or "-", store_id=store.get("id") or "-", station=station_id)
+
+
 def z_document(z: ZReport, *, reprint: bool = False, now: datetime | None = None) -> TableDocument:
     """The Z's pages; ``reprint``: said on the page, and generated ``now``."""
     figures = z.figures
@@ -47,22 +53,27 @@ def z_document(z: ZReport, *, reprint: bool = False, now: datetime | None = None
     money = money_format(currency, store.get("locale") or None)
     count = CashCount(z.expected, z.counted, z.left_in_drawer, z.reason)
     subtitle = [
-        f"{store.get('name') or store.get('id') or '-'}  (store {store.get('id') or '-'}, station {z.station_id})",
-        f"Closed {_time(z.closed_at)} by {z.by}; card terminal {z.terminal_id or '-'}",
+        _where(store, z.station_id),
+        _("Closed {when} by {name}; card terminal {terminal}").format(when=_time(z.closed_at), name=z.by,
+                                                                      terminal=z.terminal_id or "-"),
     ]
     if reprint:
-        subtitle.append(f"REPRINT of {z.label} from the journal: the figures as they were closed.")
+        subtitle.append(_("REPRINT of {label} from the journal: the figures as they were closed.").format(
+            label=z.label))
     sections = [
-        Section("Cash count", _count_lines(count, money), boxed=True),
-        Section("Cash in the drawer", ("Expected cash = opening float + cash taken - change given + cash in "
-                                       "- cash out - cash refunds.",), table=_cash(z, money)),
-        Section("Card batch", *_card(figures, money)),
+        Section(_("Cash count"), _count_lines(count, money), boxed=True),
+        Section(_("Cash in the drawer"), (_expected_cash_sum(),), table=_cash(z, money)),
+        Section(_("Card batch"), *_card(figures, money)),
     ]
     return TableDocument(
-        title=f"Z report {z.label}", subtitle=tuple(subtitle), generated_at=now if reprint and now else z.closed_at,
-        sections=sections, training=bool(store.get("training")),
+        title=_("Z report {label}").format(label=z.label), subtitle=tuple(subtitle),
+        generated_at=now if reprint and now else z.closed_at, sections=sections, training=bool(store.get("training")),
         page="Letter" if currency.upper() in LETTER_CURRENCIES else "A4",
     )
+
+
+def _expected_cash_sum() -> str:
+    return _("Expected cash = opening float + cash taken - change given + cash in - cash out - cash refunds.")
 
 
 def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mapping[str, Any], station_id: str,
@@ -74,30 +85,28 @@ def x_document(shift: CashShift, card: Mapping[str, Any] | None, *, store: Mappi
     figures = shift.figures
     label = f"Z-{shift.z_next:04d}"
     subtitle = (
-        f"{store.get('name') or store.get('id') or '-'}  (store {store.get('id') or '-'}, station {station_id})",
-        f"The shift so far, at {_time(now)}: nothing was closed or counted.",
-        f"{label} will close this shift.",
+        _where(store, station_id),
+        _("The shift so far, at {when}: nothing was closed or counted.").format(when=_time(now)),
+        _("{label} will close this shift.").format(label=label),
     )
     batch = {"card": card, "batch": {}} if card else {}
-    headline = f"BATCH OPEN (terminal {card.get('terminal') or '-'}): nothing closed" if card else ""
+    headline = (_("BATCH OPEN (terminal {terminal}): nothing closed").format(terminal=card.get("terminal") or "-")
+                if card else "")
+    expected = _("Expected cash in the drawer now: {amount} ({sales}, {no_sales}).").format(
+        amount=money(figures.expected_cash),
+        sales=ngettext("{count} cash sale", "{count} cash sales", figures.cash_sales).format(count=figures.cash_sales),
+        no_sales=ngettext("{count} no sale", "{count} no sales", figures.no_sales).format(count=figures.no_sales))
     sections = [
-        Section("Expected cash", (f"Expected cash in the drawer now: {money(figures.expected_cash)} "
-                                  f"({_count(figures.cash_sales, 'cash sale')}, "
-                                  f"{_count(figures.no_sales, 'no sale')}).",), boxed=True),
-        Section("Cash in the drawer", ("Expected cash = opening float + cash taken - change given + cash in "
-                                       "- cash out - cash refunds.",),
+        Section(_("Expected cash"), (expected,), boxed=True),
+        Section(_("Cash in the drawer"), (_expected_cash_sum(),),
                 table=_cash_table(figures, shift.last_z.label if shift.last_z else None, figures.expected_cash,
                                   money)),
-        Section("Card batch", *_card(batch, money, headline=headline)) if card else
-        Section("Card batch", ("No card terminal: no card figures.",)),
+        Section(_("Card batch"), *_card(batch, money, headline=headline)) if card else
+        Section(_("Card batch"), (_("No card terminal: no card figures."),)),
     ]
-    return TableDocument(title=f"X report (before {label})", subtitle=subtitle, generated_at=now, sections=sections,
-                         training=bool(store.get("training")),
+    return TableDocument(title=_("X report (before {label})").format(label=label), subtitle=subtitle,
+                         generated_at=now, sections=sections, training=bool(store.get("training")),
                          page="Letter" if currency.upper() in LETTER_CURRENCIES else "A4")
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _time(moment: datetime) -> str:
@@ -106,11 +115,14 @@ def _time(moment: datetime) -> str:
 
 
 def _count_lines(count: CashCount, money: Money) -> tuple[str, ...]:
-    lines = [f"Expected cash: {money(count.expected)}", f"Counted cash: {money(count.counted)}",
-             f"Over/short: {signed(money, count.over_short)} ({count.state})"]
+    lines = [_("Expected cash: {amount}").format(amount=money(count.expected)),
+             _("Counted cash: {amount}").format(amount=money(count.counted)),
+             _("Over/short: {amount} ({state})").format(amount=signed(money, count.over_short),
+                                                        state=count.state.label)]
     if count.reason:
-        lines.append(f"Reason: {count.reason}")
-    lines.append(f"Left in the drawer (the next shift's float): {money(count.left_in_drawer)}")
+        lines.append(_("Reason: {reason}").format(reason=count.reason))
+    lines.append(_("Left in the drawer (the next shift's float): {amount}").format(
+        amount=money(count.left_in_drawer)))
     return tuple(lines)
 
 
@@ -120,62 +132,74 @@ def _cash(z: ZReport, money: Money) -> Table:
 
 
 def _cash_table(cash: CashFigures, since: str | None, expected: int, money: Money) -> Table:
-    source = f"left by {since}" if since and since != "setting" else "the opening_float setting"
+    opening = (_("Opening float (left by {label})").format(label=since) if since and since != "setting"
+               else _("Opening float (the opening_float setting)"))
     rows = [
-        [f"Opening float ({source})", "", money(cash.opening_float)],
-        ["Cash taken (handed over)", str(cash.cash_sales), money(cash.cash_taken)],
-        ["Change given", "", money(-cash.change_given)],
-        ["Cash in", "", money(cash.cash_in)],
-        ["Cash out", "", money(-cash.cash_out)],
-        ["Cash refunds (given back for orders)", "", money(-cash.cash_refunds)],
-        ["No sale (drawer opened, no money moved)", str(cash.no_sales), "-"],
+        [opening, "", money(cash.opening_float)],
+        [_("Cash taken (handed over)"), str(cash.cash_sales), money(cash.cash_taken)],
+        [_("Change given"), "", money(-cash.change_given)],
+        [_("Cash in"), "", money(cash.cash_in)],
+        [_("Cash out"), "", money(-cash.cash_out)],
+        [_("Cash refunds (given back for orders)"), "", money(-cash.cash_refunds)],
+        [_("No sale (drawer opened, no money moved)"), str(cash.no_sales), "-"],
     ]
-    columns = (Column("", 48), Column("Count", 6, True), Column("Amount", 14, True))
-    return Table(columns, rows, total=["Expected cash", "", money(expected)])
+    columns = (Column("", 56), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
+    return Table(columns, rows, total=[_("Expected cash"), "", money(expected)])
 
 
 def _card(figures: Mapping[str, Any], money: Money, *, headline: str = "") -> tuple[tuple[str, ...], Table | None]:
     batch: Mapping[str, Any] = figures.get("batch") or {}
     if not headline:
         try:
-            headline = HEADLINES[CloseState(batch.get("state", ""))]
+            headline = _(HEADLINES[CloseState(batch.get("state", ""))])
         except ValueError:
-            headline = "BATCH RESULT NOT RECORDED"
+            headline = _("BATCH RESULT NOT RECORDED")
     said = [headline, str(batch.get("sentence") or "")]
     if batch.get("attempt_id"):
-        said.append(f"Close attempt {batch['attempt_id']}.")
+        said.append(_("Close attempt {attempt}.").format(attempt=batch["attempt_id"]))
     if figures.get("shift_report"):
-        said.append(f"End-of-shift report (every card payment): {figures['shift_report']}")
+        said.append(_("End-of-shift report (every card payment): {path}").format(path=figures["shift_report"]))
     card: Mapping[str, Any] | None = figures.get("card")
     if not card:
-        return (*filter(None, said), "No card figures were recorded."), None
+        return (*filter(None, said), _("No card figures were recorded.")), None
     if card.get("list_error"):
-        said.append(f"Not reconciled with the service: {card['list_error']}.")
+        said.append(_("Not reconciled with the service: {error}.").format(error=card["list_error"]))
     brands = card.get("by_brand") or {}
     if brands:
-        said.append("Taken by card brand: " + ", ".join(f"{brand} {money(int(cents))}" for brand, cents in
-                                                        brands.items()) + ".")
+        said.append(_("Taken by card brand: {brands}.").format(
+            brands=", ".join(f"{brand} {money(int(cents))}" for brand, cents in brands.items())))
     rows = [
-        ["Taken (sales and captures)", str(card.get("taken_count", 0)), money(int(card.get("taken", 0)))],
-        ["Voided (given back)", str(card.get("voids_count", 0)), money(-int(card.get("voids", 0)))],
-        ["Refunded", str(card.get("refunds_count", 0)), money(-int(card.get("refunds", 0)))],
+        [_("Taken (sales and captures)"), str(card.get("taken_count", 0)), money(int(card.get("taken", 0)))],
+        [_("Voided (given back)"), str(card.get("voids_count", 0)), money(-int(card.get("voids", 0)))],
+        [_("Refunded"), str(card.get("refunds_count", 0)), money(-int(card.get("refunds", 0)))],
     ]
-    net = ["Net (taken - voided - refunded)", "", money(int(card.get("net", 0)))]
-    notes = [f"Surcharge (net): {money(int(card.get('surcharge', 0)))}; tax collected (from the carts): "
-             f"{money(int(card.get('tax', 0)))}."]
+    net = [_("Net (taken - voided - refunded)"), "", money(int(card.get("net", 0)))]
+    notes = [_("Surcharge (net): {surcharge}; tax collected (from the carts): {tax}.").format(
+        surcharge=money(int(card.get("surcharge", 0))), tax=money(int(card.get("tax", 0))))]
     if int(card.get("on_file") or 0):
-        notes.append(f"Of the card taken, cards on file (no terminal): {money(int(card['on_file']))}.")
+        notes.append(_("Of the card taken, cards on file (no terminal): {amount}.").format(
+            amount=money(int(card["on_file"]))))
     ach: Mapping[str, Any] = card.get("ach") or {}
     if int(ach.get("taken_count") or 0) or int(ach.get("voids") or 0) or int(ach.get("refunds") or 0):
-        notes.append(f"ACH (bank accounts; neither card nor cash): taken {money(int(ach.get('taken', 0)))} "
-                     f"({_count(int(ach.get('taken_count', 0)), 'charge')}), voided {money(-int(ach.get('voids', 0)))}"
-                     f", refunded {money(-int(ach.get('refunds', 0)))}, net {money(int(ach.get('net', 0)))}.")
+        charges = int(ach.get("taken_count", 0))
+        notes.append(ngettext(
+            "ACH (bank accounts; neither card nor cash): taken {taken} ({count} charge), voided {voided}, refunded "
+            "{refunded}, net {net}.",
+            "ACH (bank accounts; neither card nor cash): taken {taken} ({count} charges), voided {voided}, refunded "
+            "{refunded}, net {net}.", charges).format(
+            taken=money(int(ach.get("taken", 0))), count=charges, voided=money(-int(ach.get("voids", 0))),
+            refunded=money(-int(ach.get("refunds", 0))), net=money(int(ach.get("net", 0)))))
     link: Mapping[str, Any] = card.get("link") or {}
     if int(link.get("taken_count") or 0) or int(link.get("voids") or 0) or int(link.get("refunds") or 0):
-        notes.append(f"Payment links (card paid online: not in the drawer, not in the terminal's card total): taken "
-                     f"{money(int(link.get('taken', 0)))} ({_count(int(link.get('taken_count', 0)), 'link')}), "
-                     f"voided {money(-int(link.get('voids', 0)))}, refunded {money(-int(link.get('refunds', 0)))}, "
-                     f"net {money(int(link.get('net', 0)))}; surcharge {money(int(link.get('surcharge', 0)))}, "
-                     f"tax {money(int(link.get('tax', 0)))}.")
-    columns = (Column("", 48), Column("Count", 6, True), Column("Amount", 14, True))
+        links = int(link.get("taken_count", 0))
+        notes.append(ngettext(
+            "Payment links (card paid online: not in the drawer, not in the terminal's card total): taken {taken} "
+            "({count} link), voided {voided}, refunded {refunded}, net {net}; surcharge {surcharge}, tax {tax}.",
+            "Payment links (card paid online: not in the drawer, not in the terminal's card total): taken {taken} "
+            "({count} links), voided {voided}, refunded {refunded}, net {net}; surcharge {surcharge}, tax {tax}.",
+            links).format(
+            taken=money(int(link.get("taken", 0))), count=links, voided=money(-int(link.get("voids", 0))),
+            refunded=money(-int(link.get("refunds", 0))), net=money(int(link.get("net", 0))),
+            surcharge=money(int(link.get("surcharge", 0))), tax=money(int(link.get("tax", 0)))))
+    columns = (Column("", 56), Column(_("Count"), 6, True), Column(_("Amount"), 14, True))
     return (*filter(None, said), *notes), Table(columns, rows, total=net)

@@ -31,12 +31,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from pos_app.i18n import _
 from pos_app.journal import InvalidTransition, ZReport
 from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.staff import AuditAction
 from pos_app.station.cash_shift import CashCount, CashShift, count_cash
 from pos_app.station.figures import GROSS, Figures
-from pos_app.station.shift import CloseState, ShiftCheck, ShiftEnd
+from pos_app.station.shift import CLOSE_STATE_NAMES, CloseState, ShiftCheck, ShiftEnd
 from pos_app.station.station import Station
 from pos_app.station.z_document import signed, x_document, z_document, z_stem
 
@@ -173,15 +174,15 @@ async def close_shift(station: Station, *, counted: int, by: str, terminal_id: s
                        reason=reason, money=station.money)
     end = await station.shift_end(terminal_id, by=by)
     if end.report.close.state is not CloseState.CLOSED:
-        return ZClose(ZState.BATCH_NOT_CLOSED, shift, count, end, problem=(
-            f"{end.report.close.sentence} No Z was written: the shift goes on; close it again once the batch "
-            "can close."))
+        return ZClose(ZState.BATCH_NOT_CLOSED, shift, count, end, problem=_(
+            "{sentence} No Z was written: the shift goes on; close it again once the batch can close.").format(
+            sentence=end.report.close.sentence))
     try:
         z = await station.close_cash(shift, count, terminal_id=terminal_id, by=by,
                                      figures=z_figures(station, shift, end))
     except InvalidTransition as error:
-        return ZClose(ZState.CLOSED_MEANWHILE, shift, count, end, problem=(
-            f"the batch is closed, but this count was not kept: {error}"))
+        return ZClose(ZState.CLOSED_MEANWHILE, shift, count, end, problem=_(
+            "the batch is closed, but this count was not kept: {error}").format(error=error))
     path, problem = await save_z(station, z)
     return ZClose(ZState.WRITTEN, shift, count, end, z, path, problem)
 
@@ -196,7 +197,8 @@ async def save_z(station: Station, z: ZReport, *, reprint: bool = False) -> tupl
         return await asyncio.to_thread(save_pdf, pdf, folder, z_stem(z, reprint=reprint)), None
     except OSError as error:
         log.error("the PDF of %s could not be saved: %s", z.label, error)
-        return None, f"the PDF of {z.label} could not be saved under {folder}: {error.strerror or error}"
+        return None, _("the PDF of {label} could not be saved under {folder}: {error}").format(
+            label=z.label, folder=folder, error=error.strerror or error)
 
 
 async def z_pdf(z: ZReport) -> bytes:
@@ -209,12 +211,13 @@ def z_sentence(done: ZClose, money: Callable[[int], str]) -> str:
     counted $111.50, over/short -$0.50 (short); $100.00 left in the drawer.``, or why no Z
     was written (the batch's result in it)."""
     count = done.count
-    figures = (f"expected {money(count.expected)}, counted {money(count.counted)}, over/short "
-               f"{signed(money, count.over_short)} ({count.state})")
     if done.z is None:  # the count is still on the screen, to close again
-        why = done.problem or "No Z was written."
+        why = done.problem or _("No Z was written.")
         return f"{why[:1].upper()}{why[1:]}"
-    return f"{done.z.label} closed: {figures}; {money(count.left_in_drawer)} left in the drawer."
+    return _("{label} closed: expected {expected}, counted {counted}, over/short {over_short} ({state}); {left} left "
+             "in the drawer.").format(label=done.z.label, expected=money(count.expected), counted=money(count.counted),
+                                      over_short=signed(money, count.over_short), state=count.state.label,
+                                      left=money(count.left_in_drawer))
 
 
 def audit_rows(done: ZClose, money: Callable[[int], str], said: str) -> list[tuple[AuditAction, str, str]]:
@@ -223,13 +226,16 @@ def audit_rows(done: ZClose, money: Callable[[int], str], said: str) -> list[tup
     close = done.end.report.close
     rows: list[tuple[AuditAction, str, str]] = []
     if close.result.attempt_id:
-        rows.append((AuditAction.CLOSE_BATCH, f"{said}: terminal {close.result.terminal_id}: {close.state} "
-                                              f"(attempt {close.result.attempt_id})", ""))
+        rows.append((AuditAction.CLOSE_BATCH, _("{said}: terminal {terminal}: {state} (attempt {attempt})").format(
+            said=said, terminal=close.result.terminal_id, state=_(CLOSE_STATE_NAMES[close.state]),
+            attempt=close.result.attempt_id), ""))
     if done.z is not None:
         count = done.count
-        rows.append((AuditAction.Z_REPORT, (
-            f"{said}: {done.z.label}: expected {money(count.expected)}, counted {money(count.counted)}, "
-            f"{count.state} {money(abs(count.over_short))}, left {money(count.left_in_drawer)}"), count.reason or ""))
+        rows.append((AuditAction.Z_REPORT, _(
+            "{said}: {label}: expected {expected}, counted {counted}, {state} {difference}, left {left}").format(
+            said=said, label=done.z.label, expected=money(count.expected), counted=money(count.counted),
+            state=count.state.label, difference=money(abs(count.over_short)), left=money(count.left_in_drawer)),
+            count.reason or ""))
     return rows
 
 
@@ -241,8 +247,10 @@ async def find_z(station: Station, number: int) -> ZReport:
     reports = await station.journal.z_reports()
     found = next((z for z in reports if z.number == number), None)
     if found is None:
-        last = f"the last is {reports[-1].label}" if reports else "none was closed yet"
-        raise NoSuchZ(f"there is no Z report number {number} ({last})")
+        if reports:
+            raise NoSuchZ(_("there is no Z report number {number} (the last is {label})").format(
+                number=number, label=reports[-1].label))
+        raise NoSuchZ(_("there is no Z report number {number} (none was closed yet)").format(number=number))
     return found
 
 

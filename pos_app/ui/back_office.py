@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pos_app.i18n import _
 from pos_app.money import MoneyFormat
 from pos_app.station.back_office import BackOffice
 from pos_app.ui.attention_view import AttentionPanel
@@ -18,15 +19,15 @@ class BackOfficeDialog(QDialog):
     def __init__(self, office: BackOffice, money: MoneyFormat, receipts: Any,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Back office — payments, needs attention, audit trail")
+        self.setWindowTitle(_("Back office — payments, needs attention, audit trail"))
         self.office = office
         self.tabs = QTabWidget()
         self.payments = PaymentsPanel(self.office, money, receipts, self)
         self.attention = AttentionPanel(self.office, money, self)
         self.audit = AuditPanel(self.office, money, self)
-        self.tabs.addTab(self.payments, "&Payments")  # Alt+P, Alt+N, Alt+T; Ctrl+Tab cycles
-        self.tabs.addTab(self.attention, "&Needs attention")
-        self.tabs.addTab(self.audit, "Audit &trail")
+        self.tabs.addTab(self.payments, _("&Payments"))  # Alt+P, Alt+N, Alt+T; Ctrl+Tab cycles
+        self.tabs.addTab(self.attention, _("&Needs attention"))
+        self.tabs.addTab(self.audit, _("Audit &trail"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs)
         self.resize(1000, 640)  # fits a 1024×768 screen with its frame

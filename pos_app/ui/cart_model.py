@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pos_app.cart import CartLine, FlaggedTax
+from pos_app.i18n import N_, _
 from pos_app.ui.qt import QModelIndex, QObject, Qt, Signal
 from pos_app.ui.table_model import RowsModel
 
@@ -18,7 +19,7 @@ QTY_COLUMN = 1
 
 
 class CartModel(RowsModel[CartLine]):
-    HEADERS = ("Item", "Qty", "Price", "Total")
+    HEADERS = (N_("Item"), N_("Qty"), N_("Price"), N_("Total"))
     RIGHT_ALIGNED = frozenset({1, 2, 3})
     quantity_typed = Signal(int, str)  # line id, the text typed in its Qty cell
 
@@ -44,7 +45,8 @@ class CartModel(RowsModel[CartLine]):
 
     def extra(self, line: CartLine, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return ", ".join((line.name, *self._notes(line), f"{line.quantity} at {self.money(line.unit_cents)}"))
+            count = _("{quantity} at {price}").format(quantity=line.quantity, price=self.money(line.unit_cents))
+            return ", ".join((line.name, *self._notes(line), count))
         if role == Qt.ItemDataRole.ToolTipRole and line.line_id in self.flagged:
             return " ".join(tax.sentence for tax in self.flagged[line.line_id])
         if role == Qt.ItemDataRole.EditRole and column == QTY_COLUMN:

@@ -16,7 +16,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import use_store_language
 from pos_app.profile import StartProfile, start_profile
+from pos_app.ui.language import show_screens_in
 from pos_app.ui.main_window import MainWindow
 from pos_app.ui.qt import QApplication, QTimer, run_async
 from pos_app.ui.theme import show_in_theme
@@ -44,6 +46,8 @@ def main(*, sandbox: bool = False) -> int:
     app.setApplicationName("pos-app")
     app.setQuitOnLastWindowClosed(False)
     start = start_profile(sandbox=sandbox)
+    use_store_language(start.language)
+    show_screens_in(start.language)
     window = first_window(start)
     import_under_qt_loop(app, LOOP_MODULES, after_paint_of=window.sign_in.pin if window.isVisible() else None)
     from pos_app.ui.app import run

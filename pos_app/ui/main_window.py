@@ -24,6 +24,7 @@ import logging
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from pos_app.i18n import N_, _, ngettext
 from pos_app.ui.qt import QHBoxLayout, QLabel, QMainWindow, QStackedWidget, QVBoxLayout, QWidget, asyncSlot
 from pos_app.ui.sign_in import SignInScreen
 
@@ -46,8 +47,8 @@ log = logging.getLogger(__name__)
 
 WARM_BACK_OFFICE_MS = 15_000
 """After start-up (recovery, catalog sync), the day's payments are read ahead of F9."""
-TRAINING_BANNER = "TRAINING MODE — no real money moves; receipts say TRAINING"
-PAYMENTS_STARTING = "Card payments are still starting: press the key again in a moment."
+TRAINING_BANNER = N_("TRAINING MODE — no real money moves; receipts say TRAINING")
+PAYMENTS_STARTING = N_("Card payments are still starting: press the key again in a moment.")
 
 
 class MainWindow(QMainWindow):
@@ -66,20 +67,21 @@ class MainWindow(QMainWindow):
         self.attached = False  # the counter: sign-in and the sale screen
         self.payments_ready = False  # the station: card payments, receipts, the manager's windows
         self.payment: PaymentDialog | None = None
-        self.setWindowTitle("pos-app — starting")
-        self.banner = QLabel(TRAINING_BANNER)
+        self.setWindowTitle(_("pos-app — starting"))
+        self.banner = QLabel(_(TRAINING_BANNER))
         self.banner.setObjectName("trainingBanner")
         self.banner.setVisible(training)
         self.store = QLabel("")
-        self.who = QLabel("Not signed in")
+        self.store.setAccessibleName(_("Store"))
+        self.who = QLabel(_("Not signed in"))
         self.customer = QLabel("")
         self.customer.setObjectName("orderCustomer")
-        self.customer.setAccessibleName("Customer of the sale")
-        self.sync_age = QLabel("Catalog: opening…")
+        self.customer.setAccessibleName(_("Customer of the sale"))
+        self.sync_age = QLabel(_("Catalog: opening…"))
         self.sync_age.setObjectName("syncAge")
         self.status = QLabel("")
         self.status.setObjectName("statusLine")
-        self.status.setAccessibleName("Status")
+        self.status.setAccessibleName(_("Status"))
         self.status.setWordWrap(True)  # a long sentence (a cart kept aside, with its path) never widens the window
         self.sign_in = SignInScreen()
         self.stack = QStackedWidget()
@@ -115,7 +117,8 @@ class MainWindow(QMainWindow):
         self.counter = counter
         self.bridge = StationBridge(counter.events, self)
         config = counter.config
-        self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")
+        # the app's name, the store's and the lane's: no words to translate
+        self.setWindowTitle(f"pos-app — {config.store_name or config.store_id} — {config.station_id}")  # not for people
         self.store.setText(config.store_name or config.store_id)
         self.banner.setVisible(counter.training)
         self.sale = SaleScreen(counter, self.bridge)
@@ -128,10 +131,12 @@ class MainWindow(QMainWindow):
         self.bridge.catalog_synced.connect(lambda result: self._show_sync_age())
         self.bridge.catalog_synced.connect(self._say_left_out)
         self.bridge.catalog_sync_failed.connect(
-            lambda error: self.status.setText(f"The catalog could not be refreshed ({error}); using the last copy."))
+            lambda error: self.status.setText(
+                _("The catalog could not be refreshed ({error}); using the last copy.").format(error=error)))
         self.bridge.recovered.connect(self._recovered)
         self.bridge.conflict.connect(lambda attempt: self.status.setText(
-            f"Attention: payment {attempt.id} was charged after it was marked not paid. Tell a manager."))
+            _("Attention: payment {payment} was charged after it was marked not paid. Tell a manager.").format(
+                payment=attempt.id)))
         self.bridge.order_paid.connect(self._order_paid)
         self.bridge.cart_changed.connect(self._show_customer)
         self._show_customer(self.counter.cart)  # a restored sale's customer
@@ -174,14 +179,14 @@ class MainWindow(QMainWindow):
         self._warm_timer.timeout.connect(self._warm_back_office)
         self._warm_timer.start()
         self.payments_ready = True
-        if self.status.text() == PAYMENTS_STARTING:
+        if self.status.text() == _(PAYMENTS_STARTING):
             self.status.setText("")
 
     def _payments_ready(self) -> bool:
         """Whether the payment side is open; if not, the status line says so (a key pressed
         in the first moments of a start)."""
         if not self.payments_ready:
-            self.status.setText(PAYMENTS_STARTING)
+            self.status.setText(_(PAYMENTS_STARTING))
         return self.payments_ready
 
     @property
@@ -199,7 +204,8 @@ class MainWindow(QMainWindow):
     # screens -------------------------------------------------------------------------
 
     def _signed_in(self, member: object) -> None:
-        self.who.setText(f"Cashier: {getattr(member, 'name', member)}")
+        name = getattr(member, "name", member)  # not for people (an attribute)
+        self.who.setText(_("Cashier: {name}").format(name=name))
         self.stack.setCurrentWidget(self.sale)
         self.sale.refresh()
         self.sale.focus_scan()
@@ -208,7 +214,7 @@ class MainWindow(QMainWindow):
         if self.payment is not None:
             return
         self.counter.sign_out()
-        self.who.setText("Not signed in")
+        self.who.setText(_("Not signed in"))
         self.stack.setCurrentWidget(self.sign_in)
         self.sign_in.reset()
 
@@ -250,14 +256,18 @@ class MainWindow(QMainWindow):
 
     def _customer_chosen(self, dialog: CustomerDialog) -> None:
         if dialog.attached is not None:
-            card = f" (card on file: {dialog.attached.card})" if dialog.attached.card else ""
-            self.status.setText(f"Customer {dialog.attached.customer.name} attached to this sale{card}.")
+            name = dialog.attached.customer.name
+            if dialog.attached.card:
+                self.status.setText(_("Customer {name} attached to this sale (card on file: {card}).").format(
+                    name=name, card=dialog.attached.card))
+            else:
+                self.status.setText(_("Customer {name} attached to this sale.").format(name=name))
         elif dialog.detached:
-            self.status.setText("No customer on this sale now.")
+            self.status.setText(_("No customer on this sale now."))
 
     def _show_customer(self, cart: object) -> None:
         customer = getattr(cart, "customer", None)
-        self.customer.setText(f"Customer: {customer.name}  ·" if customer is not None else "")
+        self.customer.setText(_("Customer: {name}  ·").format(name=customer.name) if customer is not None else "")
 
     def _preauths(self) -> None:
         from pos_app.ui.preauths import PreauthsDialog
@@ -294,16 +304,19 @@ class MainWindow(QMainWindow):
 
     def _recovered(self, results: tuple) -> None:  # type: ignore[type-arg]
         if results:
-            self.status.setText(f"{len(results)} payment(s) interrupted earlier were checked with the service.")
+            self.status.setText(ngettext("{count} payment(s) interrupted earlier were checked with the service.",
+                                         "{count} payment(s) interrupted earlier were checked with the service.",
+                                         len(results)).format(count=len(results)))
 
     @asyncSlot()
     async def _show_sync_age(self) -> None:
         synced = await self.counter.synced_at()
         if synced is None:
-            self.sync_age.setText("Catalog: not synced yet")
+            self.sync_age.setText(_("Catalog: not synced yet"))
             return
         minutes = int((datetime.now(UTC) - synced).total_seconds() // 60)
-        self.sync_age.setText("Catalog: just synced" if minutes < 1 else f"Catalog: synced {minutes} min ago")
+        self.sync_age.setText(_("Catalog: just synced") if minutes < 1
+                              else _("Catalog: synced {minutes} min ago").format(minutes=minutes))
 
     # paying --------------------------------------------------------------------------
 
@@ -346,10 +359,11 @@ class MainWindow(QMainWindow):
         taken = dialog.taken
         if taken is not None and taken.paid is None:
             due = self.counter.payments.due(self.counter.totals().total)
-            self.status.setText(f"Cash {self.sale.money(taken.entry.amount)} taken; {self.sale.money(due)} still due "
-                                f"(F12 card, F7 part by card, F8 cash). {await taken.drawer}")
+            still = _("Cash {amount} taken; {due} still due (F12 card, F7 part by card, F8 cash).").format(
+                amount=self.sale.money(taken.entry.amount), due=self.sale.money(due))
+            self.status.setText(f"{still} {await taken.drawer}")
         elif taken is None:
-            self.status.setText("Cash cancelled: nothing was recorded.")
+            self.status.setText(_("Cash cancelled: nothing was recorded."))
         self.sale.refresh()
         self.activateWindow()
         self.sale.focus_scan()
@@ -367,18 +381,18 @@ class MainWindow(QMainWindow):
             return
         payments, money = self.counter.payments, self.sale.money
         if not payments.holds:
-            self.status.setText("This sale has taken no money: nothing to give back (Delete removes a line).")
+            self.status.setText(_("This sale has taken no money: nothing to give back (Delete removes a line)."))
             return
-        summary = (f"Give back the {money(payments.paid)} this sale took: each card payment is voided (refunded "
-                   f"if already settled), {money(max(payments.cash_paid, 0))} cash comes out of the drawer. The "
-                   "items stay on the screen as a new sale.")
-        approval = ManagerApproval("Cancel the payments", summary,
+        summary = _("Give back the {paid} this sale took: each card payment is voided (refunded if already "
+                    "settled), {cash} cash comes out of the drawer. The items stay on the screen as a new sale.")
+        summary = summary.format(paid=money(payments.paid), cash=money(max(payments.cash_paid, 0)))
+        approval = ManagerApproval(_("Cancel the payments"), summary,
                                    lambda pin: self.counter.disk(self.counter.staff.check_manager, pin),
                                    money=self.counter.money, parent=self)
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
             self.sale.focus_scan()
             return
-        self.status.setText("Giving the payments back…")
+        self.status.setText(_("Giving the payments back…"))
         try:
             cancelled = await cancel_order(self.counter, approval.manager, approval.reason_text)
         except ValueError as error:
@@ -388,9 +402,11 @@ class MainWindow(QMainWindow):
             self.sale.refresh()
             self.sale.focus_scan()
         if cancelled.done:
-            self.status.setText(f"Payments given back by {approval.manager.name}. {cancelled.drawer}".strip())
+            given = _("Payments given back by {manager}.").format(manager=approval.manager.name)
+            self.status.setText(f"{given} {cancelled.drawer}".strip())
         else:
-            self.status.setText(f"Cancel stopped: {cancelled.problem}. Nothing else was sent.")
+            self.status.setText(_("Cancel stopped: {problem}. Nothing else was sent.").format(
+                problem=cancelled.problem))
 
     @asyncSlot()
     async def _drawer(self) -> None:
@@ -411,7 +427,7 @@ class MainWindow(QMainWindow):
         total = self.counter.totals().total
         due = self.counter.payments.due(total)
         if total <= 0 or due <= 0:
-            self.status.setText("Add items first: the total must be above zero to take a payment.")
+            self.status.setText(_("Add items first: the total must be above zero to take a payment."))
             return None
         return due
 
@@ -429,7 +445,7 @@ class MainWindow(QMainWindow):
             return
         totals = self.counter.totals()
         if not totals.payable:
-            self.status.setText("Add items first: the total must be above zero to pay by card.")
+            self.status.setText(_("Add items first: the total must be above zero to pay by card."))
             return
         self.payment = PaymentDialog(self.counter, self.bridge, preauth=preauth, amount=amount,
                                      parent=self)  # holds F12 now
@@ -437,15 +453,15 @@ class MainWindow(QMainWindow):
             try:
                 paragraphs = await self.counter.acknowledgment()
             except PaymentsError as error:
-                self.status.setText(f"The card surcharge notice could not be loaded ({error}); "
-                                    "no card payment was started. Try again.")
+                self.status.setText(_("The card surcharge notice could not be loaded ({error}); no card payment "
+                                      "was started. Try again.").format(error=error))
                 return
             charged = amount if amount is not None else self.counter.payments.due(totals.total)
             attached = self.counter.cart.customer
             notice = AcknowledgmentDialog(paragraphs, self.sale.money(charged), self,
                                           customer=attached.name if attached is not None else "")
             if await shown(notice) != QDialog.DialogCode.Accepted:
-                self.status.setText("Card payment cancelled: nothing was sent to the terminal.")
+                self.status.setText(_("Card payment cancelled: nothing was sent to the terminal."))
                 return
             self.payment.card_slip.connect(self._card_slip)
             self.payment.start()
@@ -461,8 +477,8 @@ class MainWindow(QMainWindow):
         """This counter's order is paid (by its payment dialog, a check again, a manager's
         decision or start-up recovery): its receipt. One found paid at start is offered."""
         if paid.restored:
-            self.status.setText(f"The last sale ({self.sale.money(paid.totals.total)}) was paid before the app "
-                                "stopped; a new sale has begun. Ctrl+P prints its receipt.")
+            self.status.setText(_("The last sale ({total}) was paid before the app stopped; a new sale has begun. "
+                                  "Ctrl+P prints its receipt.").format(total=self.sale.money(paid.totals.total)))
             return
         self.status.setText(await self.receipts.deliver(paid))
 
@@ -479,7 +495,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.payments_ready and self.station.paying:
-            self.status.setText("A card payment is in progress: stop waiting first (it is then recorded).")
+            self.status.setText(_("A card payment is in progress: stop waiting first (it is then recorded)."))
             event.ignore()
             return
         if self.attached:

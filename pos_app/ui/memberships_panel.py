@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pos_app.api.errors import PaymentsError
+from pos_app.i18n import N_, _
 from pos_app.staff import StaffError
 from pos_app.station.memberships import (
     Membership,
@@ -47,13 +48,37 @@ if TYPE_CHECKING:
 READ_DELAY_MS = 250
 """The pause after the highlight moves before that customer's memberships are read."""
 CHANGE_KEYS = {MembershipChange.PAUSE: "Alt+P", MembershipChange.RESUME: "Alt+R", MembershipChange.CANCEL: "Alt+C"}
-CHANGE_BUTTONS = {MembershipChange.PAUSE: "Pause", MembershipChange.RESUME: "Resume",
-                  MembershipChange.CANCEL: "Cancel membership"}
-CHANGE_TITLES = {MembershipChange.PAUSE: "Pause the membership", MembershipChange.RESUME: "Resume the membership",
-                 MembershipChange.CANCEL: "Cancel the membership"}
-CHANGE_EFFECTS = {MembershipChange.PAUSE: "no payment is taken until it is resumed",
-                  MembershipChange.RESUME: "payments start again from tomorrow; those of the pause are skipped",
-                  MembershipChange.CANCEL: "no further payment is taken; this cannot be undone"}
+CHANGE_BUTTONS = {MembershipChange.PAUSE: N_("Pause  (Alt+P)"), MembershipChange.RESUME: N_("Resume  (Alt+R)"),
+                  MembershipChange.CANCEL: N_("Cancel membership  (Alt+C)")}
+CHANGE_TITLES = {MembershipChange.PAUSE: N_("Pause the membership"),
+                 MembershipChange.RESUME: N_("Resume the membership"),
+                 MembershipChange.CANCEL: N_("Cancel the membership")}
+CHANGE_SUMMARIES = {
+    MembershipChange.PAUSE: N_("Pause the membership {plan} of {customer} ({line}): no payment is taken until it is "
+                               "resumed. A manager approves it; it is recorded in the audit trail."),
+    MembershipChange.RESUME: N_("Resume the membership {plan} of {customer} ({line}): payments start again from "
+                                "tomorrow; those of the pause are skipped. A manager approves it; it is recorded in "
+                                "the audit trail."),
+    MembershipChange.CANCEL: N_("Cancel the membership {plan} of {customer} ({line}): no further payment is taken; "
+                                "this cannot be undone. A manager approves it; it is recorded in the audit trail."),
+}
+CHANGE_FIRST = {MembershipChange.PAUSE: N_("Select a membership first (Tab, then ↑ ↓), then Alt+P."),
+                MembershipChange.RESUME: N_("Select a membership first (Tab, then ↑ ↓), then Alt+R."),
+                MembershipChange.CANCEL: N_("Select a membership first (Tab, then ↑ ↓), then Alt+C.")}
+CHANGE_DONE = {MembershipChange.PAUSE: N_("{plan} paused by {manager}."),
+               MembershipChange.RESUME: N_("{plan} resumed by {manager}."),
+               MembershipChange.CANCEL: N_("{plan} cancelled by {manager}.")}
+CHANGE_NOT_AUDITED = {
+    MembershipChange.PAUSE: N_("{plan} was paused, but the audit trail could not record it: {error}"),
+    MembershipChange.RESUME: N_("{plan} was resumed, but the audit trail could not record it: {error}"),
+    MembershipChange.CANCEL: N_("{plan} was cancelled, but the audit trail could not record it: {error}"),
+}
+CHANGE_UNANSWERED = {
+    MembershipChange.PAUSE: N_("The service did not answer ({error}): read again below whether it was paused."),
+    MembershipChange.RESUME: N_("The service did not answer ({error}): read again below whether it was resumed."),
+    MembershipChange.CANCEL: N_("The service did not answer ({error}): read again below whether it was cancelled."),
+}
+"""Whole sentences for each change (the words around a change differ in each language)."""
 
 
 def _sentence(error: Exception) -> str:
@@ -69,18 +94,17 @@ class MembershipsPanel(QWidget):
         self.counter = counter
         self.customer: OrderCustomer | None = None
         self.memberships: list[Membership] = []
-        self.title = QLabel("Memberships")
+        self.title = QLabel(_("Memberships"))
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
         self.list = QListWidget()
-        self.list.setAccessibleName("Memberships")
+        self.list.setAccessibleName(_("Memberships"))
         self.message = QLabel("")
         self.message.setWordWrap(True)
-        self.message.setAccessibleName("Memberships result")
-        self.enroll_button = QPushButton("Enroll  (Alt+E)")
-        self.change_buttons = {change: QPushButton(f"{CHANGE_BUTTONS[change]}  ({key})")
-                               for change, key in CHANGE_KEYS.items()}
+        self.message.setAccessibleName(_("Memberships result"))
+        self.enroll_button = QPushButton(_("Enroll  (Alt+E)"))
+        self.change_buttons = {change: QPushButton(_(CHANGE_BUTTONS[change])) for change in CHANGE_KEYS}
         buttons = QHBoxLayout()
         buttons.addWidget(self.enroll_button)
         for button in self.change_buttons.values():
@@ -115,8 +139,9 @@ class MembershipsPanel(QWidget):
         self.customer = customer
         self.memberships = []
         self.list.clear()
-        self.title.setText(f"Memberships of {customer.name}" if customer else "Memberships")
-        self.message.setText("Reading…" if customer else "Find a customer to see their memberships.")
+        self.title.setText(_("Memberships of {customer}").format(customer=customer.name) if customer
+                           else _("Memberships"))
+        self.message.setText(_("Reading…") if customer else _("Find a customer to see their memberships."))
         self._show_buttons()
         if customer is not None:
             self._timer.start()
@@ -144,7 +169,8 @@ class MembershipsPanel(QWidget):
             found = await memberships_of(self.counter.station.client, customer.id, self.counter.config.memberships)
         except PaymentsError as error:
             if customer == self.customer:
-                self.message.setText(f"{said} The memberships could not be read: {error}".strip())
+                trouble = _("The memberships could not be read: {error}").format(error=error)
+                self.message.setText(f"{said} {trouble}".strip())
             return
         if customer != self.customer:  # the highlight moved on meanwhile: that read follows
             return
@@ -155,9 +181,9 @@ class MembershipsPanel(QWidget):
             QListWidgetItem(f"{membership.heading(money)}\n    {membership.standing(money)}", self.list)
         if found:
             self.list.setCurrentRow(0)
-        none = f"{customer.name} has no membership: Alt+E enrolls them."
-        self.message.setText(said or (none if not found else "Tab, then ↑ ↓ select one; Alt+P pause, Alt+R "
-                                                              "resume, Alt+C cancel (a manager)."))
+        none = _("{customer} has no membership: Alt+E enrolls them.").format(customer=customer.name)
+        self.message.setText(said or (none if not found else _("Tab, then ↑ ↓ select one; Alt+P pause, Alt+R "
+                                                                "resume, Alt+C cancel (a manager).")))
         self._show_buttons()
 
     # enrolling --------------------------------------------------------------------------
@@ -166,28 +192,34 @@ class MembershipsPanel(QWidget):
     async def _enroll(self) -> None:
         customer, plans = self.customer, self.counter.config.memberships
         if customer is None:
-            self.message.setText("Find a customer first, then Alt+E enrolls them.")
+            self.message.setText(_("Find a customer first, then Alt+E enrolls them."))
             return
         if not plans:
-            self.message.setText("This store has no membership plans: a manager adds them to store.toml "
-                                 "([[memberships]]).")
+            self.message.setText(_("This store has no membership plans: a manager adds them to store.toml "
+                                   "([[memberships]])."))
             return
         choice = PlanChoice(customer, plans, self.counter, self.window())
         if await shown(choice) != QDialog.DialogCode.Accepted or choice.plan is None:
             return
-        self.message.setText(f"Enrolling {customer.name} in {choice.plan.name}…")
+        self.message.setText(_("Enrolling {customer} in {plan}…").format(customer=customer.name,
+                                                                        plan=choice.plan.name))
         try:
             made = await enroll(self.counter.station.client, customer, choice.plan, plans)
         except ValueError as error:
             self.message.setText(_sentence(error))
             return
         except PaymentsError as error:
-            self.message.setText(f"The service did not answer ({error}): the membership may or may not have "
-                                 "been made; the list below is read again.")
+            self.message.setText(_("The service did not answer ({error}): the membership may or may not have "
+                                   "been made; the list below is read again.").format(error=error))
             await self.reload(self.message.text())
             return
         when = made.next_payment_words(self.counter.money)
-        await self.reload(f"{customer.name} is enrolled in {made.name}" + (f": {when}." if when else "."))
+        if when:
+            said = _("{customer} is enrolled in {plan}: {when}.").format(customer=customer.name, plan=made.name,
+                                                                         when=when)
+        else:
+            said = _("{customer} is enrolled in {plan}.").format(customer=customer.name, plan=made.name)
+        await self.reload(said)
 
     # pause, resume, cancel --------------------------------------------------------------
 
@@ -195,12 +227,11 @@ class MembershipsPanel(QWidget):
     async def _change(self, change: MembershipChange) -> None:
         customer, membership = self.customer, self.selected()
         if customer is None or membership is None:
-            self.message.setText(f"Select a membership first (Tab, then ↑ ↓), then {CHANGE_KEYS[change]}.")
+            self.message.setText(_(CHANGE_FIRST[change]))
             return
-        summary = (f"{CHANGE_TITLES[change]} {membership.name} of {customer.name} "
-                   f"({membership.line(self.counter.money)}): {CHANGE_EFFECTS[change]}. A manager approves it; "
-                   "it is recorded in the audit trail.")
-        approval = ManagerApproval(CHANGE_TITLES[change], summary,
+        summary = _(CHANGE_SUMMARIES[change]).format(plan=membership.name, customer=customer.name,
+                                                     line=membership.line(self.counter.money))
+        approval = ManagerApproval(_(CHANGE_TITLES[change]), summary,
                                    lambda pin: self.counter.disk(self.counter.staff.check_manager, pin),
                                    money=self.counter.money, parent=self.window())
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
@@ -212,14 +243,12 @@ class MembershipsPanel(QWidget):
             self.message.setText(_sentence(error))
             return
         except StaffError as error:
-            said = f"{membership.name} was {change.done}, but the audit trail could not record it: {error}"
-            await self.reload(said)
+            await self.reload(_(CHANGE_NOT_AUDITED[change]).format(plan=membership.name, error=error))
             return
         except PaymentsError as error:
-            await self.reload(f"The service did not answer ({error}): read again below whether it was "
-                              f"{change.done}.")
+            await self.reload(_(CHANGE_UNANSWERED[change]).format(error=error))
             return
-        await self.reload(f"{moved.name} {change.done} by {approval.manager.name}.")
+        await self.reload(_(CHANGE_DONE[change]).format(plan=moved.name, manager=approval.manager.name))
 
 
 class PlanChoice(QDialog):
@@ -230,18 +259,18 @@ class PlanChoice(QDialog):
         super().__init__(parent)
         self.plans = plans
         self.plan: MembershipPlan | None = None
-        self.setWindowTitle("Enroll")
-        intro = QLabel(f"Enroll {customer.name} in a plan: ↑ ↓ pick, Enter enrolls. Each payment is charged to "
-                       "their card on file; the schedule starts tomorrow.")
+        self.setWindowTitle(_("Enroll"))
+        intro = QLabel(_("Enroll {customer} in a plan: ↑ ↓ pick, Enter enrolls. Each payment is charged to their "
+                         "card on file; the schedule starts tomorrow.").format(customer=customer.name))
         intro.setWordWrap(True)
         self.list = QListWidget()
-        self.list.setAccessibleName("Membership plans")
+        self.list.setAccessibleName(_("Membership plans"))
         for plan in plans:
             QListWidgetItem(plan_words(plan, counter.money), self.list)
         self.list.setCurrentRow(0)
-        enroll_button = QPushButton("Enroll  (Enter)")
+        enroll_button = QPushButton(_("Enroll  (Enter)"))
         enroll_button.setDefault(True)
-        back = QPushButton("Back  (Esc)")
+        back = QPushButton(_("Back  (Esc)"))
         buttons = QHBoxLayout()
         buttons.addWidget(enroll_button)
         buttons.addWidget(back)

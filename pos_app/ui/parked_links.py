@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from pos_app.cart.store import decode
+from pos_app.i18n import N_, _, ngettext
 from pos_app.journal import JournalError, ParkedOrder, ParkStage
 from pos_app.money import MoneyFormat
 from pos_app.station.events import LinkOrderPaid, ParkedOrdersChanged
@@ -68,8 +69,8 @@ class CashierWindow(Protocol):
     def activateWindow(self) -> None: ...  # noqa: N802 - Qt's name
 
 log = logging.getLogger(__name__)
-STATES = {ParkStage.PARKED: "waiting", ParkStage.PAID: "PAID", ParkStage.RECEIPTED: "PAID, receipt given",
-          ParkStage.RETURNED: "cancelled, back at the lane"}
+STATES = {ParkStage.PARKED: N_("waiting"), ParkStage.PAID: N_("PAID"), ParkStage.RECEIPTED: N_("PAID, receipt given"),
+          ParkStage.RETURNED: N_("cancelled, back at the lane")}
 """What the list says of each stage it shows (a parking still asking for its link, or one
 that failed, is not a waiting link)."""
 
@@ -85,24 +86,41 @@ def items_of(parking: ParkedOrder) -> str:
     if not lines:
         return "—"
     first = f"{lines[0].name} ×{lines[0].quantity}" if lines[0].quantity > 1 else lines[0].name
-    return f"{first} +{len(lines) - 1} more" if len(lines) > 1 else first
+    more = len(lines) - 1
+    if not more:
+        return first
+    return ngettext("{first} +{count} more", "{first} +{count} more", more).format(first=first, count=more)
 
 
 def sale_of(parking: ParkedOrder) -> str:
     """"Jane Roe's sale (Oat milk +1 more)", "the sale of Oat milk"."""
     name = customer_name(parking)
-    return f"{name}'s sale ({items_of(parking)})" if name else f"the sale of {items_of(parking)}"
+    if name:
+        return _("{name}'s sale ({items})").format(name=name, items=items_of(parking))
+    return _("the sale of {items}").format(items=items_of(parking))
+
+
+def sale_of_capitalized(parking: ParkedOrder) -> str:
+    """``sale_of`` at the head of a sentence."""
+    sale = sale_of(parking)
+    return f"{sale[:1].upper()}{sale[1:]}"
 
 
 def age(parking: ParkedOrder, now: datetime | None = None) -> str:
     minutes = int(((now or datetime.now(UTC)) - parking.parked_at).total_seconds() // 60)
     if minutes < 1:
-        return "just now"
-    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60:02d} min"
+        return _("just now")
+    if minutes < 120:
+        return _("{minutes} min").format(minutes=minutes)
+    return _("{hours} h {minutes} min").format(hours=minutes // 60, minutes=f"{minutes % 60:02d}")
+
+
+def stage_words(stage: ParkStage) -> str:
+    return _(STATES[stage]) if stage in STATES else str(stage)
 
 
 class LinksModel(RowsModel[ParkedOrder]):
-    HEADERS = ("Sale", "Customer", "Sent to", "Amount", "Age", "State")
+    HEADERS = (N_("Sale"), N_("Customer"), N_("Sent to"), N_("Amount"), N_("Age"), N_("State"))
     RIGHT_ALIGNED = frozenset({3})
 
     def __init__(self, money: MoneyFormat, parent: QObject | None = None) -> None:
@@ -111,7 +129,7 @@ class LinksModel(RowsModel[ParkedOrder]):
 
     def cells(self, row: ParkedOrder) -> tuple[str, ...]:
         return (items_of(row), customer_name(row) or "—", row.contact, self.money(row.amount), age(row),
-                STATES.get(row.stage, str(row.stage)))
+                stage_words(row.stage))
 
 
 class LinkDialog(QDialog):
@@ -122,28 +140,34 @@ class LinkDialog(QDialog):
         self.parked = parked
         self.parking: ParkedOrder | None = None
         counter = parked.counter
-        self.setWindowTitle("Pay by link")
+        self.setWindowTitle(_("Pay by link"))
         total = counter.totals().total
         customer = counter.cart.customer
-        intro = QLabel(f"Send a payment link for <b>{money(total)}</b>"
-                       + (f" to {customer.name}" if customer is not None else "") + ". The sale then waits for it "
-                       "(Ctrl+W) and the lane is free for the next customer.")
+        if customer is not None:
+            intro = QLabel(_("Send a payment link for <b>{amount}</b> to {customer}. The sale then waits for it "
+                             "(Ctrl+W) and the lane is free for the next customer.").format(
+                amount=money(total), customer=customer.name))
+        else:
+            intro = QLabel(_("Send a payment link for <b>{amount}</b>. The sale then waits for it (Ctrl+W) and the "
+                             "lane is free for the next customer.").format(amount=money(total)))
         intro.setWordWrap(True)
         self.contact = QLineEdit(contact_of(counter.cart))
-        self.contact.setPlaceholderText("Mobile number, like (555) 123-4567, or email address")
-        self.contact.setAccessibleName("Mobile number or email")
+        self.contact.setPlaceholderText(_("Mobile number, like (555) 123-4567, or email address"))
+        self.contact.setAccessibleName(_("Mobile number or email"))
         self.message = QLabel("")
         self.message.setObjectName("fieldError")
         self.message.setWordWrap(True)
-        self.send_button = QPushButton("Send link  (Enter)")
+        self.send_button = QPushButton(_("Send link  (Enter)"))
         self.send_button.setDefault(True)
-        cancel = QPushButton("Cancel  (Esc)")
+        cancel = QPushButton(_("Cancel  (Esc)"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
-        layout.addWidget(QLabel("Send it to:"))
+        send_to = QLabel(_("Send it to:"))
+        send_to.setBuddy(self.contact)
+        layout.addWidget(send_to)
         layout.addWidget(self.contact)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
@@ -163,7 +187,7 @@ class LinkDialog(QDialog):
             self.contact.setFocus()
             return
         self.send_button.setEnabled(False)
-        self.message.setText("Sending the link…")
+        self.message.setText(_("Sending the link…"))
         try:
             self.parking = await self.parked.park(self.contact.text())
         except (ValueError, JournalError) as error:
@@ -182,25 +206,26 @@ class WaitingLinksDialog(QDialog):
         super().__init__(parent)
         self.links = links
         parked = links.parked
-        self.setWindowTitle("Waiting payment links")
+        self.setWindowTitle(_("Waiting payment links"))
         self.model = LinksModel(parked.counter.money, self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Waiting payment links")
+        self.table.setAccessibleName(_("Waiting payment links"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # the items: the rest fit whole
-        self.message = QLabel("Loading…")
+        self.message = QLabel(_("Loading…"))
         self.message.setWordWrap(True)
-        self.show_button = QPushButton("Show / reprint  (Enter)")
+        self.message.setAccessibleName(_("Waiting links status"))
+        self.show_button = QPushButton(_("Show / reprint  (Enter)"))
         self.show_button.setDefault(True)
-        self.cancel_button = QPushButton("Cancel the link  (Delete)")
-        self.pay_button = QPushButton("&Pay it (training)")
+        self.cancel_button = QPushButton(_("Cancel the link  (Delete)"))
+        self.pay_button = QPushButton(_("&Pay it (training)"))
         self.pay_button.setVisible(parked.station.training)
-        close = QPushButton("Close  (Esc)")
+        close = QPushButton(_("Close  (Esc)"))
         buttons = QHBoxLayout()
         for button in (self.show_button, self.cancel_button, self.pay_button, close):
             buttons.addWidget(button)
@@ -229,18 +254,19 @@ class WaitingLinksDialog(QDialog):
         try:
             rows = [p for p in await self.links.parked.waiting() if p.stage in STATES]
         except JournalError as error:
-            self.message.setText(f"The waiting links could not be read: {error}")
+            self.message.setText(_("The waiting links could not be read: {error}").format(error=error))
             return
         rows.sort(key=lambda p: (not p.waiting, p.parked_at))
         self.model.show(rows)
         waiting = sum(1 for p in rows if p.waiting)
         if waiting:
-            hint = (f"{waiting} link{'' if waiting == 1 else 's'} waiting. Enter shows one (reprints a paid one's "
-                    "receipt), Delete cancels it.")
+            hint = ngettext("{count} link waiting. Enter shows one (reprints a paid one's receipt), Delete cancels it.",
+                            "{count} links waiting. Enter shows one (reprints a paid one's receipt), Delete cancels "
+                            "it.", waiting).format(count=waiting)
         elif rows:
-            hint = "No link waiting. Those paid or cancelled lately are listed: Enter reprints a paid one's receipt."
+            hint = _("No link waiting. Those paid or cancelled lately are listed: Enter reprints a paid one's receipt.")
         else:
-            hint = "No payment links waiting. Ctrl+K on a sale sends one."
+            hint = _("No payment links waiting. Ctrl+K on a sale sends one.")
         self.message.setText(f"{status}\n{hint}" if status else hint)
         at = next((n for n, p in enumerate(rows) if before is not None and p.parking_id == before.parking_id), 0)
         if rows:
@@ -258,52 +284,53 @@ class WaitingLinksDialog(QDialog):
             return
         if parking.paid:
             said = await self.links.window.receipts.deliver(paid_cart(parking))
-            self.load(f"{sale_of(parking)[:1].upper()}{sale_of(parking)[1:]}: {said}")
+            self.load(f"{sale_of_capitalized(parking)}: {said}")
         elif parking.waiting:
-            self.message.setText(f"{self.model.money(parking.amount)} asked of {parking.contact} {age(parking)} ago "
-                                 f"(order {parking.order_key}, link {parking.url or parking.link_id}). It completes "
-                                 "by itself once paid: its receipt prints then.")
+            self.message.setText(_("{amount} asked of {contact} {age} ago (order {order}, link {link}). It completes "
+                                   "by itself once paid: its receipt prints then.").format(
+                amount=self.model.money(parking.amount), contact=parking.contact, age=age(parking),
+                order=parking.order_key, link=parking.url or parking.link_id))
         else:
-            self.message.setText(f"{sale_of(parking)[:1].upper()}{sale_of(parking)[1:]}: {STATES[parking.stage]} "
-                                 f"({parking.detail}).")
+            self.message.setText(f"{sale_of_capitalized(parking)}: {stage_words(parking.stage)} ({parking.detail}).")
 
     @asyncSlot()
     async def _cancel(self) -> None:
         parking = self.picked()
         if parking is None or not parking.waiting:
-            self.message.setText("Pick a waiting link to cancel.")
+            self.message.setText(_("Pick a waiting link to cancel."))
             return
-        confirm = QMessageBox(QMessageBox.Icon.Question, "Cancel the link",
-                              f"Cancel the link of {sale_of(parking)}: {self.model.money(parking.amount)}, sent "
-                              f"to {parking.contact}? The customer can no longer pay it; the sale comes back to "
-                              "the lane.", parent=self)
-        yes = confirm.addButton("Cancel the link  (Enter)", QMessageBox.ButtonRole.AcceptRole)
-        confirm.addButton("Keep it  (Esc)", QMessageBox.ButtonRole.RejectRole)
+        confirm = QMessageBox(QMessageBox.Icon.Question, _("Cancel the link"),
+                              _("Cancel the link of {sale}: {amount}, sent to {contact}? The customer can no longer "
+                                "pay it; the sale comes back to the lane.").format(
+                                  sale=sale_of(parking), amount=self.model.money(parking.amount),
+                                  contact=parking.contact), parent=self)
+        yes = confirm.addButton(_("Cancel the link  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
+        confirm.addButton(_("Keep it  (Esc)"), QMessageBox.ButtonRole.RejectRole)
         confirm.setDefaultButton(yes)
         await shown(confirm)
         self.activateWindow()
         if confirm.clickedButton() is not yes:
             self.table.setFocus()
             return
-        self.message.setText("Cancelling the link…")
+        self.message.setText(_("Cancelling the link…"))
         try:
             after = await self.links.parked.cancel(parking)
         except (ValueError, JournalError) as error:
             self.load(str(error))
             return
         if after.paid:
-            self.load(f"{sale_of(after)[:1].upper()}{sale_of(after)[1:]} was paid before the cancel reached it: "
-                      "it is complete.")
+            self.load(_("{sale} was paid before the cancel reached it: it is complete.").format(
+                sale=sale_of_capitalized(after)))
         else:
-            self.load(f"Link cancelled: {sale_of(after)} is back on the lane.")
+            self.load(_("Link cancelled: {sale} is back on the lane.").format(sale=sale_of(after)))
 
     @asyncSlot()
     async def _pay(self) -> None:
         parking = self.picked()
         if parking is None or not parking.waiting:
-            self.message.setText("Pick a waiting link to pay.")
+            self.message.setText(_("Pick a waiting link to pay."))
             return
-        self.message.setText("The training customer pays the link…")
+        self.message.setText(_("The training customer pays the link…"))
         try:
             await self.links.parked.pay_in_training(parking)
         except (ValueError, JournalError) as error:
@@ -344,15 +371,15 @@ class ParkedLinks(QObject):
         if not self._free():
             return
         if window.counter.cart.is_empty:
-            window.status.setText("Add items first: a payment link pays a sale's total.")
+            window.status.setText(_("Add items first: a payment link pays a sale's total."))
             return
         dialog = LinkDialog(self.parked, window.counter.money, self.parent_widget)
         await shown(dialog)
         parking = dialog.parking
         if parking is not None:
-            window.status.setText(self.troubles.get(parking.parking_id) or (
-                f"Link for {window.sale.money(parking.amount)} sent to {parking.contact}: the sale waits for it "
-                "(Ctrl+W lists it). Next customer."))
+            window.status.setText(self.troubles.get(parking.parking_id) or _(
+                "Link for {amount} sent to {contact}: the sale waits for it (Ctrl+W lists it). Next customer.").format(
+                amount=window.sale.money(parking.amount), contact=parking.contact))
         self._back_to_sale()
 
     @asyncSlot()
@@ -377,7 +404,8 @@ class ParkedLinks(QObject):
         """A parked order's link was paid: its receipt, and a notice."""
         parking, money = event.parking, self.window.sale.money
         said = await self.window.receipts.deliver(event.paid)
-        self.window.status.setText(f"Paid by link: {sale_of(parking)}, {money(parking.amount)}. {said}")
+        self.window.status.setText(_("Paid by link: {sale}, {amount}. {said}").format(
+            sale=sale_of(parking), amount=money(parking.amount), said=said))
         try:
             await self.parked.receipt_given(parking)
         except JournalError as error:  # its receipt is offered again at the next start

@@ -4,11 +4,17 @@ cashier sees why the balance did not move)."""
 
 from __future__ import annotations
 
+from pos_app.i18n import N_, _
 from pos_app.money import MoneyFormat
 from pos_app.station.order import LineState, OrderPayments, PaymentLine
 from pos_app.ui.qt import QGridLayout, QLabel, Qt, QWidget
 
 ALIGN_RIGHT = Qt.AlignmentFlag.AlignRight
+STATES = {LineState.APPROVED: N_("approved"), LineState.PARTLY_APPROVED: N_("partly approved"),
+          LineState.DECLINED: N_("declined"), LineState.FAILED: N_("failed"), LineState.UNKNOWN: N_("unknown"),
+          LineState.VOIDED: N_("voided"), LineState.REFUNDED: N_("refunded"), LineState.RECEIVED: N_("received"),
+          LineState.GIVEN_BACK: N_("given back")}
+"""What the panel says of a line's state (the enum's values are the journal's)."""
 
 
 class PaymentPanel(QWidget):
@@ -16,7 +22,7 @@ class PaymentPanel(QWidget):
         super().__init__(parent)
         self.money = money
         self.setObjectName("paymentPanel")
-        self.setAccessibleName("Payments of this sale")
+        self.setAccessibleName(_("Payments of this sale"))
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(0, 4, 0, 0)
         self.rows: list[tuple[str, str, str]] = []
@@ -28,7 +34,7 @@ class PaymentPanel(QWidget):
         lines = payments.lines
         self.rows = [(line.label, self.money(_shown_amount(line)), _state(line, self.money)) for line in lines]
         if lines:
-            self.rows.append(("Balance due", self.money(payments.due(total)), ""))
+            self.rows.append((_("Balance due"), self.money(payments.due(total)), ""))
         while self.grid.count():
             item = self.grid.takeAt(0)
             if item is not None and item.widget() is not None:
@@ -54,7 +60,7 @@ def _shown_amount(line: PaymentLine) -> int:
 
 def _state(line: PaymentLine, money: MoneyFormat) -> str:
     if line.state is LineState.RECEIVED and line.change:
-        return f"change {money(line.change)}"
+        return _("change {amount}").format(amount=money(line.change))
     if line.state is LineState.PARTLY_APPROVED:
-        return f"partly approved, of {money(line.amount)}"
-    return str(line.state)
+        return _("partly approved, of {amount}").format(amount=money(line.amount))
+    return _(STATES[line.state]) if line.state in STATES else str(line.state)

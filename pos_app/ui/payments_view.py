@@ -11,7 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from pos_app.api.errors import PaymentsError
-from pos_app.journal import JournalError, Outcome
+from pos_app.i18n import N_, _, ngettext
+from pos_app.journal import JournalError, Operation, Outcome
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.staff import StaffMember
 from pos_app.station.back_office import BackOffice, History
@@ -41,11 +42,22 @@ from pos_app.ui.return_dialog import ReturnDialog
 from pos_app.ui.sentences import explain, headline
 from pos_app.ui.table_model import RowsModel
 
-ALL = "All"
+ALL = N_("All")
+STATUS_WORDS = {PaymentStatus.APPROVED: N_("approved"), PaymentStatus.PREAUTH: N_("pre-auth"),
+                PaymentStatus.PARTLY_REFUNDED: N_("partly refunded"), PaymentStatus.REFUNDED: N_("refunded"),
+                PaymentStatus.VOIDED: N_("voided"), PaymentStatus.DECLINED: N_("declined"),
+                PaymentStatus.FAILED: N_("failed"), PaymentStatus.UNKNOWN: N_("unknown")}
+"""What the list and its filter say of each status (the enum's values are the station's)."""
+OPERATION_WORDS = {Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth")}
+
+
+def status_words(status: PaymentStatus) -> str:
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else str(status)
 
 
 class PaymentsModel(RowsModel[PaymentRow]):
-    HEADERS = ("Time", "Terminal", "Cashier", "Amount", "Surcharge", "Card", "Status", "Settled")
+    HEADERS = (N_("Time"), N_("Terminal"), N_("Cashier"), N_("Amount"), N_("Surcharge"), N_("Card"), N_("Status"),
+               N_("Settled"))
     RIGHT_ALIGNED = frozenset({3, 4})
 
     def __init__(self, money: Callable[[int], str], parent: QObject | None = None) -> None:
@@ -54,12 +66,14 @@ class PaymentsModel(RowsModel[PaymentRow]):
 
     def extra(self, row: PaymentRow, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.ToolTipRole and row.conflict:
-            return "Marked not paid, but the service charged the card: give the money back or keep the sale."
+            return _("Marked not paid, but the service charged the card: give the money back or keep the sale.")
         return None
 
     def cells(self, row: PaymentRow) -> tuple[str, ...]:
-        status = row.status.value + (" ⚠ charged after 'not paid'" if row.conflict else "")
-        settled = {True: "yes", False: "no", None: "?"}[row.settled]
+        status = status_words(row.status)
+        if row.conflict:
+            status = _("{status} ⚠ charged after 'not paid'").format(status=status)
+        settled = {True: _("yes"), False: _("no"), None: "?"}[row.settled]
         terminal = row.terminal_id or ("?" if row.method is PaymentMethod.TERMINAL else "—")  # no terminal took it
         return (row.at.astimezone().strftime("%H:%M:%S") if row.at else "?", terminal,
                 row.cashier or "—", self.money(row.total), self.money(row.surcharge) if row.surcharge else "",
@@ -83,23 +97,26 @@ class PaymentsPanel(QWidget):
         """Whether the whole day has been read once (not only a first page): the rows can be acted on."""
         self.pending: str | None = None
         self.terminal = QComboBox()
-        self.terminal.setAccessibleName("Terminal filter")
+        self.terminal.setAccessibleName(_("Terminal filter"))
+        self.terminal.addItem(_(ALL), None)
         self.status = QComboBox()
-        self.status.setAccessibleName("Status filter")
-        self.status.addItems([ALL, *(s.value for s in PaymentStatus)])
+        self.status.setAccessibleName(_("Status filter"))
+        self.status.addItem(_(ALL), None)
+        for payment_status in PaymentStatus:
+            self.status.addItem(status_words(payment_status), payment_status)
         self.min_total = QLineEdit()
-        self.min_total.setPlaceholderText(f"from {money.symbol}")
-        self.min_total.setAccessibleName("Smallest amount")
+        self.min_total.setPlaceholderText(_("from {symbol}").format(symbol=money.symbol))
+        self.min_total.setAccessibleName(_("Smallest amount"))
         self.max_total = QLineEdit()
-        self.max_total.setPlaceholderText(f"to {money.symbol}")
-        self.max_total.setAccessibleName("Largest amount")
+        self.max_total.setPlaceholderText(_("to {symbol}").format(symbol=money.symbol))
+        self.max_total.setAccessibleName(_("Largest amount"))
         self.text = QLineEdit()
-        self.text.setPlaceholderText("Search: card last 4, cashier, payment id…")
-        self.text.setAccessibleName("Search payments")
+        self.text.setPlaceholderText(_("Search: card last 4, cashier, payment id…"))
+        self.text.setAccessibleName(_("Search payments"))
         self.model = PaymentsModel(money, self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Payments")
+        self.table.setAccessibleName(_("Payments"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -109,24 +126,29 @@ class PaymentsPanel(QWidget):
         self.detail.setWordWrap(True)
         self.detail.setMinimumHeight(self.detail.fontMetrics().lineSpacing() * 2 + 6)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # ids for support
-        self.message = QLabel("Loading today's payments…")
+        self.detail.setAccessibleName(_("Selected payment"))
+        self.message = QLabel(_("Loading today's payments…"))
         self.message.setWordWrap(True)
-        self.message.setAccessibleName("Payments status")
-        self.refresh_button = QPushButton("Refresh  (F5)")
-        self.void_button = QPushButton("&Void…")
-        self.refund_button = QPushButton("&Refund…")
-        self.refund_all_button = QPushButton("Refund &all…")
-        self.return_button = QPushButton("Return &items…")
-        self.slip_button = QPushButton("&Customer receipt")
-        self.merchant_button = QPushButton("&Merchant copy")
+        self.message.setAccessibleName(_("Payments status"))
+        self.refresh_button = QPushButton(_("Refresh  (F5)"))
+        self.void_button = QPushButton(_("&Void…"))
+        self.refund_button = QPushButton(_("&Refund…"))
+        self.refund_all_button = QPushButton(_("Refund &all…"))
+        self.return_button = QPushButton(_("Return &items…"))
+        self.slip_button = QPushButton(_("&Customer receipt"))
+        self.merchant_button = QPushButton(_("&Merchant copy"))
         search = QHBoxLayout()
         search.addWidget(self.text, 1)
         search.addWidget(self.refresh_button)
         filters = QHBoxLayout()
-        for label, widget in (("Terminal", self.terminal), ("Status", self.status)):
-            filters.addWidget(QLabel(label))
+        for label, widget in ((_("Terminal"), self.terminal), (_("Status"), self.status)):
+            named = QLabel(label)
+            named.setBuddy(widget)
+            filters.addWidget(named)
             filters.addWidget(widget)
-        filters.addWidget(QLabel("Amount"))
+        amount = QLabel(_("Amount"))
+        amount.setBuddy(self.min_total)
+        filters.addWidget(amount)
         filters.addWidget(self.min_total)
         filters.addWidget(self.max_total)
         filters.addStretch(1)
@@ -178,27 +200,35 @@ class PaymentsPanel(QWidget):
         at, its actions off until the whole day is read."""
         self.history = history
         terminals = sorted({row.terminal_id for row in history.rows if row.terminal_id})
-        current = self.terminal.currentText()
+        current = self.terminal.currentData()
         self.terminal.blockSignals(True)
         self.terminal.clear()
-        self.terminal.addItems([ALL, *terminals])
-        self.terminal.setCurrentText(current if current in terminals else ALL)
+        self.terminal.addItem(_(ALL), None)
+        for terminal in terminals:
+            self.terminal.addItem(terminal, terminal)
+        self.terminal.setCurrentIndex(terminals.index(current) + 1 if current in terminals else 0)
         self.terminal.blockSignals(False)
         self.apply_filter()
         self.day_read = self.day_read or not history.first_page
         if history.first_page:
-            self.message.setText(f"The newest {len(history.rows)} payments; reading the rest of today's…")
+            newest = len(history.rows)
+            self.message.setText(ngettext("The newest {count} payment; reading the rest of today's…",
+                                          "The newest {count} payments; reading the rest of today's…",
+                                          newest).format(count=newest))
             return
         if self.pending is not None:
             if not self.select(self.pending):
-                said = "That payment is not in today's list (it may be from another day). " + said
+                said = " ".join(part for part in (
+                    _("That payment is not in today's list (it may be from another day)."), said) if part)
             self.pending = None
         note = history.problem or ("" if history.complete else
-                                   "The service's list was not read to the end: some payments may be missing.")
+                                   _("The service's list was not read to the end: some payments may be missing."))
         count = len(history.rows)
-        self.message.setText(" ".join(part for part in (said, note) if part) or
-                             f"{count} payment{'' if count == 1 else 's'} today. Type to search; Tab to the list; "
-                             "Alt+V void, Alt+R refund, Alt+A refund all, Alt+I return items.")
+        self.message.setText(" ".join(part for part in (said, note) if part) or ngettext(
+            "{count} payment today. Type to search; Tab to the list; Alt+V void, Alt+R refund, Alt+A refund all, "
+            "Alt+I return items.",
+            "{count} payments today. Type to search; Tab to the list; Alt+V void, Alt+R refund, Alt+A refund all, "
+            "Alt+I return items.", count).format(count=count))
         if not said:
             self.text.setFocus()
 
@@ -215,10 +245,9 @@ class PaymentsPanel(QWidget):
                 bounds.append(None)
                 field.setStyleSheet("border: 2px solid #c0392b;")
                 field.setToolTip(f"{str(error)[:1].upper()}{str(error)[1:]}.")
-        terminal = self.terminal.currentText()
-        status = self.status.currentText()
-        return PaymentFilter(terminal_id=None if terminal in ("", ALL) else terminal,
-                             status=None if status == ALL else PaymentStatus(status),
+        terminal = self.terminal.currentData()
+        status = self.status.currentData()
+        return PaymentFilter(terminal_id=terminal or None, status=status,
                              min_total=bounds[0], max_total=bounds[1], text=self.text.text())
 
     def apply_filter(self) -> None:
@@ -247,7 +276,7 @@ class PaymentsPanel(QWidget):
         if not self.select(key):
             self.pending = key
 
-    def _selected(self, *_: object) -> None:
+    def _selected(self, *__: object) -> None:
         row = self.selected()
         if self.history.first_page:  # rows to look at, not to act on, until the whole day is read
             row = None
@@ -259,24 +288,27 @@ class PaymentsPanel(QWidget):
         self.slip_button.setEnabled(row is not None and row.payment_id is not None)
         self.merchant_button.setEnabled(row is not None and row.payment_id is not None)
         if self.history.first_page:
-            self.detail.setText("Void, refund and reprint are ready once the rest of today's payments is read.")
+            self.detail.setText(_("Void, refund and reprint are ready once the rest of today's payments is read."))
         elif row is None:
-            self.detail.setText("Pick a payment to void, refund or reprint.")
+            self.detail.setText(_("Pick a payment to void, refund or reprint."))
         else:
             self.detail.setText(self._describe(row))
 
     def _describe(self, row: PaymentRow) -> str:
-        parts = [f"{row.operation} of {self.money(row.total)}"]
+        operation = OPERATION_WORDS.get(row.operation)
+        parts = [_("{operation} of {amount}").format(operation=_(operation) if operation else str(row.operation),
+                                                     amount=self.money(row.total))]
         if row.surcharge:
-            parts.append(f"({self.money(row.base or 0)} + {self.money(row.surcharge)} surcharge)")
+            parts.append(_("({base} + {surcharge} surcharge)").format(base=self.money(row.base or 0),
+                                                                     surcharge=self.money(row.surcharge)))
         if row.refunded:
-            parts.append(f"— {self.money(row.refunded)} refunded")
+            parts.append(_("— {amount} refunded").format(amount=self.money(row.refunded)))
         if row.voidable:
-            parts.append("— not settled yet: a void returns everything")
+            parts.append(_("— not settled yet: a void returns everything"))
         elif row.refundable:
-            parts.append(f"— settled: up to {self.money(row.refundable)} can be refunded")
+            parts.append(_("— settled: up to {amount} can be refunded").format(amount=self.money(row.refundable)))
         ids = ", ".join(v for v in (row.payment_id, row.transaction_id, row.attempt_id) if v)
-        return " ".join(parts) + (f"\nIds: {ids}" if ids else "")
+        return " ".join(parts) + ("\n" + _("Ids: {ids}").format(ids=ids) if ids else "")
 
     # actions ----------------------------------------------------------------------------
 
@@ -285,9 +317,13 @@ class PaymentsPanel(QWidget):
         row = self.selected()
         if row is None or not row.voidable:
             return
-        approval = ManagerApproval("Void", f"Void {row.card or 'the payment'} of {self.money(row.total)}: the "
-                                   "customer gets everything back, surcharge included.",
-                                   self.office.verify_manager, money=self.money, parent=self)
+        if row.card:
+            summary = _("Void {card} of {amount}: the customer gets everything back, surcharge included.").format(
+                card=row.card, amount=self.money(row.total))
+        else:
+            summary = _("Void the payment of {amount}: the customer gets everything back, surcharge included.").format(
+                amount=self.money(row.total))
+        approval = ManagerApproval(_("Void"), summary, self.office.verify_manager, money=self.money, parent=self)
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
             return
         manager = approval.manager
@@ -300,13 +336,17 @@ class PaymentsPanel(QWidget):
         row = self.selected()
         if row is None or row.refundable <= 0:
             return
+        left, total = self.money(row.refundable), self.money(row.total)
         if everything:
-            summary = (f"Refund all that is left, {self.money(row.refundable)}, to {row.card or 'the card'}. "
-                       + self._surcharge_note(row))
+            summary = (_("Refund all that is left, {amount}, to {card}.").format(amount=left, card=row.card)
+                       if row.card else _("Refund all that is left, {amount}, to the card.").format(amount=left))
+            summary = f"{summary} {self._surcharge_note(row)}"
+        elif row.card:
+            summary = _("Refund up to {amount} of this {total} payment to {card}.").format(
+                amount=left, total=total, card=row.card)
         else:
-            summary = (f"Refund up to {self.money(row.refundable)} of this {self.money(row.total)} payment to "
-                       f"{row.card or 'the card'}.")
-        approval = ManagerApproval("Refund", summary, self.office.verify_manager, money=self.money,
+            summary = _("Refund up to {amount} of this {total} payment to the card.").format(amount=left, total=total)
+        approval = ManagerApproval(_("Refund"), summary, self.office.verify_manager, money=self.money,
                                    max_amount=row.refundable, parent=self)
         if everything:
             approval.amount.setReadOnly(True)
@@ -326,7 +366,7 @@ class PaymentsPanel(QWidget):
         row = self.selected()
         if row is None:
             return
-        self.message.setText("Reading the sale's items…")
+        self.message.setText(_("Reading the sale's items…"))
         try:
             order = await self.office.order_for_return(row)
         except (ValueError, PaymentsError, JournalError) as error:
@@ -334,17 +374,18 @@ class PaymentsPanel(QWidget):
             return
         picking = ReturnDialog(order, self.money, parent=self)
         if await shown(picking) != QDialog.DialogCode.Accepted or picking.plan is None:
-            self.message.setText("Nothing was returned.")
+            self.message.setText(_("Nothing was returned."))
             return
         plan = picking.plan
-        summary = (f"Return {self.money(plan.amount)}: " + "; ".join(plan.sentences(self.money)) + "."
-                   + (" Tell the customer: the card is charged again for what they keep." if
-                      plan.customer_presents_card else ""))
-        approval = ManagerApproval("Return", summary, self.office.verify_manager, money=self.money, parent=self)
+        summary = _("Return {amount}: {what}.").format(amount=self.money(plan.amount),
+                                                       what="; ".join(plan.sentences(self.money)))
+        if plan.customer_presents_card:
+            summary = f"{summary} {_('Tell the customer: the card is charged again for what they keep.')}"
+        approval = ManagerApproval(_("Return"), summary, self.office.verify_manager, money=self.money, parent=self)
         if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
-            self.message.setText("Nothing was returned.")
+            self.message.setText(_("Nothing was returned."))
             return
-        self.message.setText("Giving the money back…")
+        self.message.setText(_("Giving the money back…"))
         try:
             done = await self.office.return_items(plan, manager=approval.manager, reason=approval.reason_text)
         except (ValueError, JournalError) as error:
@@ -359,14 +400,19 @@ class PaymentsPanel(QWidget):
         kept = row.surcharge - row.surcharge_returned
         if kept <= 0:
             return ""
-        route = "terminal refund" if row.method is PaymentMethod.TERMINAL else "refund"
-        return (f"The {route} returns the amount of the sale; the {self.money(kept)} card surcharge is "
-                "returned only if the service reverses it (the list shows it after the refund). If it does not, "
-                "give it back by store policy.")
+        if row.method is PaymentMethod.TERMINAL:
+            note = _("The terminal refund returns the amount of the sale; the {surcharge} card surcharge is returned "
+                     "only if the service reverses it (the list shows it after the refund). If it does not, give it "
+                     "back by store policy.")
+        else:
+            note = _("The refund returns the amount of the sale; the {surcharge} card surcharge is returned only if "
+                     "the service reverses it (the list shows it after the refund). If it does not, give it back by "
+                     "store policy.")
+        return note.format(surcharge=self.money(kept))
 
     async def _guarded(self, action: Callable[[], Any], row: PaymentRow) -> OperationResult | None:
-        self.message.setText("Sending to the terminal…" if row.method is PaymentMethod.TERMINAL
-                             else "Sending to the payment service…")
+        self.message.setText(_("Sending to the terminal…") if row.method is PaymentMethod.TERMINAL
+                             else _("Sending to the payment service…"))
         try:
             result: OperationResult = await action()
         except ValueError as error:

@@ -51,8 +51,8 @@ def run_async(main: Coroutine[Any, Any, Any]) -> Any:
 _HOMES: dict[str, tuple[str, ...]] = {
     "qasync": ("QEventLoop",),
     "PySide6.QtCore": (
-        "QAbstractTableModel", "QBuffer", "QByteArray", "QElapsedTimer", "QEvent", "QIODevice", "QModelIndex",
-        "QObject", "QSize", "Qt", "QTimer", "Signal",
+        "QAbstractTableModel", "QBuffer", "QByteArray", "QCoreApplication", "QElapsedTimer", "QEvent", "QIODevice",
+        "QLibraryInfo", "QModelIndex", "QObject", "QSize", "Qt", "QTimer", "QTranslator", "Signal",
     ),
     "PySide6.QtGui": (
         "QAction", "QCloseEvent", "QColor", "QFont", "QGuiApplication", "QIcon", "QImage", "QIntValidator",
@@ -77,14 +77,17 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
         QAbstractTableModel,
         QBuffer,
         QByteArray,
+        QCoreApplication,
         QElapsedTimer,
         QEvent,
         QIODevice,
+        QLibraryInfo,
         QModelIndex,
         QObject,
         QSize,
         Qt,
         QTimer,
+        QTranslator,
         Signal,
     )
     from PySide6.QtGui import (
@@ -145,6 +148,7 @@ __getattr__ = exports(__name__, _HOMES)
 
 __all__ = [
     "QAbstractItemView", "QAbstractTableModel", "QAction", "QBuffer", "QByteArray", "QIODevice", "QApplication",
+    "QCoreApplication", "QLibraryInfo", "QTranslator",
     "QCloseEvent", "QColor", "QDialog", "QDialogButtonBox", "QElapsedTimer", "QEvent", "QEventLoop", "QFileDialog",
     "QFont", "QFrame", "QGridLayout", "QGuiApplication", "QIcon", "QHBoxLayout", "QHeaderView", "QImage",
     "QIntValidator",

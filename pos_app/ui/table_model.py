@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pos_app.i18n import _
 from pos_app.ui.qt import QAbstractTableModel, QModelIndex, QObject, Qt
 
 
 class RowsModel[Row](QAbstractTableModel):
     HEADERS: tuple[str, ...] = ()
+    """The columns' headings, each marked ``N_()``: shown with ``_()``, in the language in force."""
     RIGHT_ALIGNED: frozenset[int] = frozenset()
     """Columns of amounts, right-aligned."""
 
@@ -42,7 +44,7 @@ class RowsModel[Row](QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
+            return _(self.HEADERS[section])
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -161,3 +161,25 @@ def test_unlock_lifts_a_lock_that_even_a_manager_cannot_and_is_audited(tmp_path)
         assert "by `pos-app staff unlock`" in lifted.detail
     code, payload = run_staff(data, "unlock")  # nothing to lift
     assert (code, payload["unlocked"], payload["was"]["wrong_pins"]) == (0, False, 0)
+
+
+def test_a_member_may_have_a_language_of_their_own(tmp_path):
+    data = tmp_path / "data"
+    code, payload = run_staff(data, "add", "Ana", "--role", "cashier", "--language", "es-MX", "--pin-from-stdin",
+                              stdin="2468\n")
+    assert (code, payload["added"]) == (0, {"name": "Ana", "role": "cashier", "language": "es_MX"})
+    with Staff.open(data / "staff.sqlite3") as staff:
+        assert staff.sign_in("2468") == StaffMember("Ana", Role.CASHIER, "es_MX")
+    code, payload = run_staff(data, "language", "ana", "fr")
+    assert (code, payload["member"]) == (0, {"name": "Ana", "role": "cashier", "language": "fr"})
+    code, payload = run_staff(data, "language", "Ana", "-")
+    assert (code, payload["member"]) == (0, {"name": "Ana", "role": "cashier"})
+    code, payload = run_staff(data, "language", "Ana", "elvish!")
+    assert code == 1 and "not a language code; use one of en, es, fr" in payload["error"]
+    code, payload = run_staff(data, "add", "Bo", "--role", "cashier", "--language", "??", "--pin-from-stdin",
+                              stdin="1357\n")
+    assert code == 1 and "not a language code" in payload["error"]
+    with Staff.open(data / "staff.sqlite3") as staff:
+        assert [m.name for m in staff.list()] == ["Ana"]
+        assert [(e.action, e.detail) for e in staff.audit()][:2] == [
+            ("staff_language", "Ana: the store language"), ("staff_language", "Ana: fr")]

@@ -213,3 +213,35 @@ def fits(widget: Any, screen: tuple[int, int] = (1024, 768)) -> None:
     needs = widget.minimumSizeHint()
     assert widget.width() <= width and widget.height() <= height, (widget.width(), widget.height())
     assert needs.width() <= width and needs.height() <= height, (needs.width(), needs.height())
+
+
+def clipped(dialog: Any, screen: tuple[int, int] = (1024, 768)) -> list[str]:
+    """What of ``dialog`` (or the main window) a person cannot read whole: larger than the
+    screen, a field or button smaller than it needs, a wrapped text shorter than its lines,
+    a widget reaching past its edge (but for the content of a scroll area: it scrolls)."""
+    from pos_app.ui.qt import QComboBox, QLabel, QLineEdit, QPushButton, QScrollArea
+
+    scrolled = [area.widget() for area in dialog.findChildren(QScrollArea) if area.widget() is not None]
+
+    found = []
+    size = dialog.frameGeometry().size()
+    if size.width() > screen[0] or size.height() > screen[1] - 60:
+        found.append(f"{size.width()}×{size.height()} does not fit a {screen[0]}×{screen[1]} screen")
+    for widget in dialog.findChildren(QLabel) + dialog.findChildren(QPushButton) + dialog.findChildren(QLineEdit) \
+            + dialog.findChildren(QComboBox):
+        if not widget.isVisibleTo(dialog) or widget.window() is not dialog or widget.parent().inherits("QComboBox"):
+            continue
+        what = f"{type(widget).__name__} “{(getattr(widget, 'text', lambda: '')() or widget.accessibleName())[:40]}”"
+        if isinstance(widget, QLabel) and widget.wordWrap() and widget.text():
+            needed = widget.heightForWidth(widget.width())
+            if widget.height() < needed:
+                found.append(f"{what} is {widget.height()} px high, its text needs {needed}")
+        else:
+            hint = widget.minimumSizeHint()
+            if widget.width() < hint.width() or widget.height() < hint.height():
+                found.append(f"{what} is {widget.width()}×{widget.height()}, needs {hint.width()}×{hint.height()}")
+        in_scroll_area = any(content.isAncestorOf(widget) for content in scrolled)
+        if not in_scroll_area and not dialog.rect().contains(
+                widget.rect().translated(widget.mapTo(dialog, widget.rect().topLeft()))):
+            found.append(f"{what} reaches past the dialog's edge")
+    return found

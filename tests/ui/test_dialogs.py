@@ -13,8 +13,8 @@ import pytest
 from pos_app.cart import tax_choice
 from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult
-from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt, QWidget
-from tests.ui.helpers import sign_in
+from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt
+from tests.ui.helpers import clipped, sign_in
 
 REFUND_ALL = ("Refund all that is left, $41.23, to Visa •••• 4242. The terminal refund returns the amount of the "
               "sale; the $1.03 card surcharge is returned only if the service reverses it (the list shows it after "
@@ -145,38 +145,6 @@ def refused(qtbot, name: str, dialog: QDialog) -> None:
     qtbot.keyClicks(dialog.pin, "0000")
     qtbot.keyClick(dialog.pin, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: dialog.message.text() != "" and dialog.ok.isEnabled(), timeout=10_000)
-
-
-def clipped(dialog: QWidget) -> list[str]:
-    """What of ``dialog`` (or the main window) a person cannot read whole: larger than the
-    screen, a field or button smaller than it needs, a wrapped text shorter than its lines,
-    a widget reaching past its edge (but for the content of a scroll area: it scrolls)."""
-    from pos_app.ui.qt import QComboBox, QLabel, QScrollArea
-
-    scrolled = [area.widget() for area in dialog.findChildren(QScrollArea) if area.widget() is not None]
-
-    found = []
-    size = dialog.frameGeometry().size()
-    if size.width() > SCREEN[0] or size.height() > SCREEN[1] - 60:
-        found.append(f"{size.width()}×{size.height()} does not fit a {SCREEN[0]}×{SCREEN[1]} screen")
-    for widget in dialog.findChildren(QLabel) + dialog.findChildren(QPushButton) + dialog.findChildren(QLineEdit) \
-            + dialog.findChildren(QComboBox):
-        if not widget.isVisibleTo(dialog) or widget.window() is not dialog or widget.parent().inherits("QComboBox"):
-            continue
-        what = f"{type(widget).__name__} “{(getattr(widget, 'text', lambda: '')() or widget.accessibleName())[:40]}”"
-        if isinstance(widget, QLabel) and widget.wordWrap() and widget.text():
-            needed = widget.heightForWidth(widget.width())
-            if widget.height() < needed:
-                found.append(f"{what} is {widget.height()} px high, its text needs {needed}")
-        else:
-            hint = widget.minimumSizeHint()
-            if widget.width() < hint.width() or widget.height() < hint.height():
-                found.append(f"{what} is {widget.width()}×{widget.height()}, needs {hint.width()}×{hint.height()}")
-        in_scroll_area = any(content.isAncestorOf(widget) for content in scrolled)
-        if not in_scroll_area and not dialog.rect().contains(
-                widget.rect().translated(widget.mapTo(dialog, widget.rect().topLeft()))):
-            found.append(f"{what} reaches past the dialog's edge")
-    return found
 
 
 def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):

@@ -1,0 +1,57 @@
+"""What a screen reader finds: Qt's accessible tree of the sign-in, the sale screen, the
+surcharge notice, the payment dialog (waiting and with its result) and the back office,
+each control with a name (a combo box with one of its own)."""
+
+from __future__ import annotations
+
+from pos_app.ui.acknowledgment import AcknowledgmentDialog
+from pos_app.ui.payment_dialog import PaymentDialog
+from pos_app.ui.qt import Qt
+from tests.ui.access import controls, unnamed
+from tests.ui.helpers import close_preview, modal, open_back_office, scan, sign_in, two_codes
+
+
+def test_every_control_a_cashier_reaches_has_a_name(qtbot, run, open_app, ui_config, sandbox):
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
+    app = open_app(ui_config, "S")
+    window = app.window
+    found = {"sign-in": unnamed(window)}
+    sign_in(qtbot, window)
+    for code in two_codes(run, app):
+        scan(qtbot, window, code)
+    found["sale screen"] = unnamed(window)
+    assert len(controls(window)) > 10  # the tree was read: the scan field, the cart, the keys
+    qtbot.keyClick(window, Qt.Key.Key_F12)
+    notice = modal(qtbot, AcknowledgmentDialog)
+    found["surcharge notice"] = unnamed(notice)
+    qtbot.keyClick(notice, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    found["payment dialog, waiting"] = unnamed(dialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    close_preview(qtbot)
+    found["payment dialog, approved"] = unnamed(dialog)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    office = open_back_office(qtbot, window)
+    found["back office"] = unnamed(office)
+    assert {screen: names for screen, names in found.items() if names} == {}
+
+
+def test_the_reader_finds_a_field_and_a_combo_box_without_a_name(qtbot):
+    from pos_app.ui.qt import QComboBox, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+    screen = QWidget()
+    layout = QVBoxLayout(screen)
+    bare, named, combo = QLineEdit(), QLineEdit(), QComboBox()
+    named.setAccessibleName("Amount")
+    combo.addItems(["All", "Approved"])
+    for widget in (bare, named, combo, QPushButton("Pay")):
+        layout.addWidget(widget)
+    qtbot.addWidget(screen)
+    screen.show()
+    assert unnamed(screen) == ["EditableText (QLineEdit '')", "ComboBox (QComboBox '')"]
+    combo.setAccessibleName("Status filter")
+    bare.setAccessibleName("Note")
+    assert unnamed(screen) == []
