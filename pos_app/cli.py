@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app import __version__
     from pos_app.i18n import _
 
+    argparse_speaks_ours()
+
     class Parser(argparse.ArgumentParser):
         """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
 
@@ -31,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(prog="pos-app",
                     description=_("The pos-app cashier app (no command), and Qt-free commands for automation."))
-    parser.add_argument("--version", action="version", version=f"pos-app {__version__}")  # not for people: a name
+    parser.add_argument("--version", action="version", version=f"pos-app {__version__}",  # not for people: a name
+                        help=_("show program's version number and exit"))
     parser.add_argument("--sandbox", action="store_true",
                         help=_("open the app on its built-in sandbox, in training mode (no real money)"))
     parser.add_argument("--profile", metavar="FILE",
@@ -61,6 +64,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_charge_commands(commands)
     add_setup_command(commands)
     return parser
+
+
+def argparse_speaks_ours() -> tuple[str, ...]:
+    """argparse's own texts (``usage:``, its section titles, ``-h``'s help, its usage errors,
+    which the commands print under ``error``) in the language in force: argparse looks
+    each up through its module's ``_`` and ``ngettext`` when it uses it, so they go
+    through the app's catalogs. Returns the texts the commands can show, marked here for
+    the catalogs (argparse's own wording, as Python 3.12 writes it)."""
+    import argparse
+
+    from pos_app import i18n
+    from pos_app.i18n import N_
+
+    argparse._ = i18n._  # type: ignore[attr-defined]
+    argparse.ngettext = i18n.ngettext  # type: ignore[attr-defined]
+    return (
+        N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+        N_("argument %(argument_name)s: %(message)s"), N_("unrecognized arguments: %s"),
+        N_("not allowed with argument %s"), N_("ignored explicit argument %r"),
+        N_("the following arguments are required: %s"), N_("one of the arguments %s is required"),
+        N_("expected one argument"), N_("expected at most one argument"), N_("expected at least one argument"),
+        N_("ambiguous option: %(option)s could match %(matches)s"), N_("unexpected option string: %s"),
+        N_("invalid %(type)s value: %(value)r"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+        N_("can't open '%(filename)s': %(error)s"),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
