@@ -13,9 +13,6 @@ if TYPE_CHECKING:
     import argparse
 
 
-DESCRIPTION = "The pos-app cashier app (no command), and Qt-free commands for automation."
-
-
 class UsageError(Exception):
     pass
 
@@ -24,6 +21,9 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from pos_app import __version__
+    from pos_app.i18n import _
+
+    argparse_speaks_ours()
 
     class Parser(argparse.ArgumentParser):
         """Usage errors exit 1 (not argparse's 2, which means "declined" for terminal commands)."""
@@ -31,16 +31,18 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str):  # type: ignore[override]
             raise UsageError(f"{self.prog}: {message}")
 
-    parser = Parser(prog="pos-app", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"pos-app {__version__}")
+    parser = Parser(prog="pos-app",
+                    description=_("The pos-app cashier app (no command), and Qt-free commands for automation."))
+    parser.add_argument("--version", action="version", version=f"pos-app {__version__}",  # not for people: a name
+                        help=_("show program's version number and exit"))
     parser.add_argument("--sandbox", action="store_true",
-                        help="open the app on its built-in sandbox, in training mode (no real money)")
+                        help=_("open the app on its built-in sandbox, in training mode (no real money)"))
     parser.add_argument("--profile", metavar="FILE",
-                        help="the store profile to start from (as POS_PROFILE; an installer's is store-profile.toml "
-                             "next to the executable)")
+                        help=_("the store profile to start from (as POS_PROFILE; an installer's is "
+                               "store-profile.toml next to the executable)"))
     parser.add_argument("--self-test", action="store_true",
-                        help="check this installation on the built-in sandbox and a temporary data folder (a sale, "
-                             "its receipt); exit 0 when it works")
+                        help=_("check this installation on the built-in sandbox and a temporary data folder (a sale, "
+                               "its receipt); exit 0 when it works"))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
@@ -62,6 +64,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_charge_commands(commands)
     add_setup_command(commands)
     return parser
+
+
+def argparse_speaks_ours() -> tuple[str, ...]:
+    """argparse's own texts (``usage:``, its section titles, ``-h``'s help, its usage errors,
+    which the commands print under ``error``) in the language in force: argparse looks
+    each up through its module's ``_`` and ``ngettext`` when it uses it, so they go
+    through the app's catalogs. Returns the texts the commands can show, marked here for
+    the catalogs (argparse's own wording, as Python 3.12 writes it)."""
+    import argparse
+
+    from pos_app import i18n
+    from pos_app.i18n import N_
+
+    argparse._ = i18n._  # type: ignore[attr-defined]
+    argparse.ngettext = i18n.ngettext  # type: ignore[attr-defined]
+    return (
+        N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+        N_("argument %(argument_name)s: %(message)s"), N_("unrecognized arguments: %s"),
+        N_("not allowed with argument %s"), N_("ignored explicit argument %r"),
+        N_("the following arguments are required: %s"), N_("one of the arguments %s is required"),
+        N_("expected one argument"), N_("expected at most one argument"), N_("expected at least one argument"),
+        N_("ambiguous option: %(option)s could match %(matches)s"), N_("unexpected option string: %s"),
+        N_("invalid %(type)s value: %(value)r"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+        N_("can't open '%(filename)s': %(error)s"),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

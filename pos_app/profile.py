@@ -74,7 +74,9 @@ def baked_profile(env: Mapping[str, str] = os.environ) -> Path | None:
     if env.get("POS_PROFILE"):
         path = Path(env["POS_PROFILE"]).expanduser()
         if not path.is_file():
-            raise ConfigError(f"POS_PROFILE (or --profile) names {path}, which is not a file")
+            from pos_app.i18n import _  # only on this path: the app's start does not wait for it
+
+            raise ConfigError(_("POS_PROFILE (or --profile) names {path}, which is not a file").format(path=path))
         return path
     if getattr(sys, "frozen", False):
         path = Path(sys.executable).resolve().parent / BAKED_PROFILE_NAME
@@ -114,11 +116,18 @@ def read_profile(path: Path) -> dict[str, Any]:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {error}") from error
+        from pos_app.i18n import _  # only when it fails: the app's start does not wait for it
+
+        raise ConfigError(_("cannot read {path}: {error}").format(path=path, error=error)) from error
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from error
+        from pos_app.i18n import _
+
+        raise ConfigError(_("{path} is not valid TOML: {error}").format(path=path, error=error)) from error
     if any(holds_a_key(name) for name in raw):
-        raise ConfigError(f"{path} contains a key-hash: remove it; the key lives in the OS keyring or POS_KEY_HASH")
+        from pos_app.i18n import _
+
+        raise ConfigError(_("{path} contains a key-hash: remove it; the key lives in the OS keyring or "
+                            "POS_KEY_HASH").format(path=path))
     return raw
 
 

@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pos_app.i18n import _
 from pos_app.self_test_report import Report, SelfTestFailed
 
 SANDBOX_S_DELAY = (0.2, 0.4)  # the type S terminal answers in well under a second
@@ -42,13 +43,14 @@ def check_profile(report: Report) -> tuple[str, str | None]:
     try:
         path = baked_profile(os.environ)
         if path is None:
-            report.passed("profile", "no store profile in this installation (running from source)")
+            report.passed("profile", _("no store profile in this installation (running from source)"))
             return "USD", None
         config = check_store_profile(path)
     except ConfigError as error:
-        raise SelfTestFailed(f"the store profile cannot be used: {error}") from None
+        raise SelfTestFailed(_("the store profile cannot be used: {error}").format(error=error)) from None
     report.facts["profile"] = {"file": str(path), "store_id": config.store_id, "mode": config.mode.value}
-    report.passed("profile", f"{path.name}: store {config.store_id} ({config.mode.value})")
+    report.passed("profile", _("{file}: store {store} ({mode})").format(file=path.name, store=config.store_id,
+                                                                      mode=config.mode.value))
     return config.currency, config.locale
 
 
@@ -66,10 +68,14 @@ def check_money(report: Report, store: tuple[str, str | None]) -> None:
             text = money(SAMPLE_CENTS)
             read = (money.parse(text), money.parse(money.field(SAMPLE_CENTS)))
         except ValueError as error:
-            raise SelfTestFailed(f"money in {currency} for {locale or 'the OS locale'} cannot be written: "
-                                 f"{error}") from None
+            if locale:
+                raise SelfTestFailed(_("money in {currency} for {locale} cannot be written: {error}").format(
+                    currency=currency, locale=locale, error=error)) from None
+            raise SelfTestFailed(_("money in {currency} for the OS locale cannot be written: {error}").format(
+                currency=currency, error=error)) from None
         if read != (SAMPLE_CENTS, SAMPLE_CENTS):
-            raise SelfTestFailed(f"{text!r} ({currency}, {money.locale}) reads back as {read}, not {SAMPLE_CENTS}")
+            raise SelfTestFailed(_("{text!r} ({currency}, {locale}) reads back as {read}, not {cents}").format(
+                text=text, currency=currency, locale=money.locale, read=read, cents=SAMPLE_CENTS))
         written[f"{currency} {money.locale}"] = text
     report.facts["money"] = written
     report.passed("money", "; ".join(written.values()))
@@ -104,7 +110,7 @@ def _run_on(directory: Path, report: Report) -> None:
 
 def _finish(report: Report, error: str | None) -> int:
     if error:
-        sys.stdout.write(f"self-test FAILED at {report.current}: {error}\n")
+        sys.stdout.write(_("self-test FAILED at {step}: {error}").format(step=report.current, error=error) + "\n")
     sys.stdout.write(json.dumps(report.summary(error)) + "\n")
     sys.stdout.flush()
     return 1 if error else 0

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+from pos_app.i18n import _
+
 
 class SelfTestFailed(Exception):
     """A step did not do what it must; the message says which and what was seen."""
@@ -29,7 +31,8 @@ class Report:
     def passed(self, step: str, detail: str = "") -> None:
         elapsed = round(time.monotonic() - self.started, 3)
         self.steps[step] = elapsed
-        sys.stdout.write(f"self-test: {step} ({elapsed:.2f} s){' ' + detail if detail else ''}\n")
+        # not for people: the line's start is read by scripts (bench_bundle); its detail is translated
+        sys.stdout.write(f"self-test: {step} ({elapsed:.2f} s){' ' + detail if detail else ''}\n")  # not for people
         sys.stdout.flush()
 
     def summary(self, error: str | None = None) -> dict[str, Any]:
@@ -46,10 +49,10 @@ def check_pdf(pdf: bytes) -> int:
     """The PDF's page count after the checks any PDF reader makes first (header, trailer);
     ``SelfTestFailed`` when the bytes are not a whole PDF."""
     if not pdf.startswith(b"%PDF-"):
-        raise SelfTestFailed(f"the receipt is not a PDF (it starts with {pdf[:8]!r})")
+        raise SelfTestFailed(_("the receipt is not a PDF (it starts with {start!r})").format(start=pdf[:8]))
     if b"%%EOF" not in pdf[-64:]:
-        raise SelfTestFailed("the receipt PDF is cut short (no %%EOF at its end)")
+        raise SelfTestFailed(_("the receipt PDF is cut short (no %%EOF at its end)"))
     pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
     if pages < 1:
-        raise SelfTestFailed("the receipt PDF has no page")
+        raise SelfTestFailed(_("the receipt PDF has no page"))
     return pages

@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Final
 
+from pos_app.i18n import _
+
 
 class AuditAction(StrEnum):
     """What a manager, a cashier or the system did; the audit trail's ``action`` column."""
@@ -64,9 +66,9 @@ def check_reason(reason: str) -> str:
     """A reason is asked for every manager action: non-empty, one line, at most 200 characters."""
     text = " ".join(str(reason).split())
     if not text:
-        raise ValueError("give a reason: it is recorded with the action")
+        raise ValueError(_("give a reason: it is recorded with the action"))
     if len(text) > REASON_MAX:
-        raise ValueError(f"keep the reason under {REASON_MAX} characters")
+        raise ValueError(_("keep the reason under {count} characters").format(count=REASON_MAX))
     return text
 
 

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pos_app.i18n import N_, _
 from pos_app.staff.audit import audit_csv
 from pos_app.staff.errors import StaffError
 from pos_app.staff.file import staff_path
@@ -30,40 +31,40 @@ from pos_app.staff.store import Role, Staff
 
 EXIT_OK = 0
 EXIT_INVALID = 1
-TRAINING_ADD_REFUSED = ("training mode signs in with its demo staff only (PIN 1111 Demo Cashier, 9999 Demo "
-                        "Manager; it refuses to start with others in its staff file): add staff to a store's "
-                        "station, without --training")
+TRAINING_ADD_REFUSED = N_("training mode signs in with its demo staff only (PIN 1111 Demo Cashier, 9999 Demo "
+                          "Manager; it refuses to start with others in its staff file): add staff to a store's "
+                          "station, without --training")
 
 
 def add_staff_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    staff = commands.add_parser("staff", help="add, list and remove staff (JSON on stdout)")
+    staff = commands.add_parser("staff", help=_("add, list and remove staff (JSON on stdout)"))
     staff.add_argument("--training", action="store_true",
-                       help="training mode's staff file (`make run`, `pos-app --sandbox`): <data dir>/training; "
-                            "its demo staff only (add is refused)")
+                       help=_("training mode's staff file (`make run`, `pos-app --sandbox`): <data dir>/training; "
+                              "its demo staff only (add is refused)"))
     ops = staff.add_subparsers(dest="staff_command", metavar="COMMAND", required=True)
-    add = ops.add_parser("add", help="add a staff member; the PIN is read from stdin")
+    add = ops.add_parser("add", help=_("add a staff member; the PIN is read from stdin"))
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=[r.value for r in Role])
     add.add_argument("--pin-from-stdin", required=True, action="store_true",
-                     help="read the 4-8 digit PIN from the first line of stdin (never from the command line)")
+                     help=_("read the 4-8 digit PIN from the first line of stdin (never from the command line)"))
     add.add_argument("--language", default=None,
-                     help="the member's own language for the screens (en, es, fr); unset: the store's")
+                     help=_("the member's own language for the screens (en, es, fr); unset: the store's"))
     add.set_defaults(handler=run_staff_command)
-    language = ops.add_parser("language", help="set a staff member's own language for the screens (- clears it)")
+    language = ops.add_parser("language", help=_("set a staff member's own language for the screens (- clears it)"))
     language.add_argument("name")
-    language.add_argument("language", help="en, es, fr... or - for the store's language")
+    language.add_argument("language", help=_("en, es, fr... or - for the store's language"))
     language.set_defaults(handler=run_staff_command)
-    listing = ops.add_parser("list", help="list staff members and whether sign-in is locked")
+    listing = ops.add_parser("list", help=_("list staff members and whether sign-in is locked"))
     listing.set_defaults(handler=run_staff_command)
-    unlock = ops.add_parser("unlock", help="lift the sign-in lock set by wrong PINs (audited under your OS user)")
+    unlock = ops.add_parser("unlock", help=_("lift the sign-in lock set by wrong PINs (audited under your OS user)"))
     unlock.set_defaults(handler=run_staff_command)
-    remove = ops.add_parser("remove", help="remove a staff member")
+    remove = ops.add_parser("remove", help=_("remove a staff member"))
     remove.add_argument("name")
     remove.set_defaults(handler=run_staff_command)
-    audit = ops.add_parser("audit", help="the audit trail of manager actions and staff changes, newest first")
-    audit.add_argument("--limit", type=int, default=None, help="at most this many entries")
+    audit = ops.add_parser("audit", help=_("the audit trail of manager actions and staff changes, newest first"))
+    audit.add_argument("--limit", type=int, default=None, help=_("at most this many entries"))
     audit.add_argument("--csv", metavar="FILE", default=None,
-                       help="write the trail as CSV to FILE (- for stdout) instead of JSON")
+                       help=_("write the trail as CSV to FILE (- for stdout) instead of JSON"))
     audit.set_defaults(handler=run_staff_command)
 
 
@@ -75,12 +76,12 @@ def emit(payload: dict[str, Any]) -> None:
 def read_pin() -> str:
     """The PIN from stdin: without echo from a terminal, else its first line."""
     if sys.stdin is None:
-        raise StaffError("no stdin to read the PIN from")
+        raise StaffError(_("no stdin to read the PIN from"))
     if sys.stdin.isatty():
-        return getpass.getpass("PIN: ")
+        return getpass.getpass(_("PIN: "))
     line = sys.stdin.readline()
     if not line:
-        raise StaffError("no PIN on stdin: pipe it in, e.g. `printf '%s\\n' \"$PIN\" | pos-app staff add ...`")
+        raise StaffError(_("no PIN on stdin: pipe it in, e.g. `printf '%s\\n' \"$PIN\" | pos-app staff add ...`"))
     return line.rstrip("\r\n")
 
 
@@ -89,7 +90,7 @@ def run_staff_command(args: argparse.Namespace) -> int:
 
     try:
         if args.training and args.staff_command == "add":
-            raise StaffError(TRAINING_ADD_REFUSED)
+            raise StaffError(_(TRAINING_ADD_REFUSED))
         payload = _dispatch(args, training_data_dir() if args.training else data_dir())
         code = EXIT_OK
     except _Written:
@@ -127,7 +128,7 @@ def _dispatch(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
 
 def _audit(staff: Staff, args: argparse.Namespace) -> dict[str, Any]:
     if args.limit is not None and args.limit < 1:
-        raise ValueError("--limit must be at least 1")
+        raise ValueError(_("--limit must be at least 1"))
     entries = staff.audit(args.limit)
     if args.csv is None:
         return {"outcome": "ok", "audit": [e.to_json() for e in entries], "file": str(staff.path)}
@@ -141,7 +142,8 @@ def _audit(staff: Staff, args: argparse.Namespace) -> dict[str, Any]:
         partial.write_text(text, encoding="utf-8", newline="")
         partial.replace(target)
     except OSError as error:
-        raise StaffError(f"cannot write the audit CSV to {target}: {error.strerror or error}") from error
+        raise StaffError(_("cannot write the audit CSV to {file}: {error}").format(
+            file=target, error=error.strerror or error)) from error
     return {"outcome": "ok", "csv": str(target), "entries": len(entries), "file": str(staff.path)}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pos_app.i18n import _, ngettext
 from pos_app.staff.lockout import LockLevel
 
 
@@ -34,7 +35,7 @@ class InvalidName(StaffError, ValueError):
 class DuplicateName(StaffError, ValueError):
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(f"there is already a staff member named {name!r} (names ignore case)")
+        super().__init__(_("there is already a staff member named {name!r} (names ignore case)").format(name=name))
 
 
 class DuplicatePin(StaffError, ValueError):
@@ -42,13 +43,13 @@ class DuplicatePin(StaffError, ValueError):
     The message does not say whose PIN it is."""
 
     def __init__(self) -> None:
-        super().__init__("that PIN is already used by another staff member; choose another PIN")
+        super().__init__(_("that PIN is already used by another staff member; choose another PIN"))
 
 
 class UnknownMember(StaffError, LookupError):
     def __init__(self, name: str) -> None:
         self.name = name
-        super().__init__(f"there is no staff member named {name!r}")
+        super().__init__(_("there is no staff member named {name!r}").format(name=name))
 
     def __str__(self) -> str:  # LookupError would quote the message like a key
         return str(self.args[0])
@@ -56,7 +57,7 @@ class UnknownMember(StaffError, LookupError):
 
 def tries(count: int) -> str:
     """"1 try", "3 tries"."""
-    return f"{count} {'try' if count == 1 else 'tries'}"
+    return ngettext("{count} try", "{count} tries", count).format(count=count)
 
 
 class WrongPin(StaffError):
@@ -65,12 +66,14 @@ class WrongPin(StaffError):
 
     def __init__(self, tries_left: int) -> None:
         self.tries_left = tries_left
-        super().__init__(f"wrong PIN; {self.left} before sign-in is locked for a few minutes")
+        super().__init__(ngettext("wrong PIN; {count} try left before sign-in is locked for a few minutes",
+                                  "wrong PIN; {count} tries left before sign-in is locked for a few minutes",
+                                  tries_left).format(count=tries_left))
 
     @property
     def left(self) -> str:
         """"1 try left", "3 tries left"."""
-        return f"{tries(self.tries_left)} left"
+        return ngettext("{count} try left", "{count} tries left", self.tries_left).format(count=self.tries_left)
 
 
 class LockedOut(StaffError):
@@ -85,15 +88,29 @@ class LockedOut(StaffError):
         self.level = level
         self.override = override
         local = until.astimezone().strftime("%H:%M:%S")
-        why = "wrong PIN; too many wrong PINs" if just_locked else "too many wrong PINs"
-        if level is LockLevel.CLOSED:
-            lift = "not even a manager's PIN is taken for now; `pos-app staff unlock` lifts it"
-        elif override:
-            lift = "a manager lifts the lock by signing in on this station, or `pos-app staff unlock`"
-        else:
-            lift = "a manager's PIN signs in and lifts it"
-        what = "manager approvals are" if override else "sign-in is"
-        super().__init__(f"{why}: {what} locked until {local}; {lift}")
+        super().__init__(_("{locked}; {lift}").format(locked=_locked(local, just_locked=just_locked,
+                                                                     override=override),
+                                                      lift=_lift(level, override=override)))
+
+
+def _locked(local: str, *, just_locked: bool, override: bool) -> str:
+    """What is locked, and till when (``local``: a time of day)."""
+    if just_locked:
+        if override:
+            return _("wrong PIN; too many wrong PINs: manager approvals are locked until {time}").format(time=local)
+        return _("wrong PIN; too many wrong PINs: sign-in is locked until {time}").format(time=local)
+    if override:
+        return _("too many wrong PINs: manager approvals are locked until {time}").format(time=local)
+    return _("too many wrong PINs: sign-in is locked until {time}").format(time=local)
+
+
+def _lift(level: LockLevel, *, override: bool) -> str:
+    """Who or what lifts a lock."""
+    if level is LockLevel.CLOSED:
+        return _("not even a manager's PIN is taken for now; `pos-app staff unlock` lifts it")
+    if override:
+        return _("a manager lifts the lock by signing in on this station, or `pos-app staff unlock`")
+    return _("a manager's PIN signs in and lifts it")
 
 
 class NotAManager(StaffError):
@@ -101,4 +118,4 @@ class NotAManager(StaffError):
 
     def __init__(self, member_name: str) -> None:
         self.member_name = member_name
-        super().__init__("that PIN is not a manager's; a manager must enter their own PIN")
+        super().__init__(_("that PIN is not a manager's; a manager must enter their own PIN"))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Final
 
 from pos_app import sqlite_file
+from pos_app.i18n import N_, _
 from pos_app.sqlite_file import FileKind
 from pos_app.staff.errors import StaffFileError, StaffTooNew
 
@@ -71,15 +72,19 @@ def staff_path(data_dir: str | Path) -> Path:
 def file_error(error: sqlite3.Error, path: Path, action: str) -> StaffFileError:
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF
     if code in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
-        return StaffFileError(f"staff file {path} is busy (another program holds it) while {action}; try again")
+        # TRANSLATORS: {action} is what was being done, e.g. "adding a staff member", "reading the audit"
+        return StaffFileError(_("staff file {path} is busy (another program holds it) while {action}; try again")
+                              .format(path=path, action=action))
     if code in (8, 14):  # SQLITE_READONLY, SQLITE_CANTOPEN
-        return StaffFileError(f"staff file {path} cannot be written while {action}: {error}; "
-                              "check the data folder's permissions")
+        return StaffFileError(_("staff file {path} cannot be written while {action}: {error}; "
+                                "check the data folder's permissions").format(path=path, action=action, error=error))
     if code == 13:  # SQLITE_FULL
-        return StaffFileError(f"the disk is full: staff file {path} cannot be written while {action}")
+        return StaffFileError(_("the disk is full: staff file {path} cannot be written while {action}")
+                              .format(path=path, action=action))
     if code in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return StaffFileError(f"staff file {path} is damaged or not a database ({error}); it was left as it is")
-    return StaffFileError(f"staff file {path}: {error} while {action}")
+        return StaffFileError(_("staff file {path} is damaged or not a database ({error}); it was left as it is")
+                              .format(path=path, error=error))
+    return StaffFileError(_("staff file {path}: {error} while {action}").format(path=path, error=error, action=action))
 
 
 def _create_private(path: Path) -> None:
@@ -89,18 +94,19 @@ def _create_private(path: Path) -> None:
     except FileExistsError:
         pass
     except OSError as error:
-        raise StaffFileError(f"cannot create the staff file {path}: {error.strerror or error}") from None
+        raise StaffFileError(_("cannot create the staff file {path}: {error}").format(
+            path=path, error=error.strerror or error)) from None
 
 
 STAFF_FILE: Final = FileKind(
-    name="staff file",
+    name=N_("staff file"),
     application_id=APPLICATION_ID,
     migrations=MIGRATIONS,
     error=StaffFileError,
     corrupt=StaffFileError,
     too_new=StaffTooNew,
     from_sqlite=file_error,
-    advice="move it away to start a new staff list",
+    advice=N_("move it away to start a new staff list"),
     checks=("SELECT count(*) FROM members",),  # cheap damage check
 )
 

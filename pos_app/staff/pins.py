@@ -21,6 +21,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from pos_app.i18n import _
 from pos_app.staff.errors import InvalidPin
 
 PIN_MIN_DIGITS = 4
@@ -37,11 +38,14 @@ def check_pin(pin: object) -> str:
     The message never repeats the PIN.
     """
     if not isinstance(pin, str):
-        raise InvalidPin(f"a PIN must be text of {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits")
+        raise InvalidPin(_("a PIN must be text of {low} to {high} digits").format(low=PIN_MIN_DIGITS,
+                                                                                 high=PIN_MAX_DIGITS))
     if not _PIN.fullmatch(pin):
         if pin and pin.isascii() and pin.isdigit():
-            raise InvalidPin(f"a PIN has {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits, this one has {len(pin)}")
-        raise InvalidPin(f"a PIN is {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits (0-9) and nothing else")
+            raise InvalidPin(_("a PIN has {low} to {high} digits, this one has {count}").format(
+                low=PIN_MIN_DIGITS, high=PIN_MAX_DIGITS, count=len(pin)))
+        raise InvalidPin(_("a PIN is {low} to {high} digits (0-9) and nothing else").format(low=PIN_MIN_DIGITS,
+                                                                                   high=PIN_MAX_DIGITS))
     return pin
 
 
@@ -56,7 +60,9 @@ class ScryptParams:
 
     def __post_init__(self) -> None:
         if self.n < 2 or self.n & (self.n - 1) or not 1 <= self.r <= 64 or not 1 <= self.p <= 16:
-            raise ValueError(f"bad scrypt parameters {self}: n must be a power of two > 1, r 1..64, p 1..16")
+            # not for people: a programming mistake
+            raise ValueError(f"bad scrypt parameters {self}: n must be a power of two > 1, "  # not for people
+                             "r 1..64, p 1..16")
 
     @property
     def cost(self) -> int:
@@ -107,16 +113,16 @@ def parse_hash(stored: str) -> StoredHash:
     try:
         algorithm, params_text, salt_text, key_text = stored.split("$")
         if algorithm != ALGORITHM:
-            raise ValueError(f"unknown PIN hash algorithm {algorithm!r}")
+            raise ValueError(_("unknown PIN hash algorithm {name!r}").format(name=algorithm))
         fields = dict(part.split("=", 1) for part in params_text.split(","))
         if set(fields) != {"n", "r", "p"}:
-            raise ValueError("PIN hash parameters must be n, r and p")
+            raise ValueError(_("PIN hash parameters must be n, r and p"))
         params = ScryptParams(n=int(fields["n"]), r=int(fields["r"]), p=int(fields["p"]))
         salt, key = _unb64(salt_text), _unb64(key_text)
     except (ValueError, TypeError) as error:
-        raise ValueError(f"unreadable PIN hash: {error}") from None
+        raise ValueError(_("unreadable PIN hash: {error}").format(error=error)) from None
     if len(salt) < 8 or len(key) < 16:
-        raise ValueError("unreadable PIN hash: salt or key too short")
+        raise ValueError(_("unreadable PIN hash: salt or key too short"))
     return StoredHash(params, salt, key)
 
 

@@ -46,7 +46,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from pos_app.i18n import check_language
+from pos_app.i18n import _, check_language
 from pos_app.staff.audit import AuditAction, AuditEntry
 from pos_app.staff.errors import (
     DuplicateName,
@@ -89,8 +89,8 @@ class StaffMember:
 DEMO_CASHIER_PIN: Final = "1111"
 DEMO_MANAGER_PIN: Final = "9999"
 DEMO_STAFF: Final[tuple[tuple[str, Role, str], ...]] = (
-    ("Demo Cashier", Role.CASHIER, DEMO_CASHIER_PIN),
-    ("Demo Manager", Role.MANAGER, DEMO_MANAGER_PIN),
+    ("Demo Cashier", Role.CASHIER, DEMO_CASHIER_PIN),  # not for people: a name stored in the staff file
+    ("Demo Manager", Role.MANAGER, DEMO_MANAGER_PIN),  # not for people: a name stored in the staff file
 )
 """Training mode's staff: (name, role, PIN). The PINs are public: never in a store's real staff file."""
 
@@ -101,14 +101,14 @@ def check_name(name: object) -> str:
     """The name with outer spaces removed; ``InvalidName`` if empty, over 64 characters or
     with control characters."""
     if not isinstance(name, str):
-        raise InvalidName("a staff name must be text")
+        raise InvalidName(_("a staff name must be text"))
     name = unicodedata.normalize("NFC", name.strip())
     if not name:
-        raise InvalidName("a staff name cannot be empty")
+        raise InvalidName(_("a staff name cannot be empty"))
     if len(name) > NAME_MAX:
-        raise InvalidName(f"a staff name has at most {NAME_MAX} characters")
+        raise InvalidName(_("a staff name has at most {count} characters").format(count=NAME_MAX))
     if any(unicodedata.category(c).startswith("C") for c in name):
-        raise InvalidName("a staff name cannot contain control characters")
+        raise InvalidName(_("a staff name cannot contain control characters"))
     return name
 
 
@@ -184,8 +184,8 @@ class Staff:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise StaffFileError(f"cannot create the folder {path.parent} for the staff file: "
-                                 f"{error.strerror or error}") from None
+            raise StaffFileError(_("cannot create the folder {folder} for the staff file: {error}").format(
+                folder=path.parent, error=error.strerror or error)) from None
         conn = connect(path, busy_timeout)
         return cls(conn, path, params, clock or _utc_now)
 
@@ -231,7 +231,7 @@ class Staff:
                 raise DuplicateName(name)
             self._refuse_shared_pin(pin, rows)
             pin_hash = hash_pin(pin, self._params)
-            with self._write("adding a staff member") as conn:
+            with self._write(_("adding a staff member")) as conn:
                 seen = {_key(r.name) for r in rows}
                 newer = [r for r in self._rows(conn) if _key(r.name) not in seen]  # added meanwhile elsewhere
                 if any(_key(r.name) == _key(name) for r in newer):
@@ -247,20 +247,21 @@ class Staff:
         """Give a member their own language for the screens (None: the store's again),
         recorded as ``staff_language``; ``UnknownMember``, ``UnknownLanguage``."""
         language = check_language(language) if language else None
-        with self._lock, self._write("setting a staff member's language") as conn:
+        with self._lock, self._write(_("setting a staff member's language")) as conn:
             row = conn.execute("SELECT name, role FROM members WHERE name_key = ?",
                                (_key(unicodedata.normalize("NFC", name.strip())),)).fetchone()
             if row is None:
                 raise UnknownMember(name.strip())
             conn.execute("UPDATE members SET language = ? WHERE name_key = ?", (language, _key(row[0])))
-            self._insert_audit(conn, by, AuditAction.STAFF_LANGUAGE, f"{row[0]}: {language or 'the store language'}")
+            detail = f"{row[0]}: {language or 'the store language'}"  # not for people: the audit's record
+            self._insert_audit(conn, by, AuditAction.STAFF_LANGUAGE, detail)
         return StaffMember(row[0], Role(row[1]), language)
 
     def remove(self, name: str, *, by: str = SYSTEM_ACTOR) -> StaffMember:
         """Remove a member (recorded as ``staff_removed``); ``UnknownMember`` if there is none."""
         if not isinstance(name, str):
             raise UnknownMember(repr(name))
-        with self._lock, self._write("removing a staff member") as conn:
+        with self._lock, self._write(_("removing a staff member")) as conn:
             row = conn.execute("SELECT name, role FROM members WHERE name_key = ?",
                                (_key(unicodedata.normalize("NFC", name.strip())),)).fetchone()
             if row is None:
@@ -275,11 +276,12 @@ class Staff:
         PIN 9999) exist; returns them. Refuses (``StaffError``) a file that has any other
         member: the demo PINs are public and must never open a real store's staff file."""
         with self._lock:
-            demo_names = {_key(name) for name, _, _ in DEMO_STAFF}
+            demo_names = {_key(name) for name, _role, _pin in DEMO_STAFF}
             others = [r.name for r in self._rows() if _key(r.name) not in demo_names]
             if others:
-                raise StaffError(f"{self._path} has real staff ({', '.join(sorted(others))}); demo staff "
-                                 "(public PINs) only go into a training data dir's staff file")
+                raise StaffError(_("{path} has real staff ({names}); demo staff (public PINs) only go into a "
+                                   "training data dir's staff file").format(path=self._path,
+                                                                            names=", ".join(sorted(others))))
             present = {_key(r.name): r for r in self._rows()}
             members = []
             for name, role, pin in DEMO_STAFF:
@@ -344,10 +346,10 @@ class Staff:
         """Lift the lock, if any, and clear the count of wrong PINs (audited as
         ``sign_in_unlocked`` by ``by`` when there was anything to lift). Returns what
         there was."""
-        with self._lock, self._write("lifting the sign-in lock") as conn:
+        with self._lock, self._write(_("lifting the sign-in lock")) as conn:
             state = self._lock_state(conn, self._clock())
             if state.until is not None or state.wrong:
-                self._lift(conn, state, by, "by `pos-app staff unlock`")
+                self._lift(conn, state, by, "by `pos-app staff unlock`")  # not for people: the audit's record
             return state
 
     def _identify(self, pin: str, *, manager: bool, ahead: PinMatch | None) -> StaffMember:
@@ -361,7 +363,7 @@ class Staff:
                 match = next((r for r in rows if verify_pin(pin, r.pin_hash)), None)
                 if not rows:  # a wrong PIN costs at least one hash, members or not
                     verify_pin(pin, self._dummy())
-            with self._write("recording a PIN check") as conn:
+            with self._write(_("recording a PIN check")) as conn:
                 now = self._clock()
                 state = self._lock_state(conn, now)
                 self._refuse_untried(state, manager=manager)  # another process locked it meanwhile
@@ -372,7 +374,8 @@ class Staff:
                     if state.until is not None:
                         if not member.is_manager:  # a correct PIN: refused, not counted
                             raise LockedOut(state.until, state.level)
-                        self._lift(conn, state, member.name, "by a manager's sign-in")
+                        # not for people: the audit's record
+                        self._lift(conn, state, member.name, "by a manager's sign-in")  # not for people
                     if needs_rehash(match.pin_hash, self._params):
                         conn.execute("UPDATE members SET pin_hash = ? WHERE name_key = ? AND pin_hash = ?",
                                      (hash_pin(pin, self._params), _key(match.name), match.pin_hash))
@@ -384,8 +387,9 @@ class Staff:
                     raise WrongPin(after.tries_left)
                 if after.until != state.until:
                     conn.execute("UPDATE sign_in_state SET locked_until = ? WHERE id = 1", (_time_text(after.until),))
+                    # the audit's record, in English like the journal (a stored row, not a screen's text)
                     self._insert_audit(conn, SYSTEM_ACTOR, AuditAction.SIGN_IN_LOCKED,
-                                       f"{after.wrong} wrong PINs in {_minutes(WINDOW)}; locked for "
+                                       f"{after.wrong} wrong PINs in {_minutes(WINDOW)}; locked for "  # not for people
                                        f"{_minutes(after.until - now)} until {after.until.isoformat()}")
                 raise LockedOut(after.until, after.level, just_locked=True, override=manager)
 
@@ -399,20 +403,21 @@ class Staff:
     def _lift(self, conn: sqlite3.Connection, state: LockState, actor: str, how: str) -> None:
         conn.execute("DELETE FROM wrong_pins")
         conn.execute("UPDATE sign_in_state SET locked_until = NULL WHERE id = 1")
-        what = f"the lock until {state.until.isoformat()}" if state.until else "no lock"
+        # the audit's record, in English like the journal (a stored row, not a screen's text)
+        what = f"the lock until {state.until.isoformat()}" if state.until else "no lock"  # not for people
         self._insert_audit(conn, actor, AuditAction.SIGN_IN_UNLOCKED,
-                           f"{what} and {state.wrong} wrong PINs lifted {how}")
+                           f"{what} and {state.wrong} wrong PINs lifted {how}")  # not for people
 
     # -- audit ----------------------------------------------------------------------------
 
     def record(self, actor: str, action: AuditAction, detail: str = "", reason: str = "") -> AuditEntry:
         """Append an audit entry (a manager's action, a staff change) and return it."""
         if not isinstance(actor, str) or not actor.strip():
-            raise ValueError("an audit entry needs a non-empty actor")
+            raise ValueError("an audit entry needs a non-empty actor")  # not for people
         action = AuditAction(action)
         if not isinstance(detail, str) or not isinstance(reason, str):
-            raise ValueError("an audit entry's detail and reason are text")
-        with self._lock, self._write("recording an audit entry") as conn:
+            raise ValueError("an audit entry's detail and reason are text")  # not for people
+        with self._lock, self._write(_("recording an audit entry")) as conn:
             return self._insert_audit(conn, actor.strip(), action, detail, reason.strip())
 
     def audit(self, limit: int | None = None, *, since: datetime | None = None) -> builtins.list[AuditEntry]:
@@ -431,7 +436,7 @@ class Staff:
             try:
                 rows = conn.execute(query, params).fetchall()
             except sqlite3.Error as error:
-                raise file_error(error, self._path, "reading the audit") from None
+                raise file_error(error, self._path, _("reading the audit")) from None
         return [AuditEntry(seq, _parse_time(at), actor, action, detail, reason)
                 for seq, at, actor, action, detail, reason in rows]
 
@@ -439,7 +444,7 @@ class Staff:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise StaffFileError(f"staff file {self._path} is closed")
+            raise StaffFileError(f"staff file {self._path} is closed")  # not for people: a bug
         return self._conn
 
     def _dummy(self) -> str:
@@ -452,7 +457,7 @@ class Staff:
         try:
             rows = conn.execute("SELECT name, role, pin_hash, language FROM members ORDER BY rowid").fetchall()
         except sqlite3.Error as error:
-            raise file_error(error, self._path, "reading the staff") from None
+            raise file_error(error, self._path, _("reading the staff")) from None
         return [_Row(name, Role(role), pin_hash, language) for name, role, pin_hash, language in rows]
 
     def _lock_state(self, conn: sqlite3.Connection, now: datetime) -> LockState:
@@ -460,9 +465,10 @@ class Staff:
             row = conn.execute("SELECT locked_until FROM sign_in_state WHERE id = 1").fetchone()
             times = [_parse_time(at) for (at,) in conn.execute("SELECT at FROM wrong_pins")]
         except sqlite3.Error as error:
-            raise file_error(error, self._path, "reading the sign-in state") from None
+            raise file_error(error, self._path, _("reading the sign-in state")) from None
         if row is None:
-            raise StaffFileError(f"staff file {self._path} is damaged: its sign-in state is missing")
+            raise StaffFileError(_("staff file {path} is damaged: its sign-in state is missing").format(
+                path=self._path))
         until = _parse_time(row[0]) if row[0] else None
         return LockState(in_window(now, times), until if until is not None and now < until else None)
 
@@ -511,4 +517,5 @@ def _role(role: Role | str) -> Role:
     try:
         return Role(role.lower() if isinstance(role, str) else role)
     except ValueError:
-        raise ValueError(f"a role is {' or '.join(r.value for r in Role)}, not {role!r}") from None
+        raise ValueError(_("a role is {cashier} or {manager}, not {role!r}").format(
+            cashier=Role.CASHIER.value, manager=Role.MANAGER.value, role=role)) from None

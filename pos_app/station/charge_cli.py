@@ -36,6 +36,7 @@ from pos_app.api.charge_models import AchCharge, AchData, CardCharge, ChargeOrde
 from pos_app.api.customer_models import require_vault_id
 from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
 from pos_app.api.money import parse_cents
+from pos_app.i18n import _, ngettext
 from pos_app.journal import Outcome
 from pos_app.station.cli import CONFIG_REFUSALS, EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
@@ -47,43 +48,43 @@ MAX_BULK_ROWS = 1000
 
 def add_customer_charge(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """``customer charge``: added to ``pos-app customer``'s actions."""
-    parser = actions.add_parser("charge", help="charge a customer's card on file (journaled; JSON on stdout)")
-    parser.add_argument("customer", metavar="ID", help="the customer's 24-hex id")
-    parser.add_argument("--amount", required=True, help="integer cents (minor units), e.g. 1250 for 12.50")
-    parser.add_argument("--method", metavar="CUSTOMER_VAULT_ID", help="charge this stored card, not the default")
-    parser.add_argument("--order-number", help="the order: never charged twice")
-    parser.add_argument("--verbose", action="store_true", help="more detail in the log")
+    parser = actions.add_parser("charge", help=_("charge a customer's card on file (journaled; JSON on stdout)"))
+    parser.add_argument("customer", metavar="ID", help=_("the customer's 24-hex id"))
+    parser.add_argument("--amount", required=True, help=_("integer cents (minor units), e.g. 1250 for 12.50"))
+    parser.add_argument("--method", metavar="CUSTOMER_VAULT_ID", help=_("charge this stored card, not the default"))
+    parser.add_argument("--order-number", help=_("the order: never charged twice"))
+    parser.add_argument("--verbose", action="store_true", help=_("more detail in the log"))
     parser.set_defaults(handler=lambda args: _run(args, _customer_charge))
 
 
 def add_charge_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    _, action = command_group(commands, "ach", "ACH payments (journaled; JSON on stdout)",
-                              lambda args: _run(args, _ach_command))
+    __, action = command_group(commands, "ach", _("ACH payments (journaled; JSON on stdout)"),
+                               lambda args: _run(args, _ach_command))
 
-    parser = action("charge", "charge a bank account: a customer's, or one given")
-    parser.add_argument("--customer", help="the customer's 24-hex id (its default ACH account)")
-    parser.add_argument("--routing", help="routing number (with --account and --account-type)")
-    parser.add_argument("--account", help="account number")
+    parser = action("charge", _("charge a bank account: a customer's, or one given"))
+    parser.add_argument("--customer", help=_("the customer's 24-hex id (its default ACH account)"))
+    parser.add_argument("--routing", help=_("routing number (with --account and --account-type)"))
+    parser.add_argument("--account", help=_("account number"))
     parser.add_argument("--account-type", choices=["businessChecking", "businessSavings", "personalChecking",
                                                    "personalSavings"])
-    parser.add_argument("--amount", required=True, help="integer cents")
-    parser.add_argument("--order-number", help="the order: never charged twice")
-    parser = action("refund", "refund a settled ACH payment (6 minutes after the charge at the earliest)")
+    parser.add_argument("--amount", required=True, help=_("integer cents"))
+    parser.add_argument("--order-number", help=_("the order: never charged twice"))
+    parser = action("refund", _("refund a settled ACH payment (6 minutes after the charge at the earliest)"))
     parser.add_argument("payment_id")
-    parser.add_argument("--amount", required=True, help="integer cents")
+    parser.add_argument("--amount", required=True, help=_("integer cents"))
     parser.add_argument("--reason", required=True)
-    parser = action("void", "void an unsettled ACH payment")
+    parser = action("void", _("void an unsettled ACH payment"))
     parser.add_argument("payment_id")
     parser.add_argument("--reason", default=VoidReason.USER_CANCEL.value, choices=[r.value for r in VoidReason])
-    parser = action("list", "list the ACH payments")
+    parser = action("list", _("list the ACH payments"))
     parser.add_argument("--last4")
     parser.add_argument("--page", type=int)
     parser.add_argument("--limit", type=int)
 
-    bulk = commands.add_parser("bulk-charge", help="charge many customers' cards on file from a CSV (journaled)")
-    bulk.add_argument("file", type=Path, metavar="FILE.csv", help="rows of: customer id,cents[,order number]")
-    bulk.add_argument("--wait", type=float, default=None, help="seconds to wait for the queued payments")
-    bulk.add_argument("--verbose", action="store_true", help="more detail in the log")
+    bulk = commands.add_parser("bulk-charge", help=_("charge many customers' cards on file from a CSV (journaled)"))
+    bulk.add_argument("file", type=Path, metavar="FILE.csv", help=_("rows of: customer id,cents[,order number]"))
+    bulk.add_argument("--wait", type=float, default=None, help=_("seconds to wait for the queued payments"))
+    bulk.add_argument("--verbose", action="store_true", help=_("more detail in the log"))
     bulk.set_defaults(handler=lambda args: _run(args, _bulk_command))
 
 
@@ -124,11 +125,13 @@ async def _ach_command(station: Station, args: argparse.Namespace) -> Payload:
     except InvalidInput as error:
         raise Refused(str(error)) from None
     except Unauthorized as error:
-        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+        raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+            error=error)) from None
     except ServerError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     except ApiError as error:
-        return {"outcome": "refused", "error": f"the service refused it: {error.text or error}"}, EXIT_INVALID
+        return {"outcome": "refused",
+                "error": _("the service refused it: {reason}").format(reason=error.text or error)}, EXIT_INVALID
     except PaymentsError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     payments = [{"id": p.id, "amount": p.amount, "net_amount": p.net_amount, "paid": p.paid, "settled": p.settled,
@@ -140,10 +143,10 @@ def _ach_request(args: argparse.Namespace) -> AchCharge:
     order = ChargeOrder(orderId=args.order_number) if args.order_number else None
     if args.customer:
         if args.routing or args.account:
-            raise Refused("give --customer, or the account (--routing, --account, --account-type): not both")
+            raise Refused(_("give --customer, or the account (--routing, --account, --account-type): not both"))
         return AchCharge(amount=_cents(args.amount), customerId=args.customer, order=order)
     if not (args.routing and args.account and args.account_type):
-        raise Refused("an ACH charge needs --customer, or --routing, --account and --account-type")
+        raise Refused(_("an ACH charge needs --customer, or --routing, --account and --account-type"))
     data = AchData(routingNumber=args.routing, accountNumber=args.account, accountType=args.account_type,
                    last4=args.account[-4:] if len(args.account) >= 4 else None)
     return AchCharge(amount=_cents(args.amount), achData=data, order=order)
@@ -155,11 +158,11 @@ def read_bulk_file(path: Path) -> list[tuple[int, BulkRow]]:
     try:
         content = path.read_bytes()
     except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+        raise Refused(_("cannot read {file}: {error}").format(file=path, error=error.strerror or error)) from None
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise Refused(f"{path} is not UTF-8 text") from None
+        raise Refused(_("{file} is not UTF-8 text").format(file=path)) from None
     digest = hashlib.sha256(content).hexdigest()[:16]
     rows: list[tuple[int, BulkRow]] = []
     problems: list[str] = []
@@ -170,36 +173,40 @@ def read_bulk_file(path: Path) -> list[tuple[int, BulkRow]]:
         if line == 1 and len(cells) >= 2 and not cells[1].lstrip("+-").isdigit():
             continue  # a header line (its second field is no amount)
         if len(cells) not in (2, 3):
-            problems.append(f"line {line}: expected customer id,cents[,order number], got {len(cells)} fields")
+            problems.append(ngettext("line {line}: expected customer id,cents[,order number], got {count} fields",
+                                     "line {line}: expected customer id,cents[,order number], got {count} fields",
+                                     len(cells)).format(line=line, count=len(cells)))
             continue
         try:
-            customer = require_vault_id(cells[0], field="customer id")
-            amount = parse_cents(cells[1], field="cents")
+            customer = require_vault_id(cells[0], field=_("customer id"))
+            amount = parse_cents(cells[1], field=_("cents"))
         except InvalidInput as error:
-            problems.append(f"line {line}: {error}")
+            problems.append(_("line {line}: {error}").format(line=line, error=error))
             continue
         order = cells[2] if len(cells) == 3 and cells[2] else f"bulk:{digest}:{line}"
         rows.append((line, BulkRow(customer, amount, order)))
-    seen = Counter(row.customer_id for _, row in rows)
+    seen = Counter(row.customer_id for __, row in rows)
     for customer, times in sorted(seen.items()):
         if times > 1:
             lines = ", ".join(str(line) for line, row in rows if row.customer_id == customer)
-            problems.append(f"customer {customer} is charged {times} times (lines {lines}): one row per customer")
-    orders = Counter(row.order_key for _, row in rows)
-    problems += [f"order {order} appears {times} times: one charge per order" for order, times in orders.items()
-                 if times > 1]
+            problems.append(_("customer {customer} is charged {times} times (lines {lines}): one row per customer")
+                            .format(customer=customer, times=times, lines=lines))
+    orders = Counter(row.order_key for __, row in rows)
+    problems += [_("order {order} appears {times} times: one charge per order").format(order=order, times=times)
+                 for order, times in orders.items() if times > 1]
     if problems:
-        raise Refused(f"{path}: nothing was sent; " + "; ".join(problems))
+        raise Refused(_("{file}: nothing was sent; {problems}").format(file=path, problems="; ".join(problems)))
     if not rows:
-        raise Refused(f"{path} has no rows to charge")
+        raise Refused(_("{file} has no rows to charge").format(file=path))
     if len(rows) > MAX_BULK_ROWS:
-        raise Refused(f"{path} has {len(rows)} rows: at most {MAX_BULK_ROWS} per bulk charge")
+        raise Refused(_("{file} has {count} rows: at most {maximum} per bulk charge").format(
+            file=path, count=len(rows), maximum=MAX_BULK_ROWS))
     return rows
 
 
 async def _bulk_command(station: Station, args: argparse.Namespace) -> Payload:
     rows = read_bulk_file(args.file)
-    results = await station.service.bulk_charge([row for _, row in rows], wait_limit=args.wait)
+    results = await station.service.bulk_charge([row for __, row in rows], wait_limit=args.wait)
     counts = Counter(str(result.outcome) for result in results)
     printed: list[dict[str, Any]] = [{"line": line, "customer_id": row.customer_id, **result.to_json()}
                                      for (line, row), result in zip(rows, results, strict=True)]

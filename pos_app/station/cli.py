@@ -32,6 +32,7 @@ from pos_app.api.errors import InvalidInput, PaymentsError, Unauthorized
 from pos_app.api.money import TERMINAL_AMOUNT_MAX, parse_cents
 from pos_app.api.secrets import RedactingFilter, Redactor
 from pos_app.config import StoreConfig, key_hash, load_config
+from pos_app.i18n import _
 from pos_app.journal import JournalError, Outcome
 from pos_app.logs import ProcessKind, configure_logging
 from pos_app.profile import ConfigError
@@ -60,60 +61,64 @@ class Refused(Exception):
 
 
 def add_terminal_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    terminal = commands.add_parser("terminal", help="run terminal operations (JSON on stdout)")
+    terminal = commands.add_parser("terminal", help=_("run terminal operations (JSON on stdout)"))
     ops = terminal.add_subparsers(dest="operation", metavar="OPERATION", required=True)
 
     def op(name: str, help_text: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = ops.add_parser(name, help=help_text)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
+        parser.add_argument("--verbose", action="store_true", help=_("more detail in the log"))
         parser.set_defaults(handler=run_terminal_command)
         return parser
 
-    op("list", "list the merchant's terminals")
-    for name, text in (("sale", "charge an amount"), ("preauth", "reserve an amount")):
+    op("list", _("list the merchant's terminals"))
+    for name, text in (("sale", _("charge an amount")), ("preauth", _("reserve an amount"))):
         parser = op(name, text)
         parser.add_argument("--terminal", required=True)
-        parser.add_argument("--amount", required=True, help="integer cents (minor units), e.g. 1250 for 12.50")
+        parser.add_argument("--amount", required=True, help=_("integer cents (minor units), e.g. 1250 for 12.50"))
         parser.add_argument("--order-number")
         parser.add_argument("--email")
         parser.add_argument("--phone")
-        parser.add_argument("--receipt", action="store_true", help="have the service send a receipt")
-    for name, text, amount in (("capture", "capture a pre-auth", True), ("void", "void an unsettled payment", False),
-                               ("refund", "refund a settled payment", True)):
+        parser.add_argument("--receipt", action="store_true", help=_("have the service send a receipt"))
+    for name, text, amount in (("capture", _("capture a pre-auth"), True),
+                               ("void", _("void an unsettled payment"), False),
+                               ("refund", _("refund a settled payment"), True)):
         parser = op(name, text)
         parser.add_argument("--terminal", required=True)
-        parser.add_argument("--ref", required=True, help="pnRefNum (transactionId) of the payment")
-        parser.add_argument("--payment-id", help="the payment's id, so that an unknown outcome can be verified "
-                                                 "(found in the journal when this station made the sale)")
+        parser.add_argument("--ref", required=True, help=_("pnRefNum (transactionId) of the payment"))
+        parser.add_argument("--payment-id", help=_("the payment's id, so that an unknown outcome can be verified "
+                                                   "(found in the journal when this station made the sale)"))
         if amount:
-            parser.add_argument("--amount", required=True, help=f"integer cents, at most {TERMINAL_AMOUNT_MAX}")
+            parser.add_argument("--amount", required=True,
+                                help=_("integer cents, at most {maximum}").format(maximum=TERMINAL_AMOUNT_MAX))
         if name != "capture":
-            parser.add_argument("--reason", default="", help="why (recorded in the audit trail)")
-    parser = op("close-batch", "close the open batch (manager) and write the end-of-shift report PDF")
+            parser.add_argument("--reason", default="", help=_("why (recorded in the audit trail)"))
+    parser = op("close-batch", _("close the open batch (manager) and write the end-of-shift report PDF"))
     parser.add_argument("--terminal", required=True)
-    parser.add_argument("--by-serial", action="store_true", help="--terminal is the serial number (type S)")
-    parser = op("resume", "resolve every in-flight attempt of the journal")
+    parser.add_argument("--by-serial", action="store_true", help=_("--terminal is the serial number (type S)"))
+    parser = op("resume", _("resolve every in-flight attempt of the journal"))
     parser.add_argument("--wait", type=float, default=RESUME_WAIT,
-                        help=f"seconds to keep polling open messages (default {RESUME_WAIT:g})")
-    parser = op("report", "the day's attempts per terminal and outcome, reconciled with the service")
-    parser.add_argument("--day", help="YYYY-MM-DD (default: today, local time)")
-    parser = op("resolve", "a manager's decision on an unknown attempt, checked with the service first")
+                        help=_("seconds to keep polling open messages (default {seconds:g})").format(
+                            seconds=RESUME_WAIT))
+    parser = op("report", _("the day's attempts per terminal and outcome, reconciled with the service"))
+    parser.add_argument("--day", help=_("YYYY-MM-DD (default: today, local time)"))
+    parser = op("resolve", _("a manager's decision on an unknown attempt, checked with the service first"))
     parser.add_argument("attempt")
     decision = parser.add_mutually_exclusive_group(required=True)
     decision.add_argument("--paid", action="store_true")
     decision.add_argument("--not-paid", action="store_true")
     parser.add_argument("--reason", required=True)
-    parser.add_argument("--by", default=None, help="the manager's name (default: the OS user)")
+    parser.add_argument("--by", default=None, help=_("the manager's name (default: the OS user)"))
     parser.add_argument("--force", action="store_true",
-                        help="decide \"not paid\" even when the service cannot be asked, shows a possible match or "
-                             "may still be processing (recorded); never makes \"paid\" without the service's evidence")
-    parser.add_argument("--reference", help="with --paid: the payment id, or the reference on the terminal's slip, "
-                                            "of the charge (checked with the service)")
+                        help=_("decide \"not paid\" even when the service cannot be asked, shows a possible match or "
+                               "may still be processing (recorded); never makes \"paid\" without the service's "
+                               "evidence"))
+    parser.add_argument("--reference", help=_("with --paid: the payment id, or the reference on the terminal's slip, "
+                                              "of the charge (checked with the service)"))
 
-    receipt = commands.add_parser("receipt", help="save a payment's receipt PDF")
+    receipt = commands.add_parser("receipt", help=_("save a payment's receipt PDF"))
     receipt.add_argument("payment_id")
     receipt.add_argument("--out", required=True, type=Path)
-    receipt.add_argument("--customer", action="store_true", help="the customer copy (default: merchant copy)")
+    receipt.add_argument("--customer", action="store_true", help=_("the customer copy (default: merchant copy)"))
     receipt.add_argument("--verbose", action="store_true")
     receipt.set_defaults(handler=run_receipt_command)
 
@@ -146,11 +151,12 @@ def _run(args: argparse.Namespace, command: Command) -> int:
     except (Refused, ConfigError, InvalidInput) as error:
         payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
     except JournalError as error:
-        payload, code = {"outcome": "invalid", "error": f"journal: {error}"}, EXIT_INVALID
+        payload, code = {"outcome": "invalid", "error": _("journal: {error}").format(error=error)}, EXIT_INVALID
     except OSError as error:  # the data dir (logs, journal) cannot be created or written
-        where = f" {error.filename}" if error.filename else ""
-        payload, code = {"outcome": "invalid",
-                         "error": f"cannot write{where}: {error.strerror or error}; nothing was sent"}, EXIT_INVALID
+        why = error.strerror or error
+        text = (_("cannot write {file}: {error}; nothing was sent").format(file=error.filename, error=why)
+                if error.filename else _("cannot write: {error}; nothing was sent").format(error=why))
+        payload, code = {"outcome": "invalid", "error": text}, EXIT_INVALID
     emit(redactor.value(payload))  # whatever the service echoed, the key-hash is not printed
     return code
 
@@ -166,7 +172,7 @@ def command_group(
 
     def action(action_name: str, action_help: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = actions.add_parser(action_name, help=action_help)
-        parser.add_argument("--verbose", action="store_true", help="more detail in the log")
+        parser.add_argument("--verbose", action="store_true", help=_("more detail in the log"))
         parser.set_defaults(handler=handler)
         return parser
 
@@ -212,7 +218,8 @@ async def _terminal_command(station: Station, args: argparse.Namespace) -> Paylo
         try:
             listing = await station.client.list_terminals()
         except Unauthorized as error:
-            raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+            raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+                error=error)) from None
         except PaymentsError as error:
             return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
         return {"outcome": "approved",
@@ -226,10 +233,10 @@ async def _terminal_command(station: Station, args: argparse.Namespace) -> Paylo
         return payload, code
     except asyncio.CancelledError:  # Ctrl-C: the service journaled what was out as unknown
         if printer.sent is None:
-            return {"outcome": "failed", "error": "interrupted before anything was sent"}, EXIT[Outcome.FAILED]
+            return {"outcome": "failed", "error": _("interrupted before anything was sent")}, EXIT[Outcome.FAILED]
         return {"outcome": "unknown", "attempt_id": printer.sent,
-                "error": "interrupted while the request was out: the customer may be charged; "
-                         "`pos-app terminal resume` finds out (never charge again)"}, EXIT[Outcome.UNKNOWN]
+                "error": _("interrupted while the request was out: the customer may be charged; "
+                           "`pos-app terminal resume` finds out (never charge again)")}, EXIT[Outcome.UNKNOWN]
 
 
 AUDITED = {"void": AuditAction.VOID, "refund": AuditAction.REFUND, "resolve": AuditAction.RESOLVE,
@@ -244,9 +251,10 @@ async def _audit(station: Station, args: argparse.Namespace, payload: dict[str, 
     target = " ".join(f"{name} {value}" for name, value in (
         ("terminal", getattr(args, "terminal", None)), ("ref", getattr(args, "ref", None)),
         ("attempt", getattr(args, "attempt", None)), ("amount", getattr(args, "amount", None))) if value)
-    detail = f"pos-app terminal {args.operation} {target}: {payload.get('outcome')}"
+    # the audit's record, in English like the journal (a stored row, not a screen's text)
+    detail = f"pos-app terminal {args.operation} {target}: {payload.get('outcome')}"  # not for people
     if payload.get("attempt_id"):
-        detail += f" (attempt {payload['attempt_id']})"
+        detail += f" (attempt {payload['attempt_id']})"  # not for people
 
     def write() -> None:
         with Staff.open(station.config.staff_path) as staff:
@@ -255,7 +263,7 @@ async def _audit(station: Station, args: argparse.Namespace, payload: dict[str, 
     try:
         await asyncio.to_thread(write)
     except (StaffError, OSError, ValueError) as error:
-        payload["audit_error"] = f"the audit trail could not record this action: {error}"
+        payload["audit_error"] = _("the audit trail could not record this action: {error}").format(error=error)
 
 
 async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
@@ -269,14 +277,15 @@ async def _dispatch(station: Station, args: argparse.Namespace) -> Payload:
         try:
             day = date.fromisoformat(args.day) if args.day else date.today()
         except ValueError:
-            raise Refused(f"--day must be YYYY-MM-DD, got {args.day!r}") from None
+            raise Refused(_("--day must be YYYY-MM-DD, got {day!r}").format(day=args.day)) from None
         try:
             return await station.report(day), 0
         except PaymentsError as error:
-            return {"outcome": "failed", "error": f"transaction list unavailable: {error}"}, EXIT[Outcome.FAILED]
+            return {"outcome": "failed",
+                    "error": _("transaction list unavailable: {error}").format(error=error)}, EXIT[Outcome.FAILED]
     if args.operation == "resolve":
         if args.reference and not args.paid:
-            raise Refused("--reference names the charge that paid the attempt: it goes with --paid")
+            raise Refused(_("--reference names the charge that paid the attempt: it goes with --paid"))
         try:
             result: OperationResult = await station.resolve(
                 args.attempt, paid=args.paid, reason=args.reason, by=args.by or getpass.getuser(), force=args.force,
@@ -306,7 +315,7 @@ async def _operation(station: Station, args: argparse.Namespace) -> OperationRes
                                     payment_id=args.payment_id)
     if operation == "void":
         return await station.void(args.terminal, args.ref, payment_id=args.payment_id)
-    raise Refused(f"unknown terminal operation {operation!r}")
+    raise Refused(f"unknown terminal operation {operation!r}")  # not for people: argparse allows no other
 
 
 def _amount(station: Station, text: str, maximum: int | None = None) -> int:
@@ -316,7 +325,8 @@ def _amount(station: Station, text: str, maximum: int | None = None) -> int:
     try:
         return parse_cents(text, field="--amount", maximum=maximum)
     except InvalidInput as error:
-        raise Refused(f"{error}; in this store --amount 1250 is {station.money(1250)}") from None
+        raise Refused(_("{error}; in this store --amount 1250 is {amount}").format(
+            error=error, amount=station.money(1250))) from None
 
 
 async def _close_batch(station: Station, args: argparse.Namespace) -> Payload:
@@ -340,7 +350,8 @@ async def _receipt_command(station: Station, args: argparse.Namespace) -> Payloa
     except InvalidInput:
         raise
     except Unauthorized as error:
-        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+        raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+            error=error)) from None
     except PaymentsError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     out: Path = args.out
@@ -350,7 +361,7 @@ async def _receipt_command(station: Station, args: argparse.Namespace) -> Payloa
         partial.write_bytes(pdf)
         partial.replace(out)  # never a half-written receipt
     except OSError as error:
-        raise Refused(f"cannot write {out}: {error.strerror or error}") from None
+        raise Refused(_("cannot write {file}: {error}").format(file=out, error=error.strerror or error)) from None
     return {"outcome": "approved", "paymentId": args.payment_id, "file": str(out), "bytes": len(pdf),
             "copy": "customer" if args.customer else "merchant"}, 0
 

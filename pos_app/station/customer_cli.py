@@ -35,6 +35,7 @@ from typing import Any
 from pos_app.api.customer_models import Customer, CustomerDraft
 from pos_app.api.errors import ApiError, InvalidInput, PaymentsError, ServerError, Unauthorized
 from pos_app.api.vault_models import BulkDeleteFailed, ImportRejected, LinkContact, LinkExpiry, LinkQueued
+from pos_app.i18n import _
 from pos_app.journal import Outcome
 from pos_app.station.charge_cli import add_customer_charge
 from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
@@ -42,26 +43,27 @@ from pos_app.station.station import Station
 
 
 def add_customer_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    actions, action = command_group(commands, "customer", "the store's customer vaults (JSON on stdout)",
+    actions, action = command_group(commands, "customer", _("the store's customer vaults (JSON on stdout)"),
                                     run_customer_command)
 
-    parser = action("list", "list the customers (with their default card)")
-    parser.add_argument("--keyword", help="partial match on name, email, phone, company, external id or card last 4")
-    parser = action("add", "add a customer (no card: the card is added with the customer's token)")
+    parser = action("list", _("list the customers (with their default card)"))
+    parser.add_argument("--keyword",
+                        help=_("partial match on name, email, phone, company, external id or card last 4"))
+    parser = action("add", _("add a customer (no card: the card is added with the customer's token)"))
     parser.add_argument("--first-name", required=True)
     parser.add_argument("--last-name", required=True)
     parser.add_argument("--email", required=True)
-    parser.add_argument("--phone", help="US format: 5551234567, (555) 123-4567 or 555 123-4567")
-    parser = action("delete", "delete customers (soft: still readable by id); several ids: one bulk delete")
+    parser.add_argument("--phone", help=_("US format: 5551234567, (555) 123-4567 or 555 123-4567"))
+    parser = action("delete", _("delete customers (soft: still readable by id); several ids: one bulk delete"))
     parser.add_argument("ids", nargs="+", metavar="ID")
-    parser = action("update-link", "queue a link for a customer to update their payment details")
+    parser = action("update-link", _("queue a link for a customer to update their payment details"))
     parser.add_argument("id", metavar="ID")
     _link_arguments(parser)
-    parser = action("invite", "queue a link for a new customer to enter their payment details")
+    parser = action("invite", _("queue a link for a new customer to enter their payment details"))
     _link_arguments(parser)
-    parser = action("export", "save every customer as CSV")
+    parser = action("export", _("save every customer as CSV"))
     parser.add_argument("file", type=Path, metavar="FILE.csv")
-    parser = action("import", "create or update customers from a CSV (all or nothing)")
+    parser = action("import", _("create or update customers from a CSV (all or nothing)"))
     parser.add_argument("file", type=Path, metavar="FILE.csv")
 
     add_customer_charge(actions)
@@ -69,9 +71,10 @@ def add_customer_commands(commands: argparse._SubParsersAction) -> None:  # type
 
 def _link_arguments(parser: argparse.ArgumentParser) -> None:
     contact = parser.add_mutually_exclusive_group()
-    contact.add_argument("--email", help="send the link to this email only")
-    contact.add_argument("--phone", help="send the link to this phone only (US format)")
-    parser.add_argument("--expires", default="24h", help="how long the link works: 30m, 24h, 7d, 2w (default 24h)")
+    contact.add_argument("--email", help=_("send the link to this email only"))
+    contact.add_argument("--phone", help=_("send the link to this phone only (US format)"))
+    parser.add_argument("--expires", default="24h",
+                        help=_("how long the link works: 30m, 24h, 7d, 2w (default 24h)"))
 
 
 def run_customer_command(args: argparse.Namespace) -> int:
@@ -114,21 +117,24 @@ async def _customer_command(station: Station, args: argparse.Namespace) -> Paylo
             return await _export(station, args.file)
         return await _import(station, args.file)
     except BulkDeleteFailed as error:
-        return {"outcome": "refused", "error": f"the service refused it: {error.text}", "deleted": error.deleted,
-                "failed": error.failed}, EXIT_INVALID
+        return {"outcome": "refused", "error": _("the service refused it: {reason}").format(reason=error.text),
+                "deleted": error.deleted, "failed": error.failed}, EXIT_INVALID
     except ImportRejected as error:
-        lines = ", ".join(map(str, error.lines)) or "not named"
-        return {"outcome": "refused", "error": f"nothing was imported: the service refused lines {lines}",
-                "lines": error.lines, "problems": error.messages}, EXIT_INVALID
+        text = (_("nothing was imported: the service refused lines {lines}").format(
+                    lines=", ".join(map(str, error.lines))) if error.lines
+                else _("nothing was imported: the service refused lines not named"))
+        return {"outcome": "refused", "error": text, "lines": error.lines, "problems": error.messages}, EXIT_INVALID
     except InvalidInput as error:
         raise Refused(str(error)) from None
     except Unauthorized as error:
-        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+        raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+            error=error)) from None
     except ServerError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     except ApiError as error:
         reason = "; ".join(error.messages) or error.text or str(error)
-        return {"outcome": "refused", "error": f"the service refused it: {reason}"}, EXIT_INVALID
+        return {"outcome": "refused", "error": _("the service refused it: {reason}").format(reason=reason)}, \
+            EXIT_INVALID
     except PaymentsError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
 
@@ -136,8 +142,8 @@ async def _customer_command(station: Station, args: argparse.Namespace) -> Paylo
 def _link_request(args: argparse.Namespace) -> tuple[LinkContact, LinkExpiry]:
     """The contact and expiry of a link, or ``Refused`` (nothing sent) without a contact."""
     if args.email is None and args.phone is None:
-        raise Refused("give --email or --phone: the link goes only to the contact given (the service sends "
-                      "nothing without one); nothing was sent")
+        raise Refused(_("give --email or --phone: the link goes only to the contact given (the service sends "
+                        "nothing without one); nothing was sent"))
     expiry = LinkExpiry.parse(args.expires)
     return LinkContact(email=args.email, phoneNumber=args.phone), expiry
 
@@ -157,7 +163,8 @@ def _csv_rows(content: bytes) -> int:
 async def _export(station: Station, target: Path) -> Payload:
     folder = target.parent.resolve()
     if not folder.is_dir() or not os.access(folder, os.W_OK):
-        raise Refused(f"cannot write {target}: {folder} is not a folder this user can write to; nothing was sent")
+        raise Refused(_("cannot write {file}: {folder} is not a folder this user can write to; nothing was sent")
+                      .format(file=target, folder=folder))
     content = await station.client.customers.export_csv()
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -168,8 +175,8 @@ async def _export(station: Station, target: Path) -> Payload:
         os.replace(temporary, target)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
-        return {"outcome": "failed", "error": f"cannot write {target}: {error.strerror or error}; "
-                                              "the file was left as it was"}, EXIT[Outcome.FAILED]
+        return {"outcome": "failed", "error": _("cannot write {file}: {error}; the file was left as it was").format(
+            file=target, error=error.strerror or error)}, EXIT[Outcome.FAILED]
     return {"file": str(target.resolve()), "rows": _csv_rows(content)}, 0
 
 
@@ -177,6 +184,7 @@ async def _import(station: Station, source: Path) -> Payload:
     try:
         content = source.read_bytes()
     except OSError as error:
-        raise Refused(f"cannot read {source}: {error.strerror or error}; nothing was sent") from None
+        raise Refused(_("cannot read {file}: {error}; nothing was sent").format(
+            file=source, error=error.strerror or error)) from None
     await station.client.customers.import_csv(content, file_name=source.name)
     return {"outcome": "imported", "file": str(source.resolve()), "rows": _csv_rows(content)}, 0

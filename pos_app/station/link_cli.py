@@ -36,6 +36,7 @@ from pos_app.api.link_models import (
 )
 from pos_app.api.links import PaymentLinks
 from pos_app.api.money import parse_cents
+from pos_app.i18n import _
 from pos_app.journal import Outcome
 from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
 from pos_app.station.station import Station
@@ -45,21 +46,21 @@ LIST_PAGE = 100
 
 
 def add_link_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    _, action = command_group(commands, "link", "the store's payment links (JSON on stdout)", run_link_command)
+    __, action = command_group(commands, "link", _("the store's payment links (JSON on stdout)"), run_link_command)
 
     def recipient(parser: argparse.ArgumentParser) -> None:
         to = parser.add_mutually_exclusive_group(required=True)
-        to.add_argument("--email", help="send the link to this email address")
-        to.add_argument("--phone", help="send the link by SMS (US format: 5551234567, (555) 123-4567)")
+        to.add_argument("--email", help=_("send the link to this email address"))
+        to.add_argument("--phone", help=_("send the link by SMS (US format: 5551234567, (555) 123-4567)"))
 
-    parser = action("create", "create a payment link and send it to the customer")
-    parser.add_argument("--amount", required=True, help="in cents: 1250 for 12.50")
-    parser.add_argument("--tax", action="append", default=[], metavar="ID", help="a merchant tax id (repeatable)")
+    parser = action("create", _("create a payment link and send it to the customer"))
+    parser.add_argument("--amount", required=True, help=_("in cents: 1250 for 12.50"))
+    parser.add_argument("--tax", action="append", default=[], metavar="ID", help=_("a merchant tax id (repeatable)"))
     recipient(parser)
-    action("status", "is the link paid? (amounts in cents)").add_argument("id")
-    action("list", "list the payment links")
-    action("delete", "delete a payment link").add_argument("id")
-    parser = action("send", "send a payment link again")
+    action("status", _("is the link paid? (amounts in cents)")).add_argument("id")
+    action("list", _("list the payment links"))
+    action("delete", _("delete a payment link")).add_argument("id")
+    parser = action("send", _("send a payment link again"))
     parser.add_argument("id")
     recipient(parser)
 
@@ -99,7 +100,8 @@ async def _link_command(station: Station, args: argparse.Namespace) -> Payload:
     except InvalidInput as error:
         raise Refused(str(error)) from None
     except Unauthorized as error:
-        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+        raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+            error=error)) from None
     except PaymentsError as error:
         return failure(error)
 
@@ -113,11 +115,12 @@ async def _create(links: PaymentLinks, args: argparse.Namespace) -> Payload:
         sent = await links.send(link.id, **to)
     except PaymentsError as error:
         payload, code = failure(error)
-        payload["error"] = f"the link was created but not sent: {payload['error']}"
+        payload["error"] = _("the link was created but not sent: {why}").format(why=payload["error"])
         return {**payload, **made}, code
     if sent.success is False:
-        why = sent.message or "no reason given"
-        return {"outcome": "refused", "error": f"the link was created but not sent: {why}", **made}, EXIT_INVALID
+        why = sent.message or _("no reason given")
+        return {"outcome": "refused", "error": _("the link was created but not sent: {why}").format(why=why),
+                **made}, EXIT_INVALID
     return made, 0
 
 
@@ -138,8 +141,8 @@ async def _list(links: PaymentLinks) -> Payload:
 
 def _sent(link_id: str, to: dict[str, str], sent: LinkSent) -> Payload:
     if sent.success is False:
-        return {"outcome": "refused", "error": f"the service did not send it: {sent.message or 'no reason given'}"}, \
-            EXIT_INVALID
+        return {"outcome": "refused", "error": _("the service did not send it: {why}").format(
+            why=sent.message or _("no reason given"))}, EXIT_INVALID
     return {"id": link_id, "sent_to": next(iter(to.values())), "message": sent.message}, 0
 
 
@@ -148,5 +151,6 @@ def failure(error: PaymentsError) -> Payload:
     failed (4) when it did not answer or failed itself."""
     if isinstance(error, ApiError) and not isinstance(error, ServerError):
         reason = "; ".join(error.messages) or error.text or str(error)
-        return {"outcome": "refused", "error": f"the service refused it: {reason}"}, EXIT_INVALID
+        return {"outcome": "refused", "error": _("the service refused it: {reason}").format(reason=reason)}, \
+            EXIT_INVALID
     return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]

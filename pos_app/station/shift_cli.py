@@ -28,6 +28,7 @@ import asyncio
 from typing import Any
 
 from pos_app.config import MAX_CASH_CENTS
+from pos_app.i18n import _
 from pos_app.journal import Outcome, ZReport
 from pos_app.staff import Staff, StaffError
 from pos_app.staff.cli import os_operator
@@ -38,22 +39,23 @@ from pos_app.station.z_report import NoSuchZ, ZClose, ZState, audit_rows, close_
 
 
 def add_shift_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    _, action = command_group(commands, "shift", "the shift's X report, its Z (cash count and batch close), reprints",
-                              run_shift_command)
+    __, action = command_group(commands, "shift",
+                               _("the shift's X report, its Z (cash count and batch close), reprints"),
+                               run_shift_command)
 
-    parser = action("report", "the X report: the shift's cash and card figures so far (nothing closed)")
-    parser.add_argument("--terminal", help="the card terminal (default: the station's terminal_id)")
-    parser.add_argument("--json", action="store_true", help="JSON on stdout (the only form; accepted for scripts)")
-    parser = action("close", "the Z: count the drawer, close the card batch, number the Z and save its PDF")
-    parser.add_argument("--counted", required=True, help="the cash counted in the drawer, integer cents")
-    parser.add_argument("--by", required=True, help="who counted the cash (on the Z)")
-    parser.add_argument("--terminal", help="the card terminal (default: the station's terminal_id)")
-    parser.add_argument("--left", help="cents left in the drawer for the next shift (default: the opening_float "
-                                       "setting, at most what was counted)")
-    parser.add_argument("--reason", help="why the count differs from the expected cash (needed beyond "
-                                         "cash_difference_limit; recorded on the Z and in the audit trail)")
-    parser = action("z", "save a Z's PDF again from its journal row (or list the Zs)")
-    parser.add_argument("--number", type=int, help="the Z's number (1 for Z-0001); none: list every Z")
+    parser = action("report", _("the X report: the shift's cash and card figures so far (nothing closed)"))
+    parser.add_argument("--terminal", help=_("the card terminal (default: the station's terminal_id)"))
+    parser.add_argument("--json", action="store_true", help=_("JSON on stdout (the only form; accepted for scripts)"))
+    parser = action("close", _("the Z: count the drawer, close the card batch, number the Z and save its PDF"))
+    parser.add_argument("--counted", required=True, help=_("the cash counted in the drawer, integer cents"))
+    parser.add_argument("--by", required=True, help=_("who counted the cash (on the Z)"))
+    parser.add_argument("--terminal", help=_("the card terminal (default: the station's terminal_id)"))
+    parser.add_argument("--left", help=_("cents left in the drawer for the next shift (default: the opening_float "
+                                         "setting, at most what was counted)"))
+    parser.add_argument("--reason", help=_("why the count differs from the expected cash (needed beyond "
+                                           "cash_difference_limit; recorded on the Z and in the audit trail)"))
+    parser = action("z", _("save a Z's PDF again from its journal row (or list the Zs)"))
+    parser.add_argument("--number", type=int, help=_("the Z's number (1 for Z-0001); none: list every Z"))
 
 
 def run_shift_command(args: argparse.Namespace) -> int:
@@ -91,15 +93,16 @@ def _cents(station: Station, text: str | None, option: str) -> int | None:
         return None
     cleaned = text.strip()
     if not cleaned.isascii() or not cleaned.isdigit() or int(cleaned) > MAX_CASH_CENTS:
-        raise Refused(f"{option} must be a whole number of cents from 0 to {MAX_CASH_CENTS}, got {text!r}; in this "
-                      f"store {option} 1250 is {station.money(1250)}")
+        raise Refused(_("{option} must be a whole number of cents from 0 to {maximum}, got {text!r}; in this "
+                        "store {option} 1250 is {amount}").format(option=option, maximum=MAX_CASH_CENTS, text=text,
+                                                                   amount=station.money(1250)))
     return int(cleaned)
 
 
 async def _close(station: Station, args: argparse.Namespace) -> Payload:
     terminal = args.terminal or station.config.terminal_id
     if not terminal:
-        raise Refused("no card terminal to close: give --terminal, or set terminal_id (POS_TERMINAL_ID)")
+        raise Refused(_("no card terminal to close: give --terminal, or set terminal_id (POS_TERMINAL_ID)"))
     counted = _cents(station, args.counted, "--counted")
     assert counted is not None
     left = _cents(station, args.left, "--left")
@@ -126,7 +129,7 @@ async def _audit(station: Station, args: argparse.Namespace, done: ZClose, paylo
     """The close batch (when it was sent) and the Z (when it was written) in the audit trail,
     under who counted, naming the OS user who ran the command (``audit_error`` in the JSON
     when the staff file cannot take them: the Z and the close stand, journaled)."""
-    rows = audit_rows(done, station.money, f"pos-app shift close as {os_operator()}")
+    rows = audit_rows(done, station.money, f"pos-app shift close as {os_operator()}")  # not for people: the audit's
 
     def write() -> None:
         with Staff.open(station.config.staff_path) as staff:
@@ -138,4 +141,4 @@ async def _audit(station: Station, args: argparse.Namespace, done: ZClose, paylo
     try:
         await asyncio.to_thread(write)
     except (StaffError, OSError, ValueError) as error:
-        payload["audit_error"] = f"the audit trail could not record this close: {error}"
+        payload["audit_error"] = _("the audit trail could not record this close: {error}").format(error=error)

@@ -33,6 +33,7 @@ from pos_app.api.models import Page
 from pos_app.api.money import parse_cents
 from pos_app.api.subscription_models import CustomSchedule, Subscription, SubscriptionDraft, SubscriptionStatus
 from pos_app.api.subscriptions import Subscriptions
+from pos_app.i18n import _
 from pos_app.journal import Outcome
 from pos_app.station.charge_cli import money_payload
 from pos_app.station.cli import EXIT, EXIT_INVALID, Payload, Refused, _run, command_group
@@ -43,30 +44,31 @@ LIST_PAGE = 100
 
 
 def add_subscription_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    _, action = command_group(commands, "subscription", "the store's subscriptions (JSON on stdout)",
-                              run_subscription_command)
+    __, action = command_group(commands, "subscription", _("the store's subscriptions (JSON on stdout)"),
+                               run_subscription_command)
 
-    parser = action("create", "subscribe a customer: their default payment method is charged on a schedule")
-    parser.add_argument("--customer", required=True, help="the customer vault id (24 hexadecimal characters)")
-    parser.add_argument("--amount", required=True, help="each payment, in cents (1250 for 12.50)")
+    parser = action("create", _("subscribe a customer: their default payment method is charged on a schedule"))
+    parser.add_argument("--customer", required=True, help=_("the customer vault id (24 hexadecimal characters)"))
+    parser.add_argument("--amount", required=True, help=_("each payment, in cents (1250 for 12.50)"))
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--every-days", type=int, metavar="N", help="a payment every N days")
-    mode.add_argument("--every-months", type=int, metavar="N", help="a payment every N months (1-24), with --day")
-    parser.add_argument("--day", type=int, metavar="D", help="the day of the month (1-31) with --every-months")
+    mode.add_argument("--every-days", type=int, metavar="N", help=_("a payment every N days"))
+    mode.add_argument("--every-months", type=int, metavar="N", help=_("a payment every N months (1-24), with --day"))
+    parser.add_argument("--day", type=int, metavar="D", help=_("the day of the month (1-31) with --every-months"))
     parser.add_argument("--payments", type=int, default=0, metavar="N",
-                        help="how many payments, 0 to 52 (default 0: until cancelled)")
-    parser.add_argument("--start", metavar="YYYY-MM-DD", help="the first payment's date, after today (default "
-                                                               "tomorrow)")
-    parser = action("list", "list the subscriptions")
-    parser.add_argument("--status", help=f"only these states, comma-separated: {', '.join(SubscriptionStatus)}")
-    for name, help_text in (("get", "one subscription with its schedule"),
-                            ("pause", "pause a running subscription (its future payments are removed)"),
-                            ("resume", "resume a paused subscription (the schedule restarts tomorrow)"),
-                            ("cancel", "cancel a subscription (it becomes inactive)")):
-        action(name, help_text).add_argument("id", help="the subscription id")
-    parser = action("retry", "charge an unpaid schedule entry now (journaled; never twice)")
-    parser.add_argument("schedule_id", metavar="SCHEDULE_ID", help="the entry's id (subscription get lists them)")
-    parser.add_argument("--subscription", metavar="ID", help="the subscription holding it (found when omitted)")
+                        help=_("how many payments, 0 to 52 (default 0: until cancelled)"))
+    parser.add_argument("--start", metavar="YYYY-MM-DD", help=_("the first payment's date, after today (default "
+                                                                 "tomorrow)"))
+    parser = action("list", _("list the subscriptions"))
+    parser.add_argument("--status", help=_("only these states, comma-separated: {states}").format(
+        states=", ".join(SubscriptionStatus)))
+    for name, help_text in (("get", _("one subscription with its schedule")),
+                            ("pause", _("pause a running subscription (its future payments are removed)")),
+                            ("resume", _("resume a paused subscription (the schedule restarts tomorrow)")),
+                            ("cancel", _("cancel a subscription (it becomes inactive)"))):
+        action(name, help_text).add_argument("id", help=_("the subscription id"))
+    parser = action("retry", _("charge an unpaid schedule entry now (journaled; never twice)"))
+    parser.add_argument("schedule_id", metavar="SCHEDULE_ID", help=_("the entry's id (subscription get lists them)"))
+    parser.add_argument("--subscription", metavar="ID", help=_("the subscription holding it (found when omitted)"))
 
 
 def run_subscription_command(args: argparse.Namespace) -> int:
@@ -112,12 +114,14 @@ async def _subscription_command(station: Station, args: argparse.Namespace) -> P
     except InvalidInput as error:
         raise Refused(str(error)) from None
     except Unauthorized as error:
-        raise Refused(f"the service refused the key-hash ({error}): check the configured key") from None
+        raise Refused(_("the service refused the key-hash ({error}): check the configured key").format(
+            error=error)) from None
     except ServerError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
     except ApiError as error:  # TransitionRefused included: the service's sentence
         reason = "; ".join(error.messages) or error.text or str(error)
-        return {"outcome": "refused", "error": f"the service refused it: {reason}"}, EXIT_INVALID
+        return {"outcome": "refused", "error": _("the service refused it: {reason}").format(reason=reason)}, \
+            EXIT_INVALID
     except PaymentsError as error:
         return {"outcome": "failed", "error": str(error)}, EXIT[Outcome.FAILED]
 
@@ -145,7 +149,8 @@ def _statuses(text: str | None) -> tuple[SubscriptionStatus, ...]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in SubscriptionStatus._value2member_map_]
     if unknown or not names:
-        raise Refused(f"--status takes {', '.join(SubscriptionStatus)} (comma-separated), got {text!r}")
+        raise Refused(_("--status takes {states} (comma-separated), got {text!r}").format(
+            states=", ".join(SubscriptionStatus), text=text))
     return tuple(SubscriptionStatus(name) for name in names)
 
 
@@ -155,7 +160,7 @@ def _draft(args: argparse.Namespace) -> SubscriptionDraft:
         try:
             start = date.fromisoformat(args.start)
         except ValueError:
-            raise Refused(f"--start must be a date as YYYY-MM-DD, got {args.start!r}") from None
+            raise Refused(_("--start must be a date as YYYY-MM-DD, got {start!r}").format(start=args.start)) from None
     schedule = CustomSchedule(amount=parse_cents(args.amount), payments=args.payments,
                               dayFrequency=args.every_days, monthFrequency=args.every_months, dayOfMonth=args.day)
     return SubscriptionDraft(customerVaultId=args.customer, customSchedule=schedule, startDate=start)
