@@ -15,6 +15,7 @@ does not rewrite the catalogs. Run from the repository root: ``python packaging/
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import re
 import sys
@@ -103,7 +104,7 @@ def fragment(name: str, paths: list[Path]) -> None:
         path = FRAGMENTS / f"{name}.{language}.po"
         catalog = _read(path, language) if path.exists() else Catalog(
             locale=language, project="pos-app", charset="utf-8", creation_date=FIXED_DATE, domain=DOMAIN)
-        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
+        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True, update_header_comment=False)
         catalog.fuzzy = False
         _write_po(path, catalog)
 
@@ -151,7 +152,9 @@ def update() -> None:
         else:
             catalog = Catalog(locale=language, project="pos-app", charset="utf-8", creation_date=FIXED_DATE,
                               domain=DOMAIN)
-        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
+        # a copy each: Babel's update adopts the template's own message objects, so a
+        # translation filled in for one language would show in the next
+        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True, update_header_comment=False)
         _from_fragments(catalog, language)
         catalog.revision_date = FIXED_DATE
         catalog.fuzzy = False
@@ -188,6 +191,24 @@ def placeholder_problems(message: Message) -> Iterable[str]:
             yield f"{message.id!r}: {exc}"
 
 
+SHARED_LIMIT = 0.05
+"""At most this share of two languages' translations may be the same words (Spanish and
+French share a few: "de {amount}"); more means one catalog was filled from the other."""
+
+
+def shared_translations(catalogs: dict[str, Catalog]) -> Iterable[str]:
+    languages = sorted(catalogs)
+    for index, first in enumerate(languages):
+        for second in languages[index + 1:]:
+            translated = [message for message in catalogs[first] if message.id and _translated(message.string)
+                          and message.string != message.id]
+            same = [message for message in translated if (other := catalogs[second].get(message.id)) is not None
+                    and other.string == message.string]
+            if translated and len(same) > SHARED_LIMIT * len(translated):
+                yield (f"{second} repeats {len(same)} of {first}'s {len(translated)} translations word for word "
+                       f"(e.g. {same[0].id!r}): one was filled from the other")
+
+
 def problems() -> list[str]:
     """Everything that keeps the catalogs from being complete and current; empty when they are."""
     found: list[str] = []
@@ -196,18 +217,20 @@ def problems() -> list[str]:
         return [f"{TEMPLATE.relative_to(ROOT)} is missing: run make translations"]
     if _ids(_read(TEMPLATE)) != _ids(template):
         found.append(f"{TEMPLATE.relative_to(ROOT)} is behind the code: run make translations")
+    catalogs: dict[str, Catalog] = {}
     for language in LANGUAGES:
         path = po_path(language)
         if not path.exists():
             found.append(f"{path.relative_to(ROOT)} is missing: run make translations")
             continue
-        catalog = _read(path, language)
+        catalog = catalogs[language] = _read(path, language)
         missing = _ids(template) - _ids(catalog)
         if missing:
             found.append(f"{language}: {len(missing)} texts are not in the catalog: run make translations")
         found.extend(f"{language}: {problem}" for problem in catalog_problems(catalog))
         if not mo_path(language).exists() or mo_path(language).read_bytes() != compiled(catalog):
             found.append(f"{mo_path(language).relative_to(ROOT)} is behind its .po: run make translations")
+    found.extend(shared_translations(catalogs))
     return found
 
 

@@ -51,8 +51,8 @@ class UnknownLanguage(ValueError):
     """Not a language code."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(
-            f"{name!r} is not a language code; use one of {', '.join(SHIPPED_LANGUAGES)} (e.g. language = \"es\")")
+        super().__init__(_("{name} is not a language code; use one of {languages} (e.g. language = \"es\")").format(
+            name=repr(name), languages=", ".join(SHIPPED_LANGUAGES)))
 
 
 def check_language(name: str) -> str:
