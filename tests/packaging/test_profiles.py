@@ -114,5 +114,33 @@ def test_the_start_reads_the_installers_profile_the_stations_settings_and_the_en
         env["POS_PROFILE"] = str(write(tmp_path / "store-profile.toml", profile))
     if own is not None:
         write(data / "store.toml", own)
-    assert tuple(start_profile(env=env)) == expected
-    assert start_profile(sandbox=True, env=env) == (True, "light")
+    start = start_profile(env=env)
+    assert (start.training, start.theme) == expected
+    training = start_profile(sandbox=True, env=env)
+    assert (training.training, training.theme) == (True, "light")
+
+
+@pytest.mark.parametrize("profile,own,env,expected", [
+    ('language = "fr-CA"\n', None, {}, "fr_CA"),
+    ('language = "fr"\n', 'base_url = "https://a.example.com"\nlanguage = "es"\n', {}, "es"),
+    (None, 'language = "es"\n', {"POS_LANGUAGE": "fr"}, "fr"),
+    (None, 'language = "no such thing!"\n', {"LC_ALL": "fr_FR.UTF-8"}, "fr_FR"),
+    (None, None, {"LC_ALL": "C.UTF-8", "LANG": "es_MX.UTF-8"}, "es_MX"),
+])
+def test_the_first_screen_speaks_the_store_language_from_the_same_layers(tmp_path, profile, own, env, expected,
+                                                                         monkeypatch):
+    """POS_LANGUAGE, the station's store.toml, the installer's profile, else the OS's (a
+    language that is not one: the OS's too; the settings' check says why)."""
+    for variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    for variable, value in env.items():
+        if variable in ("LC_ALL", "LANG"):
+            monkeypatch.setenv(variable, value)
+    data = tmp_path / "data"
+    data.mkdir()
+    env = {"POS_DATA_DIR": str(data), **env}
+    if profile is not None:
+        env["POS_PROFILE"] = str(write(tmp_path / "store-profile.toml", profile))
+    if own is not None:
+        write(data / "store.toml", own)
+    assert start_profile(env=env).language == expected
