@@ -8,6 +8,8 @@ import re
 from typing import Any
 
 OPEN, CLOSE = "«", "»"
+KEY_NAMES = re.compile(r"\b(?:(?:Ctrl|Alt|Shift)\+)*(?:F\d{1,2}|Enter|Esc|Escape|Delete|Del|Tab|Backspace|Home|End|"
+                       r"PgUp|PgDn|Space|[A-Z0-9])\b")
 
 
 class MarkingTranslations(gettext.NullTranslations):
@@ -63,10 +65,11 @@ def unmarked(root: Any, data: set[str]) -> list[str]:
     and the staff's names); amounts and numbers carry no letters."""
     problems = []
     for where, text in shown_texts(root):
-        rest = text
+        rest = text.replace("&&", "&")  # a button's literal "&"
         for value in sorted(data, key=len, reverse=True):
             rest = rest.replace(value, "")
         rest = re.sub(r"<[^>]+>", "", rest)  # rich text's tags
+        rest = KEY_NAMES.sub("", rest)  # keys are named as printed on the keyboard, in every language
         if OPEN in rest or not re.search(r"[A-Za-z]{2}", rest):
             continue
         problems.append(f"{where}: {text!r}")

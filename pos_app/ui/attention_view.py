@@ -14,10 +14,10 @@ from pos_app.i18n import N_, _, babel_locale, ngettext
 from pos_app.journal import Operation, Outcome
 from pos_app.station.back_office import AttentionItem, BackOffice, Problem
 from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.button_rows import button_rows
 from pos_app.ui.dialogs import shown
 from pos_app.ui.manager import ManagerDialog
 from pos_app.ui.qt import (
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -64,10 +64,7 @@ class AttentionPanel(QWidget):
         self.check_button = QPushButton(_("C&heck again"))
         self.decide_button = QPushButton(_("&Mark paid / not paid…"))
         self.payment_button = QPushButton(_("&Show the payment (to give it back)"))
-        buttons = QHBoxLayout()
-        for button in (self.wait_button, self.check_button, self.decide_button, self.payment_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
+        buttons = button_rows((self.wait_button, self.check_button, self.decide_button, self.payment_button))
         layout = QVBoxLayout(self)
         layout.addWidget(self.items, 1)
         layout.addLayout(buttons)

@@ -19,6 +19,7 @@ from pos_app.station.back_office import BackOffice, History
 from pos_app.station.payments import PaymentFilter, PaymentMethod, PaymentRow, PaymentStatus, filtered
 from pos_app.station.slip import ActedOn
 from pos_app.terminal.outcomes import OperationResult
+from pos_app.ui.button_rows import button_rows
 from pos_app.ui.dialogs import shown
 from pos_app.ui.manager_approval import ManagerApproval
 from pos_app.ui.qt import (
@@ -152,11 +153,8 @@ class PaymentsPanel(QWidget):
         filters.addWidget(self.min_total)
         filters.addWidget(self.max_total)
         filters.addStretch(1)
-        actions = QHBoxLayout()
-        for button in (self.void_button, self.refund_button, self.refund_all_button, self.return_button,
-                       self.slip_button, self.merchant_button):
-            actions.addWidget(button)
-        actions.addStretch(1)
+        actions = button_rows((self.void_button, self.refund_button, self.refund_all_button, self.return_button,
+                               self.slip_button, self.merchant_button))
         layout = QVBoxLayout(self)
         layout.addLayout(search)
         layout.addLayout(filters)

@@ -1,0 +1,124 @@
+"""The screens in every language: a marking pseudo-language finds a text never wrapped for
+translation; Spanish and French renders (to ``build/screens/``) must fit 1280×800 and
+1024×768 with no text cut; a cashier's own language applies at sign-in, without a restart."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pos_app import i18n
+from pos_app.ui.acknowledgment import AcknowledgmentDialog
+from pos_app.ui.language import show_screens_in
+from pos_app.ui.payment_dialog import PaymentDialog
+from pos_app.ui.qt import QApplication, Qt
+from pos_app.ui.theme import apply_theme
+from tests.languages import MARKING, unmarked
+from tests.ui.helpers import clipped, close_preview, modal, open_back_office, save, scan, sign_in, two_codes
+
+SIZES = ((1280, 800), (1024, 768))
+
+
+def main_screens(qtbot, run, app, visit: Callable[[str, Any], None]) -> None:
+    """Sign-in, the sale screen with two lines, the surcharge notice, the payment dialog
+    waiting and approved, the back office and F1, each handed to ``visit`` as it shows."""
+    from pos_app.ui.help import HelpDialog
+
+    window = app.window
+    visit("sign-in", window)
+    sign_in(qtbot, window)
+    for code in two_codes(run, app):
+        scan(qtbot, window, code)
+    visit("sale", window)
+    qtbot.keyClick(window, Qt.Key.Key_F12)
+    notice = modal(qtbot, AcknowledgmentDialog)
+    visit("surcharge-notice", notice)
+    qtbot.keyClick(notice, Qt.Key.Key_Return)
+    dialog = modal(qtbot, PaymentDialog)
+    visit("payment-waiting", dialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    close_preview(qtbot)
+    visit("payment-approved", dialog)
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    office = open_back_office(qtbot, window)
+    visit("back-office", office)
+    office.done(0)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    visit("help", modal(qtbot, HelpDialog))
+
+
+def data_texts(run, app) -> set[str]:
+    """What the screens show that is no one's to translate: the catalog's names, the store's,
+    the staff's."""
+    config = app.counter.config
+    items = run(app.counter.search("", 500))
+    names = {item.name for item in items} | {name for name in (config.store_name, config.store_id,
+                                                                config.station_id) if name}
+    return names | {"pos-app", "Demo Cashier", "Demo Manager"} | set(run(app.counter.categories()))
+
+
+def test_every_text_on_the_main_screens_is_wrapped_for_translation(qtbot, run, open_app, ui_config, sandbox,
+                                                                  monkeypatch):
+    monkeypatch.setattr(i18n, "translations_for", lambda language: MARKING)
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
+    app = open_app(ui_config, "S")
+    data = data_texts(run, app)
+    found: dict[str, list[str]] = {}
+    main_screens(qtbot, run, app, lambda name, widget: found.update({name: unmarked(widget, data)}))
+    problems = {name: texts for name, texts in found.items() if texts}
+    assert problems == {}, "\n".join(f"{name}: {text}" for name, texts in problems.items() for text in texts)
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+def test_the_main_screens_in_spanish_and_french_fit_and_are_translated(qtbot, run, open_app, ui_config, sandbox,
+                                                                        language):
+    i18n.use_store_language(language)
+    show_screens_in(language)
+    apply_theme(QApplication.instance(), "light")  # the app's look: its larger type is what must fit
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
+    problems: list[str] = []
+    app = open_app(ui_config.replace(language=language), "S")
+    with i18n.in_language(language):
+        pay_key = i18n._("Pay by card  (F12)")
+    assert pay_key != "Pay by card  (F12)"
+
+    def visit(name: str, widget: Any) -> None:
+        for width, height in SIZES:
+            if widget is app.window:
+                widget.resize(width - 24, height - 68)  # the window manager's frame and a taskbar
+                qtbot.waitUntil(lambda width=width: widget.width() <= width)
+            save(widget, f"{language}-{name}-{width}x{height}")
+            problems.extend(f"{name} at {width}×{height}: {problem}"
+                            for problem in clipped(widget, screen=(width, height)))
+
+    main_screens(qtbot, run, app, visit)
+    assert app.window.sale.pay_button.text() == pay_key
+    show_screens_in("en")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_cashier_s_own_language_applies_at_sign_in_and_the_store_s_comes_back_at_sign_out(qtbot, run, open_app,
+                                                                                            ui_config, sandbox):
+    app = open_app(ui_config.replace(language="en"), "S")
+    window = app.window
+    app.counter.staff.set_language("Demo Cashier", "es")
+    with i18n.in_language("es"):
+        spanish_pay, spanish_sign_in = i18n._("Pay by card  (F12)"), i18n._("Sign in")
+    assert window.sign_in.title.text() == "Sign in"
+    sign_in(qtbot, window)  # Demo Cashier: Spanish
+    assert window.sale.pay_button.text() == spanish_pay != "Pay by card  (F12)"
+    assert i18n.screen_language() == "es" and i18n.store_language_in_force() == "en"
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.sign_in)
+    assert window.sign_in.title.text() == "Sign in" != spanish_sign_in
+    sign_in(qtbot, window, "9999")  # Demo Manager: the store's language
+    assert window.sale.pay_button.text() == "Pay by card  (F12)"
+    assert len([widget for widget in window.stack.children() if type(widget).__name__ == "SaleScreen"]) == 1
