@@ -51,6 +51,7 @@ from pos_app.membership_plans import MembershipPlan, plan_sentence, unique_names
 from pos_app.profile import (
     ENV_PREFIX,
     ConfigError,
+    ConfigProblem,
     Layer,
     Layers,
     Mode,
@@ -401,7 +402,7 @@ def load_config(env: Mapping[str, str] = os.environ) -> StoreConfig:
         raise ConfigError(_(
             "no service address: run `pos-app setup` (or the app's setup screen), or set POS_BASE_URL "
             "or base_url in {file}"
-        ).format(file=profile_path(layers.directory)))
+        ).format(file=profile_path(layers.directory)), ConfigProblem.NO_SERVICE_ADDRESS)
     return _build(_sources(layers, env))
 
 
@@ -521,7 +522,7 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
     A value that cannot be sent as a header (a space, a line break, not printable ASCII) is
     refused here, before any request, with a sentence that says where, never the value."""
     if env.get("POS_KEY_HASH"):
-        return _usable(env["POS_KEY_HASH"], _("the key-hash in POS_KEY_HASH"))
+        return _usable(env["POS_KEY_HASH"], _("the key-hash in POS_KEY_HASH"), ConfigProblem.ENV_KEY_HASH_UNUSABLE)
     try:
         import keyring
 
@@ -529,20 +530,21 @@ def key_hash(config: StoreConfig, env: Mapping[str, str] = os.environ) -> str:
     except Exception as error:  # noqa: BLE001 - any backend's failure (D-Bus, locked, none) means the same
         raise ConfigError(_(
             "cannot read the OS keyring ({error}); set POS_KEY_HASH instead"
-        ).format(error=type(error).__name__)) from error
+        ).format(error=type(error).__name__), ConfigProblem.KEYRING_UNREADABLE) from error
     if not secret:
         raise ConfigError(_(
             "no key-hash for {user} in the OS keyring; store it with `pos-app setup` "
             "or set POS_KEY_HASH"
-        ).format(user=config.keyring_user))
-    return _usable(secret, _("the key-hash in the OS keyring (user {user})").format(user=config.keyring_user))
+        ).format(user=config.keyring_user), ConfigProblem.NO_KEY_HASH)
+    return _usable(secret, _("the key-hash in the OS keyring (user {user})").format(user=config.keyring_user),
+                   ConfigProblem.KEYRING_KEY_HASH_UNUSABLE)
 
 
-def _usable(secret: str, source: str) -> str:
+def _usable(secret: str, source: str, kind: ConfigProblem) -> str:
     from pos_app.api.errors import InvalidKeyHash
     from pos_app.api.secrets import check_key_hash
 
     try:
         return check_key_hash(secret, source=source)
     except InvalidKeyHash as error:
-        raise ConfigError(str(error)) from error
+        raise ConfigError(str(error), kind) from error

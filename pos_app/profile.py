@@ -40,8 +40,24 @@ class Theme(StrEnum):
     HIGH_CONTRAST = "high-contrast"
 
 
+class ConfigProblem(StrEnum):
+    """Which unusable settings: the setup screen says each its own way (the message is in
+    the language in force, so it cannot be told apart by its words)."""
+
+    NO_SERVICE_ADDRESS = "no_service_address"
+    NO_KEY_HASH = "no_key_hash"
+    KEYRING_UNREADABLE = "keyring_unreadable"
+    ENV_KEY_HASH_UNUSABLE = "env_key_hash_unusable"
+    KEYRING_KEY_HASH_UNUSABLE = "keyring_key_hash_unusable"
+    OTHER = "other"
+
+
 class ConfigError(Exception):
-    """The configuration cannot be used; the message says what to fix."""
+    """The configuration cannot be used; the message says what to fix, ``kind`` which problem it is."""
+
+    def __init__(self, message: str, kind: ConfigProblem = ConfigProblem.OTHER) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 def data_dir(env: Mapping[str, str] = os.environ) -> Path:

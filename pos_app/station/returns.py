@@ -236,7 +236,7 @@ class OrderForReturn:
                 elif part == charge.counted:
                     steps.append(Step(StepKind.VOID, part, charge))
                 elif charge.link is not None:
-                    raise ValueError(PART_OF_UNSETTLED)
+                    raise ValueError(_(PART_OF_UNSETTLED))
                 else:
                     steps.append(Step(StepKind.VOID_AND_CHARGE, part, charge))
                 rest -= part

@@ -115,7 +115,7 @@ async def first_run(problem: ConfigError) -> SetupOutcome | None:
     from pos_app.ui.setup import SetupDialog  # only on a first run: not part of every start-up
 
     use_theme("light")
-    dialog = SetupDialog(data_dir(), str(problem))
+    dialog = SetupDialog(data_dir(), problem)
     await shown(dialog)
     outcome = dialog.outcome
     dialog.deleteLater()

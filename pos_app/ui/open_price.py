@@ -55,7 +55,7 @@ class OpenPriceDialog(QDialog):
         self.tax.setCurrentIndex(taxes.classes.index(taxes.default))
         self.description = QLineEdit()
         self.description.setAccessibleName(_("Description"))
-        self.description.setPlaceholderText(_("{name} (if left empty)").format(name=OPEN_PRICE_NAME))
+        self.description.setPlaceholderText(_("{name} (if left empty)").format(name=_(OPEN_PRICE_NAME)))
         self.description.setMaxLength(MAX_DESCRIPTION)
         self.add_button = QPushButton(_("Add to sale  (Enter)"))
         self.add_button.setDefault(True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from pos_app import provisioning
 from pos_app.api.address import check_base_url
 from pos_app.config import StoreConfig, key_hash, load_config
 from pos_app.i18n import N_, _, ngettext
-from pos_app.profile import ConfigError, profile_path
+from pos_app.profile import ConfigError, ConfigProblem, profile_path
 from pos_app.provisioning import KeySource, NoKeyring, SetupError, StationSetup
 from pos_app.receipts import list_printers
 from pos_app.staff import PIN_MAX_DIGITS, StaffError
@@ -66,23 +67,23 @@ class SetupOutcome:
     sandbox: bool = False
 
 
-def problem_sentence(problem: str, directory: Path) -> str:
-    """Why the screen is shown, for a person (the app's ConfigError says it for the command line).
-    The problems are told apart by the start of the ConfigError's English text."""
-    if not profile_path(directory).exists() and problem.startswith("no service address"):  # not for people
+def problem_sentence(problem: ConfigError, directory: Path) -> str:
+    """Why the screen is shown, for a person (the app's ConfigError says it for the command line)."""
+    text = str(problem)
+    if problem.kind is ConfigProblem.NO_SERVICE_ADDRESS and not profile_path(directory).exists():
         return _(NOT_SET_UP)
-    if problem.startswith("no key-hash for"):  # not for people
+    if problem.kind is ConfigProblem.NO_KEY_HASH:
         return _("This computer's keyring has no key-hash for this store yet: paste it below, then save.")
-    if problem.startswith("cannot read the OS keyring"):  # not for people
+    if problem.kind is ConfigProblem.KEYRING_UNREADABLE:
         return _("This computer's keyring cannot be read, so the store's key-hash cannot be found: paste it below "
                  "(beside it: where it is kept), then save.")
-    if problem.startswith("the key-hash in POS_KEY_HASH"):  # not for people
+    if problem.kind is ConfigProblem.ENV_KEY_HASH_UNUSABLE:
         return _("{problem}, then start the app again (POS_KEY_HASH is set outside the app).").format(
-            problem=_sentence(problem))
-    if problem.startswith("the key-hash in the OS keyring"):  # not for people
-        return _("{problem}: paste the store's key-hash again below, then save.").format(
-            problem=_sentence(problem.split(": a key-hash")[0]))  # not for people
-    return _("The saved settings cannot be used ({problem}). Correct them below, then save.").format(problem=problem)
+            problem=_sentence(text))
+    if problem.kind is ConfigProblem.KEYRING_KEY_HASH_UNUSABLE:
+        where = re.split(r"\s?:\s", text, maxsplit=1)[0]  # where the key-hash is: what is wrong with it follows
+        return _("{problem}: paste the store's key-hash again below, then save.").format(problem=_sentence(where))
+    return _("The saved settings cannot be used ({problem}). Correct them below, then save.").format(problem=text)
 
 
 KEY_NOTES = {
@@ -98,7 +99,7 @@ SET_KEY_HELP = N_("This computer has no keyring: the key-hash typed above is use
 
 
 class SetupDialog(QDialog):
-    def __init__(self, directory: Path, problem: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, directory: Path, problem: ConfigError | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.directory = directory
         self.outcome: SetupOutcome | None = None
@@ -111,7 +112,7 @@ class SetupDialog(QDialog):
         self.setStyleSheet(STYLE)
         self.setWindowTitle(_("pos-app — set up this station"))
         title = _text(_("Set up this station"), "screenTitle")
-        intro = _text(problem_sentence(problem, directory) if problem else _(NOT_SET_UP), "setupIntro")
+        intro = _text(problem_sentence(problem, directory) if problem is not None else _(NOT_SET_UP), "setupIntro")
         prefill = provisioning.read_existing(directory)
 
         def field(name: str, hint: str, value: str = "", *, secret: int = 0) -> QLineEdit:

@@ -122,3 +122,19 @@ def test_a_cashier_s_own_language_applies_at_sign_in_and_the_store_s_comes_back_
     sign_in(qtbot, window, "9999")  # Demo Manager: the store's language
     assert window.sale.pay_button.text() == "Pay by card  (F12)"
     assert len([widget for widget in window.stack.children() if type(widget).__name__ == "SaleScreen"]) == 1
+
+
+def test_the_setup_screen_tells_the_problems_apart_in_any_language(tmp_path):
+    from pos_app.profile import ConfigError, ConfigProblem
+    from pos_app.ui.setup import problem_sentence
+
+    show_screens_in("es")
+    try:
+        error = ConfigError(i18n._("no key-hash for {user} in the OS keyring; store it with `pos-app setup` or set "
+                                   "POS_KEY_HASH").format(user="s1@x"), ConfigProblem.NO_KEY_HASH)
+        said = problem_sentence(error, tmp_path)
+        with i18n.in_language("es"):
+            assert said == i18n._("This computer's keyring has no key-hash for this store yet: paste it below, "
+                                  "then save.")
+    finally:
+        show_screens_in("en")
