@@ -17,9 +17,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pos_app.i18n import _
+from pos_app.i18n import _, in_store_language
 from pos_app.journal import Outcome
-from pos_app.receipts import render_receipt
+from pos_app.receipts import TRAINING_BANNER, render_receipt
 from pos_app.self_test_report import Report, SelfTestFailed, check_pdf
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
@@ -142,7 +142,9 @@ async def _pay_and_print(report: Report, station: Station, counter: Counter) -> 
     pages = check_pdf(pdf)
     text = pdf_text(pdf)
     total = data.money(data.total_cents)
-    for expected in (total, "TRAINING", *(tender.payment_id for tender in data.tenders if tender.payment_id)):
+    with in_store_language():
+        banner = _(TRAINING_BANNER)  # the receipt's own words: the store's language
+    for expected in (total, banner, *(tender.payment_id for tender in data.tenders if tender.payment_id)):
         if expected not in text:
             raise SelfTestFailed(_("the receipt's text lacks {text}").format(text=repr(expected)))
     report.facts["receipt"] = {"bytes": len(pdf), "pages": pages, "total": total}
