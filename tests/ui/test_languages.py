@@ -23,8 +23,12 @@ SIZES = ((1280, 800), (1024, 768))
 
 def main_screens(qtbot, run, app, visit: Callable[[str, Any], None]) -> None:
     """Sign-in, the sale screen with two lines, the surcharge notice, the payment dialog
-    waiting and approved, the back office and F1, each handed to ``visit`` as it shows."""
+    waiting and approved, the back office, F1, cash (F8) and its change due, the customer
+    (F6) and the shift's end (F10), each handed to ``visit`` as it shows."""
+    from pos_app.ui.cash_dialog import CashDialog
+    from pos_app.ui.customer_dialog import CustomerDialog
     from pos_app.ui.help import HelpDialog
+    from pos_app.ui.shift_end import ShiftEndDialog
 
     window = app.window
     visit("sign-in", window)
@@ -42,17 +46,45 @@ def main_screens(qtbot, run, app, visit: Callable[[str, Any], None]) -> None:
     close_preview(qtbot)
     visit("payment-approved", dialog)
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)
+    back_to_the_sale(qtbot, window)
     office = open_back_office(qtbot, window)
     visit("back-office", office)
-    office.done(0)
+    back_to_the_sale(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    visit("help", modal(qtbot, HelpDialog))
+    back_to_the_sale(qtbot, window)
+    scan(qtbot, window, two_codes(run, app)[0])
+    qtbot.keyClick(window, Qt.Key.Key_F8)
+    cash = modal(qtbot, CashDialog)
+    visit("cash", cash)
+    cash.page.amount.selectAll()
+    qtbot.keyClicks(cash.page.amount, "50")
+    qtbot.keyClick(cash.page.amount, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: cash.pages.currentWidget() is cash.change_page, timeout=10_000)
+    close_preview(qtbot)
+    visit("change-due", cash)
+    qtbot.keyClick(cash.new_sale, Qt.Key.Key_Return)
+    back_to_the_sale(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F6)
+    visit("customer", modal(qtbot, CustomerDialog))
+    back_to_the_sale(qtbot, window)
+    qtbot.keyClick(window, Qt.Key.Key_F10)
+    shift_end = modal(qtbot, ShiftEndDialog)
+    qtbot.keyClicks(shift_end.pin, "9999")
+    qtbot.keyClick(shift_end.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: shift_end.count.isVisible(), timeout=10_000)
+    visit("shift-end", shift_end)
+    back_to_the_sale(qtbot, window)
+
+
+def back_to_the_sale(qtbot, window) -> None:
+    """Esc on the dialog open (if any), the main window active again."""
+    dialog = QApplication.activeModalWidget()
+    if dialog is not None:
+        dialog.done(0)
     qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
-    qtbot.keyClick(window, Qt.Key.Key_F1)
-    visit("help", modal(qtbot, HelpDialog))
 
 
 def data_texts(run, app) -> set[str]:
