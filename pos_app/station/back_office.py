@@ -20,11 +20,11 @@ from pos_app.api.errors import PaymentsError
 from pos_app.api.models import TransactionEntry
 from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, Outcome, ParkedOrder
+from pos_app.journal.words import operation_name, outcome_name
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, AuditEntry, StaffMember
 from pos_app.staff.audit import check_reason
 from pos_app.station.counter import Counter
-from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.payments import Drafts, PaymentMethod, PaymentRow, PaymentStatus, merge_history
 from pos_app.station.report import on_day
 from pos_app.station.returns import OrderForReturn, ReturnDone, ReturnPlan, read_order, run_return

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from pos_app.i18n import _
 from pos_app.journal import CashKind, Outcome
+from pos_app.journal.words import operation_name, outcome_name
 from pos_app.staff import AuditAction, StaffMember
-from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.order import LineState, Tender
 from pos_app.station.service_reads import settled as read_settled
 from pos_app.terminal.outcomes import OperationResult

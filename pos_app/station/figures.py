@@ -53,7 +53,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pos_app.api.cards import card_brand
-from pos_app.i18n import N_, _, ngettext
+from pos_app.i18n import _, ngettext
 from pos_app.journal import Attempt, Operation, OrderTotals, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS
 
@@ -126,34 +126,6 @@ UNCHARGED = frozenset({Category.DECLINED, Category.NOT_CHARGED, Category.OPEN})
 """The lines that moved no money (as far as anyone knows): no surcharge."""
 GROUPED = GROSS | {Category.VOIDED, Category.REFUNDED, Category.DECLINED}
 """The lines that make a cashier or a card brand appear in the breakdowns."""
-
-OPERATION_NAMES = {
-    Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth"), Operation.CAPTURE: N_("capture"),
-    Operation.VOID: N_("void"), Operation.REFUND: N_("refund"), Operation.CLOSE_BATCH: N_("close_batch"),
-    Operation.CARD_CHARGE: N_("card_charge"), Operation.CARD_CAPTURE: N_("card_capture"),
-    Operation.CARD_VOID: N_("card_void"), Operation.CARD_REFUND: N_("card_refund"),
-    Operation.ACH_CHARGE: N_("ach_charge"), Operation.ACH_VOID: N_("ach_void"), Operation.ACH_REFUND: N_("ach_refund"),
-    Operation.SUBSCRIPTION_RETRY: N_("subscription_retry"),
-}
-"""An operation as a sentence names it (English: its journal value, as the sentences always said)."""
-OUTCOME_NAMES = {
-    Outcome.APPROVED: N_("approved"), Outcome.PARTIALLY_APPROVED: N_("partially_approved"),
-    Outcome.DECLINED: N_("declined"), Outcome.FAILED: N_("failed"), Outcome.UNKNOWN: N_("unknown"),
-}
-"""An outcome as a sentence names it (English: its journal value)."""
-
-
-def operation_name(operation: Operation | str) -> str:
-    """``operation`` in the language in force (a value not known: as it is)."""
-    name = OPERATION_NAMES.get(operation) if isinstance(operation, Operation) else None
-    return _(name) if name else str(operation)
-
-
-def outcome_name(outcome: Outcome | str | None) -> str:
-    """``outcome`` in the language in force (a value not known: as it is)."""
-    name = OUTCOME_NAMES.get(outcome) if isinstance(outcome, Outcome) else None
-    return _(name) if name else str(outcome)
-
 
 @dataclass(frozen=True)
 class MoneyLine:

@@ -27,6 +27,7 @@ from pos_app.api.charge_models import VoidReason
 from pos_app.api.errors import PaymentsError
 from pos_app.i18n import N_, _
 from pos_app.journal import Operation, Outcome, ParkedOrder
+from pos_app.journal.words import outcome_name
 from pos_app.money import MoneyFormat
 from pos_app.station.link_figures import LINK_BRAND
 from pos_app.station.service_reads import settled
@@ -142,7 +143,7 @@ async def give_back(station: Station, step: Step, run: ReturnRun, money: MoneyFo
         return await _refund(station, step, run, money, reason)  # settled meanwhile: refund the part
     if void.outcome is not Outcome.APPROVED or void.refusal is not None:
         return _("the void of the {amount} payment ({card}) is {outcome}: {why}").format(
-            amount=money(charge.counted), card=charge.label, outcome=void.outcome, why=_why(void))
+            amount=money(charge.counted), card=charge.label, outcome=outcome_name(void.outcome), why=_why(void))
     run.given_back += charge.counted
     surcharge = charge.link.surcharge  # a void gives the surcharge back too
     if surcharge:
@@ -162,7 +163,7 @@ async def _refund(station: Station, step: Step, run: ReturnRun, money: MoneyForm
     run.results.append(refund)
     if refund.outcome is not Outcome.APPROVED or refund.refusal is not None:
         return _("the refund of {amount} to {card} is {outcome}: {why}").format(
-            amount=money(step.amount), card=charge.label, outcome=refund.outcome, why=_why(refund))
+            amount=money(step.amount), card=charge.label, outcome=outcome_name(refund.outcome), why=_why(refund))
     run.given_back += step.amount
     run.done.append(_("refunded {amount} to {card}").format(amount=money(step.amount), card=charge.label))
     return ""

@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING
 from pos_app.api.errors import PaymentsError
 from pos_app.i18n import _
 from pos_app.journal import CashKind, JournalError, OrderLine, Outcome, ParkedOrder, ReturnStage
+from pos_app.journal.words import outcome_name
 from pos_app.money import MoneyFormat
 from pos_app.staff import AuditAction, StaffMember
 from pos_app.staff.audit import check_reason
-from pos_app.station.figures import outcome_name
 from pos_app.station.link_returns import PART_OF_UNSETTLED, give_back, link_charge
 from pos_app.station.order import OrderPayments, Tender
 from pos_app.station.service_reads import settled, surcharge_of

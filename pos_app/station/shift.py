@@ -45,6 +45,7 @@ from pos_app.i18n import N_, _
 from pos_app.journal import Attempt, Operation, Outcome
 from pos_app.journal.reports import Reconciliation, reconcile
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.journal.words import operation_name
 from pos_app.station.figures import (
     MONEY_OPERATIONS,
     SERVICE_ROUTE_OPERATIONS,
@@ -52,7 +53,6 @@ from pos_app.station.figures import (
     Ledger,
     MoneyLine,
     cents_in,
-    operation_name,
 )
 from pos_app.station.link_figures import LinkPairing, LinkPayments
 from pos_app.station.report import HISTORY_DAYS, ours

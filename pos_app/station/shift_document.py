@@ -21,9 +21,10 @@ from datetime import datetime
 
 from pos_app.api.identity import clean_id
 from pos_app.i18n import N_, _, for_the_store, ngettext
+from pos_app.journal.words import operation_name
 from pos_app.money import money_format
 from pos_app.receipts.tables import Column, Section, Table, TableDocument
-from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally, Tender, operation_name
+from pos_app.station.figures import GROSS, Category, Figures, MoneyLine, Tally, Tender
 from pos_app.station.shift import CloseState, ShiftReport
 
 Money = Callable[[int], str]

@@ -25,8 +25,8 @@ from pos_app.api.errors import PaymentsError
 from pos_app.config import StoreConfig
 from pos_app.i18n import _
 from pos_app.journal import Operation, Outcome
+from pos_app.journal.words import operation_name, outcome_name
 from pos_app.receipts import SlipData, SlipKind
-from pos_app.station.figures import operation_name, outcome_name
 from pos_app.station.payments import PaymentRow
 from pos_app.terminal.outcomes import OperationResult
 

@@ -35,6 +35,7 @@ from pos_app.i18n import _
 from pos_app.journal import Attempt, CashEntry, CashKind, Journal, JournalError, Operation, Outcome, ZReport
 from pos_app.journal.codec import utc_now
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.journal.words import operation_name, outcome_name
 from pos_app.money import money_format
 from pos_app.receipts.tables import render_tables, save_pdf
 from pos_app.station.cash_shift import CashCount, CashShift, cash_shift
@@ -413,7 +414,8 @@ class Station:
         then the kept answer is a late one, and a contradiction a conflict)."""
         self.events.publish(SaveTrouble("outcome", _("The {operation} {attempt} ({outcome}) "
                                                      "is saved on this computer now.").format(
-            operation=result.operation, attempt=result.attempt_id, outcome=result.outcome), saved=True))
+            operation=operation_name(result.operation), attempt=result.attempt_id,
+            outcome=outcome_name(result.outcome)), saved=True))
         if result.attempt_id is not None:
             task = asyncio.get_running_loop().create_task(self._conflict_of(result.attempt_id))
             self._later.add(task)
@@ -433,7 +435,7 @@ class Station:
             self.events.publish(SaveTrouble("outcome", _(
                 "The {operation} is {outcome}, but this computer could not save it yet (disk full or "
                 "not writable). It is kept and saved as soon as the disk allows: do not switch the computer off.")
-                .format(operation=result.operation, outcome=result.outcome)))
+                .format(operation=operation_name(result.operation), outcome=outcome_name(result.outcome))))
         self.events.publish(OperationEnded(result))
         if result.attempt_id:
             await self._conflict_of(result.attempt_id)

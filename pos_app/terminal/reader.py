@@ -25,6 +25,7 @@ from pos_app.i18n import _, ngettext
 from pos_app.journal import Attempt, JournalError, Operation, Outcome
 from pos_app.journal.models import ORDER_OPERATIONS, PAYMENT_BEFORE, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.journal.words import operation_name
 from pos_app.terminal.evidence import (
     Change,
     Evidence,
@@ -157,14 +158,14 @@ class AttemptReader:
         details = {"payment_id": payment.id, "amount": attempt.amount}
         if change is Change.MOVED:
             return Evidence(Outcome.APPROVED, details, _("the payment shows the {operation}").format(
-                operation=attempt.operation))
+                operation=operation_name(attempt.operation)))
         settled = answered or age(attempt) >= self.follow_up_settle
         if change is Change.NONE and settled:
             return Evidence(Outcome.FAILED, details, _("the payment shows no {operation}: nothing moved").format(
-                operation=attempt.operation))
+                operation=operation_name(attempt.operation)))
         return Evidence(None, details, _("the payment does not show whether the {operation} happened "
                                          "(status {before!r} → {after!r})").format(
-            operation=attempt.operation, before=before.get("status"), after=payment.status))
+            operation=operation_name(attempt.operation), before=before.get("status"), after=payment.status))
 
     async def read_payment_before(self, attempt: Attempt, payment_id: str | None) -> dict[str, Any] | None:
         """Journal the payment's state before a capture, void or refund leaves, when it can be read."""
@@ -261,11 +262,11 @@ class AttemptReader:
                 return Evidence(None, {}, _("payment {payment} is {status}, not {standing}: it does not stand as this "
                                             "{operation}").format(payment=payment.id, status=payment.status,
                                                                   standing=_(" or ").join(sorted(standing)),
-                                                                  operation=attempt.operation))
+                                                                  operation=operation_name(attempt.operation)))
             return Evidence(None, {}, _("payment {payment} is of no stated status, not {standing}: it does not stand "
                                         "as this {operation}").format(payment=payment.id,
                                                                       standing=_(" or ").join(sorted(standing)),
-                                                                      operation=attempt.operation))
+                                                                      operation=operation_name(attempt.operation)))
         evidence = payment_evidence(payment, attempt.operation, attempt.amount)
         if evidence.outcome is None or not evidence.outcome.moved_money:
             return Evidence(None, evidence.details, _("payment {payment} is not a charge of this attempt: "

@@ -29,6 +29,7 @@ from pos_app.journal import Attempt, InvalidResolution, InvalidTransition, Journ
 from pos_app.journal.errors import AttemptNotFound
 from pos_app.journal.models import AMOUNT_MISMATCH, LATE_ANSWER, ORDER_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.journal.words import outcome_name
 from pos_app.terminal.evidence import Evidence
 from pos_app.terminal.outcomes import OperationResult, Phase, Refusal
 from pos_app.terminal.reader import AttemptReader, Report
@@ -104,7 +105,7 @@ class OutcomeRecorder:
             late = _("already resolved; the service's later answer was {outcome} — a conflict: the order counts as "
                      "paid; see `pos-app terminal report`") if decided.conflict else _(
                 "already resolved; the service's later answer was {outcome}")
-            return OperationResult.from_attempt(decided, late.format(outcome=outcome))
+            return OperationResult.from_attempt(decided, late.format(outcome=outcome_name(outcome)))
         except JournalError as error:
             log.error("attempt %s: the %s outcome could not be journaled: %s", attempt.id, outcome, error)
             if self.save_later and outcome is not Outcome.UNKNOWN:
@@ -137,7 +138,7 @@ class OutcomeRecorder:
                 log.warning("attempt %s: decided while its kept %s waited to be written", attempt.id, result.outcome)
                 decided = OperationResult.from_attempt(await self._journal.get(attempt.id), _(
                     "already resolved; the service's answer kept meanwhile was {outcome}").format(
-                        outcome=result.outcome))
+                        outcome=outcome_name(result.outcome)))
                 self._saved(decided)
                 return
             except (InvalidTransition, AttemptNotFound) as settled:

@@ -48,6 +48,7 @@ from pos_app.journal import (
 from pos_app.journal.errors import AttemptNotFound
 from pos_app.journal.models import AMOUNT_MISMATCH, REF_OPERATIONS
 from pos_app.journal.threaded import AsyncJournal
+from pos_app.journal.words import operation_name, outcome_name
 from pos_app.terminal.blockers import blocks, same_money
 from pos_app.terminal.evidence import (
     ERROR_ANSWER,
@@ -194,7 +195,7 @@ class TerminalService:
                 blocked_by=earlier.attempt_id, recovered=recovered, order_key=order_key, ref=ref, message=_(
                     "not sent: the earlier {operation} {attempt} of {amount} cents turned out approved just now, so "
                     "the money already moved; run it again only if this is another charge").format(
-                        operation=earlier.operation, attempt=earlier.attempt_id, amount=earlier.amount))
+                        operation=operation_name(earlier.operation), attempt=earlier.attempt_id, amount=earlier.amount))
         try:
             attempt = await self.journal.begin_attempt(
                 operation=operation, terminal_id=terminal_id, gateway=self.gateway,
@@ -407,7 +408,7 @@ class TerminalService:
         if attempt.is_final:
             return OperationResult.from_attempt(
                 attempt, _("attempt {attempt} already has the final outcome {outcome}; nothing to decide").format(
-                    attempt=attempt_id, outcome=attempt.outcome),
+                    attempt=attempt_id, outcome=outcome_name(attempt.outcome)),
                 refusal=Refusal.ALREADY_FINAL)
         checked: dict[str, Any]
         try:
@@ -432,7 +433,7 @@ class TerminalService:
                     "service": str(evidence.outcome)})
                 return replace(result, refusal=Refusal.SERVICE_SHOWS_OTHERWISE, message=_(
                     "refused: the service shows this attempt {outcome} ({reason}); that is now its outcome").format(
-                        outcome=evidence.outcome, reason=evidence.note or _("by its own record")))
+                        outcome=outcome_name(evidence.outcome), reason=evidence.note or _("by its own record")))
             if paid:
                 return await self._paid_by_reference(attempt, reference, reason=reason, by=by, seen=evidence)
             if evidence.possible_match and not force:
@@ -492,7 +493,7 @@ class TerminalService:
             final = await self.journal.get(attempt_id)
             return OperationResult.from_attempt(
                 final, _("the service's answer arrived meanwhile: the attempt is {outcome}; nothing to "
-                         "decide").format(outcome=final.outcome),
+                         "decide").format(outcome=outcome_name(final.outcome)),
                 refusal=Refusal.ALREADY_FINAL)
         log.info("attempt %s resolved by %s as %s (%s)", attempt_id, by, decided.outcome, checked)
         return OperationResult.from_attempt(decided)

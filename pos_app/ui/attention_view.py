@@ -11,7 +11,8 @@ from collections.abc import Callable
 from babel.dates import format_datetime
 
 from pos_app.i18n import N_, _, babel_locale, ngettext
-from pos_app.journal import Operation, Outcome
+from pos_app.journal import Outcome
+from pos_app.journal.words import operation_name
 from pos_app.station.back_office import AttentionItem, BackOffice, Problem
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.button_rows import button_rows
@@ -37,14 +38,6 @@ LABELS = {Problem.UNRESOLVED: N_("Result not known"), Problem.CONFLICT: N_("Conf
           Problem.ATTENTION: N_("Check")}
 """Shown through ``_()``."""
 # TRANSLATORS: an operation as the journal names it (card_charge: a charge of a card on file; ach_: a bank account's)
-OPERATIONS = {
-    Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth"), Operation.CAPTURE: N_("capture"),
-    Operation.VOID: N_("void"), Operation.REFUND: N_("refund"), Operation.CLOSE_BATCH: N_("close_batch"),
-    Operation.CARD_CHARGE: N_("card_charge"), Operation.CARD_CAPTURE: N_("card_capture"),
-    Operation.CARD_VOID: N_("card_void"), Operation.CARD_REFUND: N_("card_refund"),
-    Operation.ACH_CHARGE: N_("ach_charge"), Operation.ACH_VOID: N_("ach_void"), Operation.ACH_REFUND: N_("ach_refund"),
-}
-"""Each operation's word in the list (English: the journal's own), shown through ``_()``."""
 
 
 class AttentionPanel(QWidget):
@@ -83,9 +76,8 @@ class AttentionPanel(QWidget):
         for item in found:
             attempt = item.attempt
             when = format_datetime(attempt.created_at.astimezone(), "EEE HH:mm", locale=babel_locale())
-            operation = OPERATIONS.get(attempt.operation)
             line = _("{problem}: {operation} of {amount} on {terminal}, {when} ({cashier})").format(
-                problem=_(LABELS[item.problem]), operation=_(operation) if operation else attempt.operation,
+                problem=_(LABELS[item.problem]), operation=operation_name(attempt.operation),
                 amount=self.money(attempt.amount or 0), terminal=attempt.terminal_id, when=when,
                 cashier=attempt.cashier or _("no cashier"))
             entry = QListWidgetItem(f"{line}\n    {item.note}")

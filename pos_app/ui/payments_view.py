@@ -12,7 +12,8 @@ from typing import Any
 
 from pos_app.api.errors import PaymentsError
 from pos_app.i18n import N_, _, ngettext
-from pos_app.journal import JournalError, Operation, Outcome
+from pos_app.journal import JournalError, Outcome
+from pos_app.journal.words import operation_name
 from pos_app.money import AmountError, MoneyFormat
 from pos_app.staff import StaffMember
 from pos_app.station.back_office import BackOffice, History
@@ -49,7 +50,6 @@ STATUS_WORDS = {PaymentStatus.APPROVED: N_("approved"), PaymentStatus.PREAUTH: N
                 PaymentStatus.VOIDED: N_("voided"), PaymentStatus.DECLINED: N_("declined"),
                 PaymentStatus.FAILED: N_("failed"), PaymentStatus.UNKNOWN: N_("unknown")}
 """What the list and its filter say of each status (the enum's values are the station's)."""
-OPERATION_WORDS = {Operation.SALE: N_("sale"), Operation.PREAUTH: N_("preauth")}
 
 
 def status_words(status: PaymentStatus) -> str:
@@ -293,8 +293,7 @@ class PaymentsPanel(QWidget):
             self.detail.setText(self._describe(row))
 
     def _describe(self, row: PaymentRow) -> str:
-        operation = OPERATION_WORDS.get(row.operation)
-        parts = [_("{operation} of {amount}").format(operation=_(operation) if operation else str(row.operation),
+        parts = [_("{operation} of {amount}").format(operation=operation_name(row.operation),
                                                      amount=self.money(row.total))]
         if row.surcharge:
             parts.append(_("({base} + {surcharge} surcharge)").format(base=self.money(row.base or 0),
