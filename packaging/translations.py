@@ -40,6 +40,8 @@ METHOD_MAP = [("sandbox/**.py", "ignore"), ("**.py", "python")]
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)
 """Every catalog's header date: a real one would rewrite the files at each run."""
+MNEMONIC = re.compile(r"&([^&\s])")
+"""The letter after ``&`` in a key's label: Alt+that letter presses it, in every language."""
 FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:[!:][^{}]*)?\}")
 
 
@@ -177,13 +179,24 @@ def _translated(value: object) -> bool:
     return bool(strings) and all(strings)
 
 
+def _mnemonic(text: str) -> str | None:
+    found = MNEMONIC.search(text.replace("&&", ""))
+    return found.group(1).lower() if found else None
+
+
 def placeholder_problems(message: Message) -> Iterable[str]:
-    """A translation whose ``{fields}`` differ from its source's (each plural form too)."""
+    """A translation whose ``{fields}`` differ from its source's (each plural form too), or
+    that moves a key's Alt+letter."""
     wanted = {field for text in _strings(message.id) for field in FIELD.findall(text)}
     for text in _strings(message.string):
         found = set(FIELD.findall(text))
         if found != wanted and not (len(_strings(message.id)) > 1 and found < wanted):
             yield f"{message.id!r}: placeholders {sorted(found)} in {text!r}, the source has {sorted(wanted)}"
+    source_key = _mnemonic(_strings(message.id)[0]) if _strings(message.id) else None
+    for text in _strings(message.string):
+        if source_key and _mnemonic(text) != source_key:
+            key = source_key.upper()
+            yield f"{message.id!r}: Alt+{key} is lost in {text!r} (put & before that letter, or add (&{key}))"
     if message.python_format:
         try:
             python_format(None, message)

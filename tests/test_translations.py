@@ -57,3 +57,39 @@ def test_a_block_in_the_store_language_leaves_the_screen_language(catalogs):
         assert i18n.current_language() == "es"
     assert i18n.current_language() == "fr"
     assert i18n.screen_language() == "fr"
+
+
+def test_every_text_for_people_is_wrapped_for_translation():
+    """python -m tests.i18n_strings lists them: a sentence anywhere in pos_app (the sandbox
+    aside), any text a Qt screen shows; a text that is not for people says so."""
+    from tests.i18n_strings import unwrapped
+
+    assert [str(found) for found in unwrapped()] == []
+
+
+def test_the_finder_reports_a_sentence_and_a_qt_label_left_unwrapped(tmp_path, monkeypatch):
+    from tests import i18n_strings
+
+    ui = tmp_path / "pos_app" / "ui"
+    ui.mkdir(parents=True)
+    screen = ui / "screen.py"
+    screen.write_text('from pos_app.i18n import _\n'
+                      'def build(label, log):\n'
+                      '    label.setText("Total")\n'
+                      '    label.setText(_("Subtotal"))\n'
+                      '    log.info("the sale was paid in full")\n'
+                      '    raise ValueError(f"the amount {label} is not valid")\n'
+                      '    return "pos-app — a file name"  # not for people\n')
+    monkeypatch.setattr(i18n_strings, "PACKAGE", tmp_path / "pos_app")
+    monkeypatch.setattr(i18n_strings, "ROOT", tmp_path)
+    assert [(found.line, found.text) for found in i18n_strings.unwrapped([screen])] == [
+        (3, "Total"), (6, "the amount {} is not valid")]
+
+
+def test_a_translation_that_moves_an_alt_key_or_loses_a_field_is_a_problem(catalogs):
+    from babel.messages.catalog import Message
+
+    assert list(catalogs.placeholder_problems(Message("&Detach", "&Desvincular"))) == []
+    assert list(catalogs.placeholder_problems(Message("&Detach", "Quitar (&D)"))) == []
+    assert "Alt+D is lost" in next(iter(catalogs.placeholder_problems(Message("&Detach", "&Quitar"))))
+    assert "placeholders" in next(iter(catalogs.placeholder_problems(Message("Paid {amount}", "Pagado"))))
