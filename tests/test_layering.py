@@ -22,6 +22,8 @@ CORE = [
     "pos_app.profile",
     "pos_app.money",
     "pos_app.drawer",
+    "pos_app.i18n",
+    "pos_app.journal.words",
 ]
 
 
