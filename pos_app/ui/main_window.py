@@ -407,43 +407,11 @@ class MainWindow(QMainWindow):
 
     @asyncSlot()
     async def _cancel_order(self) -> None:
-        """Ctrl+Del: a manager gives back what this sale took (card voids or refunds, cash from
-        the drawer); its items then stay on the screen as a new sale."""
-        from pos_app.station.cancel import cancel_order
-        from pos_app.ui.dialogs import shown
-        from pos_app.ui.manager_approval import ManagerApproval
-        from pos_app.ui.qt import QDialog
+        """Ctrl+Del: a manager gives back what this sale took (``ui/cancel_order.py``)."""
+        from pos_app.ui.cancel_order import ask_cancel_order
 
-        if self.stack.currentWidget() is not self.sale or self.payment is not None or not self._payments_ready():
-            return
-        payments, money = self.counter.payments, self.sale.money
-        if not payments.holds:
-            self.status.setText(_("This sale has taken no money: nothing to give back (Delete removes a line)."))
-            return
-        summary = _("Give back the {paid} this sale took: each card payment is voided (refunded if already "
-                    "settled), {cash} cash comes out of the drawer. The items stay on the screen as a new sale.")
-        summary = summary.format(paid=money(payments.paid), cash=money(max(payments.cash_paid, 0)))
-        approval = ManagerApproval(_("Cancel the payments"), summary,
-                                   lambda pin: self.counter.disk(self.counter.staff.check_manager, pin),
-                                   money=self.counter.money, parent=self)
-        if await shown(approval) != QDialog.DialogCode.Accepted or approval.manager is None:
-            self.sale.focus_scan()
-            return
-        self.status.setText(_("Giving the payments back…"))
-        try:
-            cancelled = await cancel_order(self.counter, approval.manager, approval.reason_text)
-        except ValueError as error:
-            self.status.setText(f"{str(error)[:1].upper()}{str(error)[1:]}.")
-            return
-        finally:
-            self.sale.refresh()
-            self.sale.focus_scan()
-        if cancelled.done:
-            given = _("Payments given back by {manager}.").format(manager=approval.manager.name)
-            self.status.setText(f"{given} {cancelled.drawer}".strip())
-        else:
-            self.status.setText(_("Cancel stopped: {problem}. Nothing else was sent.").format(
-                problem=cancelled.problem))
+        if self.stack.currentWidget() is self.sale and self.payment is None and self._payments_ready():
+            await ask_cancel_order(self.counter, self.sale, self, self.status.setText)
 
     @asyncSlot()
     async def _drawer(self) -> None:
