@@ -107,6 +107,15 @@ def test_the_start_reads_the_installers_profile_the_stations_settings_and_the_en
                                                                                    expected):
     """The first screen is shown (in its theme) before the settings are checked, from the
     same layers ``load_config`` reads, once the station was set up; else setup comes first."""
+    env = settings_layers(tmp_path, profile, own, env)
+    start = start_profile(env=env)
+    assert (start.training, start.theme) == expected
+    training = start_profile(sandbox=True, env=env)
+    assert (training.training, training.theme) == (True, "light")
+
+
+def settings_layers(tmp_path, profile: str | None, own: str | None, env: dict[str, str]) -> dict[str, str]:
+    """The env of a data folder with the installer's profile and the station's store.toml given."""
     data = tmp_path / "data"
     data.mkdir()
     env = {"POS_DATA_DIR": str(data), **env}
@@ -114,10 +123,7 @@ def test_the_start_reads_the_installers_profile_the_stations_settings_and_the_en
         env["POS_PROFILE"] = str(write(tmp_path / "store-profile.toml", profile))
     if own is not None:
         write(data / "store.toml", own)
-    start = start_profile(env=env)
-    assert (start.training, start.theme) == expected
-    training = start_profile(sandbox=True, env=env)
-    assert (training.training, training.theme) == (True, "light")
+    return env
 
 
 @pytest.mark.parametrize("profile,own,env,expected", [
@@ -136,11 +142,4 @@ def test_the_first_screen_speaks_the_store_language_from_the_same_layers(tmp_pat
     for variable, value in env.items():
         if variable in ("LC_ALL", "LANG"):
             monkeypatch.setenv(variable, value)
-    data = tmp_path / "data"
-    data.mkdir()
-    env = {"POS_DATA_DIR": str(data), **env}
-    if profile is not None:
-        env["POS_PROFILE"] = str(write(tmp_path / "store-profile.toml", profile))
-    if own is not None:
-        write(data / "store.toml", own)
-    assert start_profile(env=env).language == expected
+    assert start_profile(env=settings_layers(tmp_path, profile, own, env)).language == expected
