@@ -170,3 +170,30 @@ def test_the_setup_screen_tells_the_problems_apart_in_any_language(tmp_path):
                                   "then save.")
     finally:
         show_screens_in("en")
+
+
+def test_the_customer_reads_the_store_language_while_the_cashier_reads_their_own(qtbot, run, open_app, ui_config,
+                                                                               sandbox, monkeypatch):
+    """A Spanish-speaking cashier in an English store: the surcharge notice on the cashier's
+    screen in Spanish, the customer's screen in English. (One screen here: the customer's is
+    put on it; tests/ui/test_customer_display.py shows it on a real second X screen.)"""
+    from pos_app.ui import acknowledgment
+    from pos_app.ui.qt import QGuiApplication, QLabel
+
+    monkeypatch.setattr(acknowledgment, "customer_screen", lambda cashier=None: QGuiApplication.primaryScreen())
+    app = open_app(ui_config.replace(language="en"), "S")
+    window = app.window
+    app.counter.staff.set_language("Demo Cashier", "es")
+    sign_in(qtbot, window)
+    for code in two_codes(run, app):
+        scan(qtbot, window, code)
+    qtbot.keyClick(window, Qt.Key.Key_F12)
+    notice = modal(qtbot, AcknowledgmentDialog)
+    display = notice.customer_display
+    assert display is not None
+    caption = display.findChild(QLabel, "customerCaption").text()
+    with i18n.in_language("es"):
+        spanish_accept = i18n._("Customer accepts  (Enter)")
+    assert notice.accept_button.text() == spanish_accept != "Customer accepts  (Enter)"
+    assert caption == "Total to pay by card"
+    back_to_the_sale(qtbot, window)
