@@ -6,6 +6,7 @@ previewed when no printer is set), its sentence under the list."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -167,8 +168,12 @@ class PaymentsPanel(QWidget):
         for field in (self.min_total, self.max_total, self.text):
             field.textChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._selected)
-        QWidget.setTabOrder(self.text, self.table)  # search, then the list, then the actions
-        QWidget.setTabOrder(self.table, self.void_button)
+        # Tab: the search, the list, its actions in their row's order, then the refresh and the filters
+        order = (self.text, self.table, self.void_button, self.refund_button, self.refund_all_button,
+                 self.return_button, self.slip_button, self.merchant_button, self.refresh_button, self.terminal,
+                 self.status, self.min_total, self.max_total)
+        for before, after in itertools.pairwise(order):
+            QWidget.setTabOrder(before, after)
         self.refresh_button.clicked.connect(self.refresh)
         self.void_button.clicked.connect(self._void)
         self.refund_button.clicked.connect(lambda: self._refund(everything=False))

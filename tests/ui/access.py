@@ -49,3 +49,19 @@ def unnamed(widget: Any) -> list[str]:
         if not name or (role == QAccessible.Role.ComboBox.name and not own):
             found.append(f"{role} ({where})")
     return found
+
+
+def tab_order(root: Any) -> list[Any]:
+    """The widgets Tab reaches in ``root``, in order, from the one with the focus (shown and
+    enabled ones: a disabled key is skipped by Tab too)."""
+    from PySide6.QtCore import Qt
+
+    start = root.focusWidget() or root
+    found = [start]
+    widget = start.nextInFocusChain()
+    while widget is not start and len(found) < 500:
+        if (root.isAncestorOf(widget) and widget.isVisibleTo(root) and widget.isEnabled()
+                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus):
+            found.append(widget)
+        widget = widget.nextInFocusChain()
+    return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
 from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import Qt
-from tests.ui.access import controls, unnamed
+from tests.ui.access import controls, tab_order, unnamed
 from tests.ui.helpers import close_preview, modal, open_back_office, scan, sign_in, two_codes
 
 
@@ -55,3 +55,21 @@ def test_the_reader_finds_a_field_and_a_combo_box_without_a_name(qtbot):
     combo.setAccessibleName("Status filter")
     bare.setAccessibleName("Note")
     assert unnamed(screen) == []
+
+
+def test_tab_in_the_back_office_goes_search_list_actions_then_refresh_and_filters(qtbot, run, open_app, ui_config):
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    office = open_back_office(qtbot, app.window)
+    payments = office.payments
+    for button in (payments.void_button, payments.refund_button, payments.refund_all_button, payments.return_button,
+                   payments.slip_button, payments.merchant_button):
+        button.setEnabled(True)  # as with a payment picked that allows them all
+    payments.text.setFocus()
+    qtbot.waitUntil(payments.text.hasFocus)
+    reached = [widget for widget in tab_order(office) if widget.parent() is not None and (
+        widget is payments.table or payments.isAncestorOf(widget))]
+    assert reached[:13] == [payments.text, payments.table, payments.void_button, payments.refund_button,
+                            payments.refund_all_button, payments.return_button, payments.slip_button,
+                            payments.merchant_button, payments.refresh_button, payments.terminal, payments.status,
+                            payments.min_total, payments.max_total]
