@@ -85,6 +85,15 @@ class PaymentDialog(QDialog):
         self.details_button = QPushButton(_("Details"))
         self.slip_button = QPushButton(_("Card slip"))
         self.close_button = QPushButton(_("New sale  (Enter)"))
+        for button, description in (
+                (self.stop_button, _("Stops waiting on this screen; the payment may still complete at the terminal")),
+                (self.keep_button, _("Goes on waiting for the terminal's result")),
+                (self.check_button, _("Asks the payment service for this payment's result now; never charges again")),
+                (self.manager_button, _("A manager marks the payment paid or not paid, with a reason")),
+                (self.details_button, _("Shows the payment's ids and what the service answered")),
+                (self.slip_button, _("Prints the card slip of this payment")),
+                (self.close_button, _("Closes this payment and starts a new sale"))):
+            button.setAccessibleDescription(description)
         buttons = QHBoxLayout()
         for button in (self.stop_button, self.keep_button, self.check_button, self.manager_button,
                        self.details_button, self.slip_button, self.close_button):

@@ -139,6 +139,16 @@ class PaymentsPanel(QWidget):
         self.return_button = QPushButton(_("Return &items…"))
         self.slip_button = QPushButton(_("&Customer receipt"))
         self.merchant_button = QPushButton(_("&Merchant copy"))
+        for widget, description in (
+                (self.table, _("Today's payments, newest first; pick one to void, refund or reprint it")),
+                (self.void_button, _("Gives the whole payment back before it is settled (a manager's PIN)")),
+                (self.refund_button, _("Gives part of a settled payment back to its card (a manager's PIN)")),
+                (self.refund_all_button, _("Gives all of a settled payment back to its card (a manager's PIN)")),
+                (self.return_button, _("Gives back the money of some of the sale's items, to the tenders they "
+                                       "came from (a manager's PIN)")),
+                (self.slip_button, _("Prints the customer's receipt of this payment again")),
+                (self.merchant_button, _("Prints the store's copy of this payment's receipt"))):
+            widget.setAccessibleDescription(description)
         search = QHBoxLayout()
         search.addWidget(self.text, 1)
         search.addWidget(self.refresh_button)

@@ -119,6 +119,15 @@ class SaleScreen(QWidget):
         self.remove_button = QPushButton(_("Remove (Del)"))
         self.misc_button = QPushButton(_("Misc item  (F3)"))
         self.misc_button.setAccessibleName(_("Misc item: an item the catalog lacks, at a typed price"))
+        for widget, description in (
+                (self.scan, _("Type or scan a barcode and press Enter; type a name to search the catalog")),
+                (self.table, _("The sale's lines: the selected one changes with + and -, Delete removes it")),
+                (self.pay_button, _("Charges the balance due on the payment terminal, after the surcharge notice")),
+                (self.cash_button, _("Takes cash for the balance due and shows the change")),
+                (self.part_button, _("Charges part of the balance by card; the rest by another tender")),
+                (self.preauth_button, _("Holds an amount on the card, to capture the final amount later")),
+                (self.preauths_button, _("The open pre-auths, to capture or release them"))):
+            widget.setAccessibleDescription(description)
         self._ringing_open_price = False
         for button, name in ((self.minus, _("One less")), (self.plus, _("One more")),
                              (self.quantity_button, _("Change the quantity")), (self.remove_button, _("Remove line"))):

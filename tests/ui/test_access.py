@@ -30,6 +30,9 @@ def test_every_control_a_cashier_reaches_has_a_name(qtbot, run, open_app, ui_con
     qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
     close_preview(qtbot)
     found["payment dialog, approved"] = unnamed(dialog)
+    described = [dialog.details_button, dialog.slip_button, dialog.close_button, window.sale.pay_button,
+                 window.sale.cash_button, window.sale.scan, window.sale.table]
+    assert [widget.accessibleName() for widget in described if not widget.accessibleDescription()] == []
     qtbot.keyClick(dialog, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not dialog.isVisible())
     window.activateWindow()
