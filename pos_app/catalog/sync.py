@@ -15,8 +15,10 @@
 
 The event loop is the Qt thread's: the work that grows with the catalog runs off it. The
 client parses big answers (each page, the id list) in a worker thread; the id check of step
-3 and the list handed to step 4 are worker-thread work too. What stays on the loop is a few
-milliseconds at a time (a page's items turned into ``CatalogItem``s).
+3 and step 4's whole write are worker-thread work too, sorting and freeing in steps
+(``pos_app.catalog.steps``). Items are held as plain tuples (``ItemFields``), which the
+garbage collector does not track. What stays on the loop is a few milliseconds at a time (a
+page's items checked as ``CatalogItem``s).
 
 Values are checked at this edge: an item whose price cannot be read or is beyond
 ``MAX_PRICE_CENTS``, or a tax whose rate is no number from 0 to 100 % (``TaxRate``), is
@@ -36,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +47,7 @@ from pos_app.api.errors import NotFound, ProtocolError
 from pos_app.api.models import Category, Item, Page, Tax
 from pos_app.catalog.errors import SyncError
 from pos_app.catalog.models import CatalogItem, Skipped, SyncResult, TaxRate, check_price
+from pos_app.catalog.steps import empty_in_steps
 from pos_app.catalog.store import Catalog
 from pos_app.i18n import _, ngettext
 
@@ -79,6 +82,16 @@ def catalog_item(item: Item) -> CatalogItem:
         tax_ids=tuple(dict.fromkeys(item.taxes)),
         description=item.description or "",
     )
+
+
+type ItemFields = tuple[str, str, str | None, int, str | None, tuple[str, ...], str]
+"""A ``CatalogItem``'s fields in order, as the sync holds an item until the write. A tuple of
+plain values is not tracked by the garbage collector; 100,000 ``CatalogItem``s would be, and
+each full collection during the sync would then stop the event loop for tens of milliseconds."""
+
+
+def fields_of(item: CatalogItem) -> ItemFields:
+    return (item.id, item.name, item.sku, item.price_cents, item.category, item.tax_ids, item.description)
 
 
 def tax_rate(tax: Tax) -> TaxRate:
@@ -134,7 +147,7 @@ async def sync_catalog(
     if concurrency < 1 or page_size < 1:
         raise ValueError("page_size and concurrency must be at least 1")  # not for people
     started = time.perf_counter()
-    items: dict[str, CatalogItem] = {}
+    items: dict[str, ItemFields] = {}
     left_out: dict[str, Skipped] = {}  # by id: an item seen twice counts once, as last seen
     left_out_unnamed: list[Skipped] = []  # entries without an id
     deleted = 0
@@ -142,7 +155,7 @@ async def sync_catalog(
     def keep(item: Item) -> None:
         """The item as last seen: stored, or left out for a value that cannot be used."""
         try:
-            items[item.id] = catalog_item(item)
+            items[item.id] = fields_of(catalog_item(item))
         except ValueError as error:
             items.pop(item.id, None)
             left_out[item.id] = Skipped(item.id, str(error))
@@ -237,7 +250,7 @@ async def sync_catalog(
     )
 
 
-def _reconcile(live_ids: list[str], items: dict[str, CatalogItem], left_out: dict[str, Skipped]) -> list[str]:
+def _reconcile(live_ids: list[str], items: dict[str, ItemFields], left_out: dict[str, Skipped]) -> list[str]:
     """Step 3's check, in a worker thread (at 100,000 ids it would hold the event loop for tens
     of milliseconds): what the id list no longer names is dropped from ``items`` and
     ``left_out``; the ids it names that the pages missed are returned, once each, in its order."""
@@ -250,17 +263,28 @@ def _reconcile(live_ids: list[str], items: dict[str, CatalogItem], left_out: dic
 
 
 def _store(
-    catalog: Catalog, items: dict[str, CatalogItem], taxes: list[TaxRate], categories: list[str], synced_at: datetime
+    catalog: Catalog, items: dict[str, ItemFields], taxes: list[TaxRate], categories: list[str], synced_at: datetime
 ) -> tuple[int, dict[str, int]]:
     """Step 4, in a worker thread: ``Catalog.replace_all`` and, for the log, the number of items
-    naming each tax id that ``taxes`` does not list. Returns (items stored, that count)."""
-    count = catalog.replace_all(list(items.values()), taxes=taxes, categories=categories, synced_at=synced_at)
+    naming each tax id that ``taxes`` does not list. Returns (items stored, that count).
+
+    ``items`` is emptied: freeing 100,000 of them is work too, done here in steps
+    (``empty_in_steps``) rather than on the loop when the sync returns."""
     listed = {tax.id for tax in taxes}
     naming: dict[str, int] = {}
-    for item in items.values():
-        for tax_id in item.tax_ids:
-            if tax_id not in listed:
-                naming[tax_id] = naming.get(tax_id, 0) + 1
+
+    def each_item() -> Iterator[CatalogItem]:  # one short-lived CatalogItem at a time
+        for fields in items.values():
+            item = CatalogItem(*fields)
+            for tax_id in item.tax_ids:
+                if tax_id not in listed:
+                    naming[tax_id] = naming.get(tax_id, 0) + 1
+            yield item
+
+    try:
+        count = catalog.replace_all(each_item(), taxes=taxes, categories=categories, synced_at=synced_at)
+    finally:
+        empty_in_steps(items)
     return count, naming
 
 
