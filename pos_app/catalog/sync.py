@@ -17,7 +17,7 @@ The event loop is the Qt thread's: the work that grows with the catalog runs off
 client parses big answers (each page, the id list) in a worker thread; the id check of step
 3 and step 4's whole write are worker-thread work too, sorting and freeing in steps
 (``pos_app.catalog.steps``). Items are held as plain tuples (``ItemFields``), which the
-garbage collector does not track. What stays on the loop is a few milliseconds at a time (a
+garbage collector soon stops tracking. What stays on the loop is a few milliseconds at a time (a
 page's items checked as ``CatalogItem``s).
 
 Values are checked at this edge: an item whose price cannot be read or is beyond
@@ -85,12 +85,13 @@ def catalog_item(item: Item) -> CatalogItem:
 
 
 type ItemFields = tuple[str, str, str | None, int, str | None, tuple[str, ...], str]
-"""A ``CatalogItem``'s fields in order, as the sync holds an item until the write. A tuple of
-plain values is not tracked by the garbage collector; 100,000 ``CatalogItem``s would be, and
-each full collection during the sync would then stop the event loop for tens of milliseconds."""
+"""A ``CatalogItem``'s fields in order, as the sync holds an item until the write. The garbage
+collector stops tracking a tuple of plain values after its first collection; 100,000
+``CatalogItem``s stay tracked, and each full collection during the sync (whichever thread
+runs it) would then stop the event loop for tens of milliseconds."""
 
 
-def fields_of(item: CatalogItem) -> ItemFields:
+def _fields_of(item: CatalogItem) -> ItemFields:
     return (item.id, item.name, item.sku, item.price_cents, item.category, item.tax_ids, item.description)
 
 
@@ -155,7 +156,7 @@ async def sync_catalog(
     def keep(item: Item) -> None:
         """The item as last seen: stored, or left out for a value that cannot be used."""
         try:
-            items[item.id] = fields_of(catalog_item(item))
+            items[item.id] = _fields_of(catalog_item(item))
         except ValueError as error:
             items.pop(item.id, None)
             left_out[item.id] = Skipped(item.id, str(error))
