@@ -65,8 +65,8 @@ from pos_app.api.models import (
 )
 from pos_app.api.money import require_cents
 from pos_app.api.multipart import EncodedBody
+from pos_app.api.parsing import PARSE_ON_LOOP_MAX_BYTES, either, instance, list_of, page_of, parse_any_answer
 from pos_app.api.parsing import Expect as Expect
-from pos_app.api.parsing import either, instance, list_of, page_of, parse_answer
 from pos_app.api.requests import CaptureRequest, CloseBatchRequest, ItemDraft, PayRequest, RefundRequest, VoidRequest
 from pos_app.api.routes import Route, RouteTable
 from pos_app.api.secrets import Redactor, check_key_hash
@@ -181,6 +181,7 @@ class PaymentsClient:
 
         With ``expect`` the answer is checked to be of that type (``ProtocolError`` if not)
         and typed as such; without it the answer is an ``object`` to narrow yourself.
+        An answer bigger than ``PARSE_ON_LOOP_MAX_BYTES`` is parsed in a worker thread.
         """
         route = self.routes[route_name]
         if route.moves_money and not attempt_id:
@@ -192,9 +193,9 @@ class PaymentsClient:
             content = self.redactor.content(content)  # a service that echoes the key-hash
         if not 200 <= response.status_code < 300:
             raise error_from_answer(response.status_code, content, response.headers.get("retry-after"))
-        if expect is None:
-            return parse_answer(route_name, content, status_code=response.status_code)
-        return parse_answer(route_name, content, expect, status_code=response.status_code)
+        if len(content) <= PARSE_ON_LOOP_MAX_BYTES:
+            return parse_any_answer(route_name, content, expect, status_code=response.status_code)
+        return await asyncio.to_thread(parse_any_answer, route_name, content, expect, status_code=response.status_code)
 
     async def _send(
         self,

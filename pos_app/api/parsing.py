@@ -322,6 +322,21 @@ def page_of[A](cls: type[A]) -> Expect[Page[A]]:
     )
 
 
+PARSE_ON_LOOP_MAX_BYTES = 16_384
+"""``PaymentsClient.call`` parses an answer up to this size where it arrives; a bigger one (a
+page of items, a big catalog's id list) in a worker thread, so that the event loop, the Qt
+thread's, does not wait on decoding and validating it. A poll's answer stays well below."""
+
+
+def parse_any_answer(
+    route_name: str, content: bytes, expect: Expect[Any] | None, *, status_code: int | None = None
+) -> object:
+    """``parse_answer`` with an ``expect`` that may be None (no check of the answer's type)."""
+    if expect is None:
+        return parse_answer(route_name, content, status_code=status_code)
+    return parse_answer(route_name, content, expect, status_code=status_code)
+
+
 @overload
 def parse_answer(route_name: str, content: bytes, *, status_code: int | None = None) -> object: ...
 

@@ -35,6 +35,7 @@ from typing import Any
 from pos_app.catalog.errors import CatalogClosed, CatalogCorrupt, CatalogError
 from pos_app.catalog.models import CatalogItem, TaxRate
 from pos_app.catalog.schema import connect, connect_reader, sqlite_error
+from pos_app.catalog.steps import release_in_steps, sorted_in_steps
 from pos_app.catalog.text import key_upper_bound, name_key, prefix_terms, typed_key, words
 from pos_app.i18n import N_, _
 
@@ -382,7 +383,7 @@ class Catalog:
                 item.category, tax_texts.get(item.tax_ids) or tax_texts.setdefault(
                     item.tax_ids, json.dumps(list(item.tax_ids))), item.description,
             ))
-        rows.sort()
+        rows = sorted_in_steps(rows)  # in a worker thread: short holds of the GIL, the event loop runs between them
         tax_rows = [(t.id, t.name, str(t.rate), index) for index, t in enumerate(taxes)]
         category_names = list(dict.fromkeys(categories))
         listed = set(category_names)
@@ -422,4 +423,6 @@ class Catalog:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.Error as exc:  # readers may hold it; the automatic checkpoints catch up
                 log.info("catalog checkpoint after a sync deferred: %s", exc)
-        return len(rows)
+        count = len(rows)
+        release_in_steps(rows)
+        return count

@@ -13,6 +13,13 @@
 4. ``Catalog.replace_all`` stores everything in ONE transaction, run in a worker thread
    (``asyncio.to_thread``) so the event loop never waits for SQLite.
 
+The event loop is the Qt thread's: the work that grows with the catalog runs off it. The
+client parses big answers (each page, the id list) in a worker thread; the id check of step
+3 and step 4's whole write are worker-thread work too, sorting and freeing in steps
+(``pos_app.catalog.steps``). Items are held as plain tuples (``ItemFields``), which the
+garbage collector soon stops tracking. What stays on the loop is a few milliseconds at a time (a
+page's items checked as ``CatalogItem``s).
+
 Values are checked at this edge: an item whose price cannot be read or is beyond
 ``MAX_PRICE_CENTS``, or a tax whose rate is no number from 0 to 100 % (``TaxRate``), is
 left out, named in the result (``skipped_items``, ``skipped_taxes``) and logged; the rest
@@ -31,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +47,7 @@ from pos_app.api.errors import NotFound, ProtocolError
 from pos_app.api.models import Category, Item, Page, Tax
 from pos_app.catalog.errors import SyncError
 from pos_app.catalog.models import CatalogItem, Skipped, SyncResult, TaxRate, check_price
+from pos_app.catalog.steps import empty_in_steps
 from pos_app.catalog.store import Catalog
 from pos_app.i18n import _, ngettext
 
@@ -74,6 +82,17 @@ def catalog_item(item: Item) -> CatalogItem:
         tax_ids=tuple(dict.fromkeys(item.taxes)),
         description=item.description or "",
     )
+
+
+type ItemFields = tuple[str, str, str | None, int, str | None, tuple[str, ...], str]
+"""A ``CatalogItem``'s fields in order, as the sync holds an item until the write. The garbage
+collector stops tracking a tuple of plain values after its first collection; 100,000
+``CatalogItem``s stay tracked, and each full collection during the sync (whichever thread
+runs it) would then stop the event loop for tens of milliseconds."""
+
+
+def _fields_of(item: CatalogItem) -> ItemFields:
+    return (item.id, item.name, item.sku, item.price_cents, item.category, item.tax_ids, item.description)
 
 
 def tax_rate(tax: Tax) -> TaxRate:
@@ -129,7 +148,7 @@ async def sync_catalog(
     if concurrency < 1 or page_size < 1:
         raise ValueError("page_size and concurrency must be at least 1")  # not for people
     started = time.perf_counter()
-    items: dict[str, CatalogItem] = {}
+    items: dict[str, ItemFields] = {}
     left_out: dict[str, Skipped] = {}  # by id: an item seen twice counts once, as last seen
     left_out_unnamed: list[Skipped] = []  # entries without an id
     deleted = 0
@@ -137,7 +156,7 @@ async def sync_catalog(
     def keep(item: Item) -> None:
         """The item as last seen: stored, or left out for a value that cannot be used."""
         try:
-            items[item.id] = catalog_item(item)
+            items[item.id] = _fields_of(catalog_item(item))
         except ValueError as error:
             items.pop(item.id, None)
             left_out[item.id] = Skipped(item.id, str(error))
@@ -190,12 +209,7 @@ async def sync_catalog(
         log.warning("the item id list is not available (404): the synced catalog is not checked for completeness")
         verified = False
     else:
-        live = set(live_ids)
-        for gone in [item_id for item_id in items if item_id not in live]:
-            del items[gone]
-        for gone in [item_id for item_id in left_out if item_id not in live]:
-            del left_out[gone]
-        missing = [item_id for item_id in dict.fromkeys(live_ids) if item_id not in items and item_id not in left_out]
+        missing = await asyncio.to_thread(_reconcile, live_ids, items, left_out)
         if len(missing) > MAX_REFETCH:
             raise SyncError(
                 ngettext("the catalog changed while it was synced ({count} item was missed); "
@@ -223,20 +237,56 @@ async def sync_catalog(
     skipped_items = (*left_out.values(), *left_out_unnamed)
     categories = [c.name for c in categories_answer]
     synced_at = clock()
-    count = await asyncio.to_thread(
-        catalog.replace_all, list(items.values()), taxes=taxes, categories=categories, synced_at=synced_at
-    )
+    count, unlisted_taxes = await asyncio.to_thread(_store, catalog, items, taxes, categories, synced_at)
     seconds = time.perf_counter() - started
     log.info("catalog synced: %d items from %d pages in %.2fs (%d refetched, %d deleted skipped)",
              count, max(pages, 1), seconds, refetched, deleted)
     _log_left_out("items", skipped_items)
     _log_left_out("taxes", skipped_taxes)
-    _log_unlisted_taxes(items.values(), {tax.id for tax in taxes})
+    _log_unlisted_taxes(unlisted_taxes)
     return SyncResult(
         count=count, seconds=seconds, synced_at=synced_at, pages=max(pages, 1),
         skipped_deleted=deleted, refetched=refetched, verified=verified,
         skipped_items=skipped_items, skipped_taxes=skipped_taxes,
     )
+
+
+def _reconcile(live_ids: list[str], items: dict[str, ItemFields], left_out: dict[str, Skipped]) -> list[str]:
+    """Step 3's check, in a worker thread (at 100,000 ids it would hold the event loop for tens
+    of milliseconds): what the id list no longer names is dropped from ``items`` and
+    ``left_out``; the ids it names that the pages missed are returned, once each, in its order."""
+    live = set(live_ids)
+    for gone in [item_id for item_id in items if item_id not in live]:
+        del items[gone]
+    for gone in [item_id for item_id in left_out if item_id not in live]:
+        del left_out[gone]
+    return [item_id for item_id in dict.fromkeys(live_ids) if item_id not in items and item_id not in left_out]
+
+
+def _store(
+    catalog: Catalog, items: dict[str, ItemFields], taxes: list[TaxRate], categories: list[str], synced_at: datetime
+) -> tuple[int, dict[str, int]]:
+    """Step 4, in a worker thread: ``Catalog.replace_all`` and, for the log, the number of items
+    naming each tax id that ``taxes`` does not list. Returns (items stored, that count).
+
+    ``items`` is emptied: freeing 100,000 of them is work too, done here in steps
+    (``empty_in_steps``) rather than on the loop when the sync returns."""
+    listed = {tax.id for tax in taxes}
+    naming: dict[str, int] = {}
+
+    def each_item() -> Iterator[CatalogItem]:  # one short-lived CatalogItem at a time
+        for fields in items.values():
+            item = CatalogItem(*fields)
+            for tax_id in item.tax_ids:
+                if tax_id not in listed:
+                    naming[tax_id] = naming.get(tax_id, 0) + 1
+            yield item
+
+    try:
+        count = catalog.replace_all(each_item(), taxes=taxes, categories=categories, synced_at=synced_at)
+    finally:
+        empty_in_steps(items)
+    return count, naming
 
 
 def _usable_taxes(answer: list[Tax]) -> tuple[list[TaxRate], tuple[Skipped, ...]]:
@@ -264,13 +314,8 @@ def _log_left_out(what: str, skipped: tuple[Skipped, ...]) -> None:
                 len(skipped), what, named, more)
 
 
-def _log_unlisted_taxes(items: Iterable[CatalogItem], listed: set[str]) -> None:
+def _log_unlisted_taxes(naming: dict[str, int]) -> None:
     """Items naming a tax the merchant does not list (or listed with a bad rate): say so once."""
-    naming: dict[str, int] = {}
-    for item in items:
-        for tax_id in item.tax_ids:
-            if tax_id not in listed:
-                naming[tax_id] = naming.get(tax_id, 0) + 1
     if naming:
         log.warning("catalog items name taxes the merchant does not list (or listed with a bad rate): %s",
                     ", ".join(f"{tax_id} ({count} items)" for tax_id, count in sorted(naming.items())))

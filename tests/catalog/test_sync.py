@@ -4,6 +4,7 @@ shapes the sandbox never sends (deleted items in the list, a list that shifts wh
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 
 from pos_app.api.client import PaymentsClient, RetryPolicy
 from pos_app.api.errors import ConnectionFailed, ServerError
+from pos_app.api.parsing import RESPONSE_PARSERS
 from pos_app.catalog import Catalog, SyncError, sync_catalog
 from pos_app.catalog import sync as sync_module
 
@@ -179,6 +181,22 @@ async def test_an_item_moved_by_an_update_during_the_sync_is_not_lost(sandbox, c
 
 
 # ---------------------------------------------------------------- canned answers
+
+
+async def test_the_pages_are_parsed_off_the_event_loop_thread(sandbox, catalog, monkeypatch):
+    """The loop is the Qt thread's: a page's decoding and validation must not hold it."""
+    parse_page = RESPONSE_PARSERS["item.list"]
+    parsed_on: list[int] = []
+
+    def spy(body: Any) -> object:
+        parsed_on.append(threading.get_ident())
+        return parse_page(body)
+
+    monkeypatch.setitem(RESPONSE_PARSERS, "item.list", spy)
+    async with client_for(sandbox) as client:
+        result = await sync_catalog(client, catalog)
+    assert result.count == 300 and len(parsed_on) == 3
+    assert threading.get_ident() not in parsed_on
 
 
 def canned_item(n: int, **extra: Any) -> dict[str, Any]:
