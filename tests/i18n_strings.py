@@ -105,7 +105,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
             # the first expression of a body, and an attribute's docstring after an assignment
             for index, statement in enumerate(body):
                 if isinstance(statement, ast.Expr) and _text_of(statement.value) is not None and (
-                        index == 0 or isinstance(body[index - 1], (ast.Assign, ast.AnnAssign))):
+                        index == 0 or isinstance(body[index - 1], (ast.Assign, ast.AnnAssign, ast.TypeAlias))):
                     found.add(id(statement.value))
     return found
 
