@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pos_app.station.shift_cli import add_shift_commands
     from pos_app.station.subscription_cli import add_subscription_commands
 
-    add_sandbox_commands(commands)
+    add_sandbox_commands(commands, _("the built-in sandbox of the payments service"))
     add_terminal_commands(commands)
     add_shift_commands(commands)
     add_staff_commands(commands)

@@ -93,3 +93,25 @@ def test_a_translation_that_moves_an_alt_key_or_loses_a_field_is_a_problem(catal
     assert list(catalogs.placeholder_problems(Message("&Detach", "Quitar (&D)"))) == []
     assert "Alt+D is lost" in next(iter(catalogs.placeholder_problems(Message("&Detach", "&Quitar"))))
     assert "placeholders" in next(iter(catalogs.placeholder_problems(Message("Paid {amount}", "Pagado"))))
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+def test_pos_app_help_lists_every_command_in_the_language_in_force(language):
+    """``pos-app --help`` listed ``sandbox`` in English among the other commands translated."""
+    import argparse
+
+    from pos_app.cli import build_parser
+
+    def summaries() -> dict[str, str]:
+        [commands] = [action for action in build_parser()._actions  # noqa: SLF001 - argparse's own list
+                      if isinstance(action, argparse._SubParsersAction)]  # noqa: SLF001
+        return {action.dest: str(action.help) for action in commands._choices_actions}  # noqa: SLF001
+
+    english = summaries()
+    i18n.use_screen_language(language)
+    try:
+        translated = summaries()
+    finally:
+        i18n.use_screen_language("en")
+    assert "sandbox" in english
+    assert {name for name, text in translated.items() if text == english[name]} == set()

@@ -17,8 +17,10 @@ from pos_app.sandbox.config import SandboxConfig
 from pos_app.sandbox.faults import KNOBS, parse_knob_text
 
 
-def add_sandbox_commands(subparsers: argparse._SubParsersAction) -> None:
-    sandbox = subparsers.add_parser("sandbox", help="the built-in sandbox of the payments service")
+def add_sandbox_commands(subparsers: argparse._SubParsersAction, summary: str) -> None:
+    """``pos-app sandbox``; ``summary`` is its line in ``pos-app --help``, in the language of
+    the other commands' lines (the sandbox's own texts are the service's: English)."""
+    sandbox = subparsers.add_parser("sandbox", help=summary)
     commands = sandbox.add_subparsers(dest="sandbox_command", metavar="COMMAND", required=True)
     knob_help = "; ".join(f"{k.name} ({k.help}, default {k.default})" for k in KNOBS.values())
     serve = commands.add_parser(

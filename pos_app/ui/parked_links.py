@@ -69,6 +69,8 @@ class CashierWindow(Protocol):
     def activateWindow(self) -> None: ...  # noqa: N802 - Qt's name
 
 log = logging.getLogger(__name__)
+TEXT_WIDTH_CHARS = 56
+"""The link dialog's width in characters of its font: its sentence wraps to a few lines."""
 STATES = {ParkStage.PARKED: N_("waiting"), ParkStage.PAID: N_("PAID"), ParkStage.RECEIPTED: N_("PAID, receipt given"),
           ParkStage.RETURNED: N_("cancelled, back at the lane")}
 """What the list says of each stage it shows (a parking still asking for its link, or one
@@ -171,7 +173,9 @@ class LinkDialog(QDialog):
         layout.addWidget(self.contact)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-        self.resize(480, 200)
+        # as tall as its wrapped sentence and a refusal need (sized by hand, 480×200, both were cut)
+        layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetFixedSize)
+        intro.setMinimumWidth(self.fontMetrics().averageCharWidth() * TEXT_WIDTH_CHARS)
         self.send_button.clicked.connect(self._send)
         cancel.clicked.connect(self.reject)
         enter_presses_focused_button(self)

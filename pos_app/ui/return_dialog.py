@@ -62,9 +62,13 @@ class ReturnDialog(QDialog):
                 if not entry.returnable:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
                 self.table.setItem(number, column, item)
-        self.to_cash = QCheckBox(_("Give it all back in &cash from the drawer (a card sale too: a manager's refund "
-                                   "to cash, audited)"))
+        # a check box does not wrap: its sentence short, what it means for a card on a line that does
+        self.to_cash = QCheckBox(_("Give it all back in &cash from the drawer"))
+        cash_note = QLabel(_("A card sale too: a manager's refund to cash, audited."))
+        cash_note.setWordWrap(True)
+        self.to_cash.setAccessibleDescription(cash_note.text())
         self.to_cash.setVisible(order.has_card)
+        cash_note.setVisible(order.has_card)
         self.amount = QLabel("")
         self.amount.setAccessibleName(_("Amount to give back"))
         self.amount.setObjectName("total")
@@ -92,6 +96,7 @@ class ReturnDialog(QDialog):
         layout.addWidget(hint)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.to_cash)
+        layout.addWidget(cash_note)
         layout.addWidget(self.amount)
         layout.addWidget(self.steps)
         layout.addLayout(buttons)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from pos_app.cart import tax_choice
+from pos_app.i18n import _
 from pos_app.journal import Operation, Outcome
 from pos_app.terminal.outcomes import OperationResult
 from pos_app.ui.qt import QApplication, QDialog, QLineEdit, QPushButton, Qt
@@ -84,10 +85,10 @@ def settled(dialog: QDialog) -> bool:
     from pos_app.ui.back_office import BackOfficeDialog
     from pos_app.ui.preauths import PreauthsDialog
 
-    if isinstance(dialog, BackOfficeDialog):
-        return dialog.payments.refresh_button.isEnabled() and "Loading" not in dialog.payments.message.text()
+    if isinstance(dialog, BackOfficeDialog):  # in any language: the day read, not its sentence
+        return dialog.payments.refresh_button.isEnabled() and dialog.payments.day_read
     if isinstance(dialog, PreauthsDialog):
-        return "Loading" not in dialog.message.text()
+        return dialog.message.text() != _("Loading…")
     return True
 
 
@@ -188,3 +189,39 @@ def test_the_sale_screen_in_each_theme_fits_1024_by_768(qtbot, run, open_app, ui
         assert needed.width() <= SCREEN[0] and needed.height() <= SCREEN[1] - 60, needed
     finally:
         apply_theme(QApplication.instance(), "")
+
+
+@pytest.mark.parametrize("language", ["en", "es", "fr"])
+def test_the_high_contrast_theme_fits_1024_by_768_in_every_language(qtbot, run, open_app, ui_config, language):
+    """Its bold keys and thicker focus borders made the sale screen 1,123 pixels wide in English
+    (1,096 in Spanish), the payment dialog's row of keys wider than the screen, and cut the
+    default key of every dialog (its 5-pixel border) and "Marquer non payé"."""
+    from pos_app import i18n
+    from pos_app.ui.language import show_screens_in
+    from pos_app.ui.theme import apply_theme
+
+    i18n.use_store_language(language)
+    show_screens_in(language)
+    apply_theme(QApplication.instance(), "high-contrast")
+    try:
+        app = open_app(ui_config.replace(language=language), "S")
+        sign_in(qtbot, app.window)
+        for item in [i for i in run(app.counter.search("a", 40)) if i.price_cents > 100][:2]:
+            run(app.counter.add(item))
+        app.window.sale.refresh()
+        needed = app.window.layout().totalMinimumSize()
+        problems = [f"the sale screen needs {needed.width()}×{needed.height()}"] if (
+            needed.width() > SCREEN[0] or needed.height() > SCREEN[1] - 60) else []
+        for name, make in dialogs(app).items():
+            if name == "setup":  # shown before any theme is chosen: in the light one
+                continue
+            dialog = make()
+            dialog.open()
+            qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+            problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
+            dialog.done(0)
+            qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    finally:
+        show_screens_in("en")
+        i18n.use_store_language("en")
+    assert not problems, "\n".join(problems)

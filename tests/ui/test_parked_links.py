@@ -6,12 +6,14 @@ with a notice."""
 
 from __future__ import annotations
 
+import pytest
+
 from pos_app.cart import OrderCustomer
 from pos_app.journal import ParkStage
 from pos_app.sandbox.link_store import sent_links
 from pos_app.ui.qt import QApplication, QMessageBox, Qt
 from tests.links import link_requests
-from tests.ui.helpers import close_preview, modal, save, scan, sign_in, two_codes
+from tests.ui.helpers import clipped, close_preview, modal, save, scan, sign_in, two_codes
 
 
 def open_link_dialog(qtbot, window):
@@ -110,3 +112,36 @@ def test_delete_cancels_a_waiting_link_after_a_confirmation_and_the_sale_comes_b
     qtbot.keyClick(waiting, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not waiting.isVisible())
 
+
+
+@pytest.mark.parametrize("language", ["en", "es", "fr"])
+def test_ctrl_k_shows_its_whole_sentence_and_refusal_in_every_language(qtbot, run, open_app, ui_config, language):
+    """Sized by hand (480×200), the dialog cut its last line ("the lane is free for the next
+    customer") and its keys at the bottom, in English too; a refusal cut them further."""
+    from pos_app import i18n
+    from pos_app.ui.language import show_screens_in
+    from pos_app.ui.theme import apply_theme
+
+    i18n.use_store_language(language)
+    show_screens_in(language)
+    apply_theme(QApplication.instance(), "light")  # the app's look: its larger type is what must fit
+    try:
+        app = open_app(ui_config.replace(language=language), "S")
+        window = app.window
+        sign_in(qtbot, window)
+        scan(qtbot, window, two_codes(run, app)[0])
+        run(app.counter.attach_customer(OrderCustomer("65f0c0de0000000000000001", "Jane Roe",
+                                                      email="jane@example.com")))
+        dialog = open_link_dialog(qtbot, window)
+        shown_whole = clipped(dialog)
+        dialog.contact.clear()
+        qtbot.keyClicks(dialog.contact, "555 12")
+        qtbot.keyClick(dialog.contact, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: dialog.message.text() != "")
+        qtbot.waitUntil(lambda: dialog.height() >= dialog.minimumSizeHint().height())
+        refused_whole = clipped(dialog)
+        dialog.done(0)
+    finally:
+        show_screens_in("en")
+        i18n.use_store_language("en")
+    assert shown_whole == [] and refused_whole == [], "\n".join(shown_whole + refused_whole)

@@ -70,3 +70,43 @@ def test_a_return_of_one_line_by_keyboard(qtbot, run, open_app, b_config, sandbo
     charges = run(app.station.journal.order_charges(order_key))
     assert sum(charges.values()) == total - plan.amount
     assert sale.operation is Operation.SALE
+
+
+@pytest.mark.parametrize("language", ["es", "fr"])
+def test_the_return_dialog_fits_1024_by_768_in_spanish_and_french(qtbot, run, open_app, b_config, language):
+    """Its cash check box said its whole sentence on one line: 1,046 pixels wide in Spanish,
+    1,100 in French."""
+    from pos_app import i18n
+    from pos_app.ui.language import show_screens_in
+    from pos_app.ui.qt import QApplication
+    from pos_app.ui.return_dialog import ReturnDialog
+    from pos_app.ui.theme import apply_theme
+    from tests.ui.helpers import clipped
+
+    i18n.use_store_language(language)
+    show_screens_in(language)
+    apply_theme(QApplication.instance(), "light")
+    try:
+        app = open_app(b_config.replace(language=language), "B")
+        sign_in(qtbot, app.window)
+        for code in two_codes(run, app):
+            scan(qtbot, app.window, code)
+        order_key = app.counter.cart.order_key
+        sale = run(app.counter.pay())
+        qtbot.waitUntil(lambda: app.counter.cart.order_key != order_key, timeout=10_000)
+        close_preview(qtbot)
+        app.window.activateWindow()
+        qtbot.waitUntil(app.window.isActiveWindow)
+        office = open_back_office(qtbot, app.window)
+        pick(qtbot, office, sale.attempt_id)
+        qtbot.keyClick(office.payments.table, Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier)
+        dialog = modal(qtbot, ReturnDialog)
+        qtbot.keyClick(dialog.table, Qt.Key.Key_1)
+        assert dialog.to_cash.isVisible()  # a card sale: the cash choice is offered
+        save(dialog, f"{language}-return-items")
+        problems = clipped(dialog)
+        dialog.done(0)
+    finally:
+        show_screens_in("en")
+        i18n.use_store_language("en")
+    assert problems == []
