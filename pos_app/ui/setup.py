@@ -34,12 +34,14 @@ from pos_app.ui.qt import (
     QComboBox,
     QDialog,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     Qt,
     QVBoxLayout,
     QWidget,
@@ -49,6 +51,13 @@ from pos_app.ui.qt import (
 log = logging.getLogger(__name__)
 WIDTH = 1000
 """The screen's width: a 1024×768 screen with the window's frame."""
+MIN_HEIGHT = 680
+LANE_HEIGHT = 768
+"""A lane PC's screen height (1024×768): the window starts no taller than it allows."""
+FRAME = 66
+"""Pixels of a screen's height the window's frame and a taskbar take."""
+FORM_MARGINS = 40
+"""The dialog's margins around the form, and a scroll bar."""
 NOT_SET_UP = N_("This station is not set up yet: fill in what your payment service provider gave you, once. "
                  "No account yet? Try the sandbox: training mode, no real money.")
 STYLE = ("QLabel#sectionTitle { font-size: 20px; font-weight: bold; padding-top: 6px; }"  # not for people
@@ -187,12 +196,21 @@ class SetupDialog(QDialog):
         columns.setSpacing(32)
         columns.addWidget(service, 1)
         columns.addWidget(station, 1)
-        layout = self.column = QVBoxLayout(self)
-        layout.addWidget(title)
-        layout.addWidget(intro)
-        layout.addLayout(columns, 1)
-        layout.addWidget(self.key_help)
-        layout.addWidget(manager)
+        body = QWidget()
+        column = self.column = QVBoxLayout(body)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(title)
+        column.addWidget(intro)
+        column.addLayout(columns, 1)
+        column.addWidget(self.key_help)
+        column.addWidget(manager)
+        self.scroll = QScrollArea()  # a short screen (or large text) scrolls the form; the keys stay below
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(body)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.scroll, 1)
         layout.addLayout(buttons)
         order = [self.url, self.store_id, self.station_id, self.store_name, self.key, self.check, self.terminals,
                  self.printer, self.manager_name, self.pin, self.pin_again, self.save, self.sandbox]
@@ -205,7 +223,7 @@ class SetupDialog(QDialog):
         self.check.clicked.connect(self._check)
         self.save.clicked.connect(self._save)
         self.sandbox.clicked.connect(self._try_sandbox)
-        self.resize(WIDTH, max(680, self._height_at(WIDTH)))  # fits a 1024×768 screen with its frame
+        self.resize(WIDTH, self._height_at(WIDTH))
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)
@@ -361,12 +379,27 @@ class SetupDialog(QDialog):
         self.key_help.setVisible(source is KeySource.SESSION)
         if source is KeySource.SESSION and self.isVisible():  # room for the help: nothing clipped
             self.resize(self.width(), max(self.height(), self._height_at(self.width())))
+            self._fit_form()
 
     def _height_at(self, width: int) -> int:
-        """The height the screen wants, at most ``width`` wide: its size hint's, or, when the
-        hint is wider (a language with longer words), the wrapped texts' height at ``width``."""
-        hint = self.sizeHint()
-        return hint.height() if hint.width() <= width else self.column.totalHeightForWidth(width)
+        """The height the screen wants at ``width``: the form's wrapped texts and the keys below
+        it, at least ``MIN_HEIGHT``, at most what a lane's screen has room for (the form
+        scrolls; the window can be made taller)."""
+        form = max(self.column.totalHeightForWidth(width - FORM_MARGINS), self.column.sizeHint().height())
+        wanted = max(form + self.save.sizeHint().height() + FORM_MARGINS, MIN_HEIGHT)
+        screen = self.screen().availableGeometry().height() if self.screen() is not None else LANE_HEIGHT
+        return min(wanted, min(screen, LANE_HEIGHT) - FRAME)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_form()
+
+    def _fit_form(self) -> None:
+        """The form as tall as its wrapped texts at the width it has (a scroll area would
+        otherwise squeeze it to its own height, and the texts would overlap)."""
+        width = self.scroll.viewport().width()
+        wanted = max(self.column.totalHeightForWidth(width), self.column.sizeHint().height())
+        self.scroll.widget().setMinimumHeight(wanted)
 
     def _key(self) -> str:
         """The key-hash to use: POS_KEY_HASH as the app will send it, or the one typed."""

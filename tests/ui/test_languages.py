@@ -197,3 +197,30 @@ def test_the_customer_reads_the_store_language_while_the_cashier_reads_their_own
     assert notice.accept_button.text() == spanish_accept != "Customer accepts  (Enter)"
     assert caption == "Total to pay by card"
     back_to_the_sale(qtbot, window)
+
+
+@pytest.mark.parametrize("language", ["en", "es", "fr"])
+def test_the_setup_screen_fits_1024_by_768_in_the_light_theme(qtbot, run, tmp_path, language):
+    """The first run's screen, as the app shows it (light theme): the form scrolls on a short
+    screen, the keys stay below it."""
+    from pos_app.ui.setup import SetupDialog
+
+    apply_theme(QApplication.instance(), "light")
+    show_screens_in(language)
+    problems: list[str] = []
+
+    async def look() -> None:
+        dialog = SetupDialog(tmp_path / "data")
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        save(dialog, f"{language}-setup-1024x768")
+        problems.extend(clipped(dialog, screen=(1024, 768)))
+        if not dialog.rect().contains(dialog.save.geometry()):
+            problems.append("the Save key is outside the window")
+        dialog.done(0)
+
+    try:
+        run(look())
+    finally:
+        show_screens_in("en")
+    assert problems == []
