@@ -397,11 +397,13 @@ class PaymentsClient:
         return await self.call("payment.get", instance(Payment), path_params={"id": payment_id})
 
     async def list_transactions(
-        self, *, page: int | None = None, limit: int | None = None, **filters: Any
+        self, *, page: int | None = None, limit: int | None = None, retry: bool | None = None, **filters: Any
     ) -> Page[TransactionEntry]:
-        """One page of transactions; entries that are not objects are counted in ``skipped``."""
+        """One page of transactions; entries that are not objects are counted in ``skipped``.
+        ``retry=False``: one try (a read worth nothing once late, as the poll hints)."""
         return await self.call(
-            "transactions.list", page_of(TransactionEntry), query={"page": page, "limit": limit, **filters}
+            "transactions.list", page_of(TransactionEntry), query={"page": page, "limit": limit, **filters},
+            retry=retry,
         )
 
     async def receipt_pdf(self, payment_id: str, *, for_merchant: bool = True) -> bytes:

@@ -62,6 +62,7 @@ from pos_app.station.shift import (
 )
 from pos_app.station.shift_document import report_stem, shift_document
 from pos_app.terminal.charges import CHARGE_LANE, ChargeService, on_service_routes
+from pos_app.terminal.hints import ListedAttempts
 from pos_app.terminal.outcomes import OperationResult, Progress
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.slots import SharedPollBudget
@@ -86,7 +87,8 @@ class Station:
         """How this store writes and reads amounts (its currency and locale)."""
         self.service = ChargeService(
             client, journal, gateway=config.gateway, wait_limit=config.poll_wait_limit, on_progress=self._progress,
-            scheduler=PollScheduler(client.poll_message, shared=budget), save_later=journal.threaded,
+            scheduler=PollScheduler(client.poll_message, shared=budget, hints=ListedAttempts(client)),
+            save_later=journal.threaded,
             on_saved=self._saved_late,
         )
         self._payment: asyncio.Task[OperationResult] | None = None

@@ -85,7 +85,7 @@ async def read_window(client: PaymentsClient, start: datetime) -> Window:
     total = first.meta.total_pages
     kept: dict[str, TransactionEntry] = {}
     _keep(kept, first.data, start)
-    order = _order(first.data)
+    order = list_order(first.data)
     if not first.data or total == 1:
         return Window(tuple(kept.values()), True)
     if order == "oldest" and total is not None:
@@ -160,7 +160,7 @@ def _keep(kept: dict[str, TransactionEntry], entries: Iterable[TransactionEntry]
         kept.setdefault(key, entry)
 
 
-def _order(entries: list[TransactionEntry]) -> str | None:
+def list_order(entries: list[TransactionEntry]) -> str | None:
     """``newest`` or ``oldest`` when the page's readable times run one way, else None."""
     times = [moment for moment in map(entry_time, entries) if moment is not None]
     if len(times) < 2 or times[0] == times[-1]:

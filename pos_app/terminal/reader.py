@@ -95,9 +95,8 @@ class AttemptReader:
         while time.monotonic() < deadline:
             self._progress(attempt, _phase(last_status), started, self.scheduler.next_poll_in())
             try:
-                message = await asyncio.wait_for(
-                    self.scheduler.poll(message_id), timeout=max(0.01, deadline - time.monotonic())
-                )
+                message = await asyncio.wait_for(self.scheduler.poll(message_id, attempt_id=attempt.id),
+                                                 timeout=max(0.01, deadline - time.monotonic()))
             except TimeoutError:
                 break
             except PaymentsError as error:  # 429, connection trouble, odd answer: keep polling

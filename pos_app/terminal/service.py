@@ -59,6 +59,7 @@ from pos_app.terminal.evidence import (
     error_outcome,
     too_early_to_decide,
 )
+from pos_app.terminal.hints import ListedAttempts
 from pos_app.terminal.outcomes import OperationResult, Phase, Progress, Refusal, blocking_attempt, refusal_for
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.reader import AttemptReader
@@ -99,7 +100,7 @@ class TerminalService:
         self.gateway = {"s": "S", "b": "B"}.get(gateway.lower(), "auto")
         self.wait_limit = wait_limit
         self.on_progress = on_progress
-        self.scheduler = scheduler or PollScheduler(client.poll_message)
+        self.scheduler = scheduler or PollScheduler(client.poll_message, hints=ListedAttempts(client))
         self.brief_wait = brief_wait
         self.reader = AttemptReader(client, self.journal, self.scheduler, wait_limit=wait_limit,
                                     follow_up_settle=follow_up_settle, report=self._progress)

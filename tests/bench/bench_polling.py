@@ -18,6 +18,7 @@ import httpx
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.requests import PayRequest
+from pos_app.terminal.hints import ListedAttempts
 from pos_app.terminal.poller import PollScheduler
 from pos_app.terminal.slots import SharedPollBudget
 from tests.bench.sandbox_process import sandbox_process
@@ -81,7 +82,7 @@ async def latency(base_url: str, messages: int) -> dict:
             "bound_s": round(bound, 3), "within_bound": delays[-1] <= bound}
 
 
-async def four_lanes(base_url: str, budget: Path, sales_per_lane: int = 8) -> dict:
+async def four_lanes(base_url: str, budget: Path, sales_per_lane: int = 8, *, hints: bool = True) -> dict:
     """Four lanes sharing one key, each ringing sales one after another (type S, the
     service completing each in 2-6 s): from the sandbox completing a message to its lane
     seeing it, p95 and max over every sale (issue 21's goal: p95 ≤ 1.5 s). The poll
@@ -89,15 +90,17 @@ async def four_lanes(base_url: str, budget: Path, sales_per_lane: int = 8) -> di
     station's does in its data folder."""
     httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": 2.0, "s_delay_max": 6.0})
     async with PaymentsClient(base_url, KEY) as client:
-        scheduler = PollScheduler(client.poll_message, shared=SharedPollBudget(budget, KEY))
+        scheduler = PollScheduler(client.poll_message, shared=SharedPollBudget(budget, KEY),
+                                  hints=ListedAttempts(client) if hints else None)
         terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
         seen: dict[str, float] = {}
 
         async def lane(number: int) -> None:
             for sale in range(sales_per_lane):
+                attempt = f"a-lane-{budget.name}-{hints}-{number}-{sale}"
                 accepted = await client.pay(PayRequest(terminalId=terminal, amount=3000 + number * 100 + sale),
-                                            attempt_id=f"a-lane-{budget.name}-{number}-{sale}")
-                while (await scheduler.poll(accepted.msg_identifier)).status != "complete":
+                                            attempt_id=attempt)
+                while (await scheduler.poll(accepted.msg_identifier, attempt_id=attempt)).status != "complete":
                     pass
                 seen[accepted.msg_identifier] = time.time()
 

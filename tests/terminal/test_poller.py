@@ -1,6 +1,7 @@
 """The poll scheduler: evenly spaced slots, round-robin across messages until the key has
 finished a few, then the ones most likely finished first; backoff on 429; the finishing
-ages kept for the next start."""
+ages kept for the next start; reads of the transaction list that send a listed message's
+poll first."""
 
 from __future__ import annotations
 
@@ -14,8 +15,15 @@ from pos_app.api.errors import RateLimited
 from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
 from pos_app.terminal import PollScheduler
+from pos_app.terminal.hints import NEWEST_PAGE_SIZE, ListedAttempts
 from pos_app.terminal.outcomes import Phase
-from pos_app.terminal.poller import STALENESS_PER_S, CompletionModel
+from pos_app.terminal.poller import (
+    DEFAULT_RETRY_AFTER,
+    HINT_READ_EVERY,
+    HINT_READ_WAIT,
+    STALENESS_PER_S,
+    CompletionModel,
+)
 from pos_app.terminal.slots import SharedPollBudget
 
 
@@ -158,3 +166,122 @@ async def test_a_spare_slot_comes_after_every_waiting_poll_and_keeps_the_spacing
     times = sorted([t for t, _ in recorder.calls] + spare_at)
     assert len(recorder.calls) == 6 and spare_at[0] >= max(t for t, _ in recorder.calls[:2])
     assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= scheduler.interval * 0.98
+
+
+class RecordingHints:
+    """The real ``ListedAttempts``, with the loop time of each read and what it named."""
+
+    def __init__(self, client: PaymentsClient) -> None:
+        self.listed = ListedAttempts(client)
+        self.reads: list[tuple[float, frozenset[str]]] = []
+
+    async def __call__(self) -> frozenset[str]:
+        sent = asyncio.get_running_loop().time()
+        named = await self.listed()
+        self.reads.append((sent, named))
+        return named
+
+
+async def start_attempts(client: PaymentsClient, amounts: list[int], prefix: str) -> list[tuple[str, str]]:
+    """(message id, attempt id) of type S sales of these amounts."""
+    terminal = next(t.id for t in (await client.list_terminals()).data if t.is_active is not False)
+    started = []
+    for i, amount in enumerate(amounts):
+        attempt = f"a-{prefix}{i}"
+        accepted = await client.pay(PayRequest(terminalId=terminal, amount=amount), attempt_id=attempt)
+        started.append((accepted.msg_identifier, attempt))
+    return started
+
+
+async def test_a_message_the_transaction_list_names_takes_the_next_slot(sandbox):
+    """Three messages wait; the service finishes one long before the others. A read of the
+    list, sent right before a slot, names its attempt: that slot polls it, whoever's turn it
+    was, and the polls keep their spacing with the reads between them."""
+    sandbox.set_faults(s_delay_min=60, s_delay_max=60)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        slow = await start_attempts(client, [1001, 1002], "slow")
+        sandbox.set_faults(s_delay_min=0.3, s_delay_max=0.3)
+        [(quick, quick_attempt)] = await start_attempts(client, [1003], "quick")
+        recorder, hints = RecordingPoll(client), RecordingHints(client)
+        scheduler = PollScheduler(recorder, hints=hints)
+        finished_at: list[float] = []
+
+        async def until_finished(message_id: str, attempt_id: str) -> None:
+            while (await scheduler.poll(message_id, attempt_id=attempt_id)).status not in ("complete", "failed"):
+                pass
+            finished_at.append(asyncio.get_running_loop().time())
+
+        waits = [asyncio.ensure_future(until_finished(*pair)) for pair in slow]
+        await asyncio.wait_for(until_finished(quick, quick_attempt), 10)
+        for wait in waits:
+            wait.cancel()
+    naming = next(sent for sent, named in hints.reads if quick_attempt in named)
+    polls_of_quick = [t for t, m in recorder.calls if m == quick]
+    assert polls_of_quick[-1] - naming < scheduler.interval / 2  # the very slot the read came before
+    assert all(slow_attempt not in named for _, slow_attempt in slow for _, named in hints.reads)
+    times = [t for t, _ in recorder.calls]
+    assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= scheduler.interval * 0.98
+    reads = [t for t, _ in hints.reads]
+    assert min(b - a for a, b in zip(reads, reads[1:], strict=False)) >= HINT_READ_EVERY * 0.98
+
+
+async def test_one_waiting_message_is_polled_without_reading_the_list(sandbox):
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        [(message, attempt)] = await start_attempts(client, [1500], "alone")
+        hints = RecordingHints(client)
+        scheduler = PollScheduler(client.poll_message, hints=hints)
+        while (await scheduler.poll(message, attempt_id=attempt)).status != "complete":
+            pass
+    assert hints.reads == []  # a poll tells as much about one message as a read would
+
+
+async def test_a_429_on_a_read_holds_the_polls_past_its_retry_after(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1101, 1102], "limited")
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, hints=ListedAttempts(client))
+        sandbox.inject("transactions.list", 429)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await asyncio.gather(*(scheduler.poll(m, attempt_id=a) for m, a in started))
+    # the read answered 429, not retried; the slot waited, and a read went again before it
+    assert len(recorder.calls) == 2 and sandbox.stats()["requests"]["S"]["transactions.list"] == 2
+    assert recorder.calls[0][0] - began >= DEFAULT_RETRY_AFTER * 0.98  # the slot waited out the 429
+
+
+async def test_the_hints_read_the_newest_page_of_a_list_that_runs_oldest_first(sandbox):
+    sandbox.set_faults(s_delay_min=0.05, s_delay_max=0.05, list_oldest_first=1)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1200 + i for i in range(NEWEST_PAGE_SIZE + 5)], "old")
+        await asyncio.sleep(0.1)  # not a wait for a condition: the sandbox records each at 0.05 s
+        listed = ListedAttempts(client)
+        first = await listed()  # page 1 runs oldest first: the hints turn to the last page
+        assert started[0][1] in first
+        second = await listed()
+    assert started[-1][1] in second and started[0][1] not in second
+
+
+async def test_a_read_that_fails_names_nothing(sandbox):
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        sandbox.inject("transactions.list", 503)
+        assert await ListedAttempts(client)() == frozenset()
+
+
+async def test_a_slow_read_is_given_up_and_the_slot_is_polled(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1301, 1302], "slow-list")
+        recorder = RecordingPoll(client)
+
+        async def hung() -> frozenset[str]:
+            await asyncio.Event().wait()  # a list read the service never answers
+            return frozenset()
+
+        scheduler = PollScheduler(recorder, hints=hung)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await asyncio.gather(*(scheduler.poll(m, attempt_id=a) for m, a in started))
+    assert len(recorder.calls) == 2
+    assert recorder.calls[0][0] - began < HINT_READ_WAIT + scheduler.interval  # waited for the read no longer
