@@ -2,15 +2,16 @@
 transaction list: a hint for the poll scheduler, never an outcome.
 
 One read of the list tells about every message of the key at once, where a poll tells
-about one: with several messages waiting, the scheduler spends a slot on a read and polls
-first the messages whose attempts it names (their payment is recorded: their message is
-most likely complete). The outcome still comes from polling the message itself.
+about one: with several messages waiting, the scheduler reads the list before a slot and
+polls first the messages whose attempts it names (their payment is recorded: their
+message is most likely complete). The outcome still comes from polling the message.
 
-Nothing about the list is assumed beyond what ``lookup`` assumes: a list that runs oldest
-first is read from its last page; an entry is matched to an attempt only by the attempt id
-it names (``lookup.attempt_of``). A read is tried once (a late hint is worth nothing); one
-that fails is logged and names nothing; a 429 is raised, for the scheduler to slow the key
-down.
+A read can only tell when its page holds the newest entries: the list's first page when
+it runs newest first, or when it is the whole list. An entry names an attempt only by the
+id it carries (``lookup.attempt_of``). A read is tried once (a late hint is worth
+nothing). It tells nothing (None) when it fails (logged) or when the list runs another way
+(said once: the scheduler then polls by its model alone); a 429 is raised, for the
+scheduler to hold its reads.
 """
 
 from __future__ import annotations
@@ -28,25 +29,25 @@ NEWEST_PAGE_SIZE = 20
 
 
 class ListedAttempts:
-    """Reads the newest entries of the key's transaction list; returns the attempts they name."""
+    """Reads the first page of the key's transaction list; returns the attempts it names."""
 
     def __init__(self, client: PaymentsClient) -> None:
         self.client = client
-        self._page = 1
-        """The page that holds the newest entries: the last one for a list that runs oldest first."""
+        self._said_unordered = False
 
-    async def __call__(self) -> frozenset[str]:
+    async def __call__(self) -> frozenset[str] | None:
         try:
-            listing = await self.client.list_transactions(page=self._page, limit=NEWEST_PAGE_SIZE, retry=False)
+            listing = await self.client.list_transactions(page=1, limit=NEWEST_PAGE_SIZE, retry=False)
         except RateLimited:
             raise
         except PaymentsError as error:
             log.info("transaction list not read for poll hints: %s", error)
-            return frozenset()
-        total = listing.meta.total_pages
-        if list_order(listing.data) == "oldest" and total is not None and total > self._page:
-            log.info("the transaction list runs oldest first: poll hints read its page %d", total)
-            self._page = total
-        elif self._page > 1 and not listing.data:  # the list shrank (a new day): start again
-            self._page = 1
+            return None
+        pages = listing.meta.total_pages
+        whole = (pages is not None and pages <= 1) or len(listing.data) < NEWEST_PAGE_SIZE
+        if not whole and list_order(listing.data) != "newest":
+            if not self._said_unordered:
+                log.info("the transaction list's first page is not its newest entries: no poll hints from it")
+                self._said_unordered = True
+            return None
         return frozenset(named for named in map(attempt_of, listing.data) if named is not None)

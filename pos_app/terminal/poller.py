@@ -23,20 +23,21 @@ equally likely and the one polled longest ago goes first (round-robin). With a
 the key and the next start.
 
 Hints: one read of the service's newest transactions (``hints``, a ``ListedAttempts``)
-names every attempt whose payment is recorded, where a poll tells about one message. Right
-before a slot's poll, the scheduler reads the list when two or more messages of attempts
-wait, the last read is ``HINT_READ_EVERY`` s old, and their chances of having finished
-since the key last learned of them sum to ``HINT_MIN_CHANCE`` or more (or the model is not
-ready yet): a message the read names takes that very slot, ahead of every model claim. A
-read that does not name a message counts as news of it for the model, though its
-staleness runs from its last poll (a failed message is never listed: only a poll tells).
-A read is not a poll: the service's 120 a minute are polls of messages, and stay so. The
-list's own limit is not given, so reads stay within the polls' pace (one per slot at most,
-only while lanes wait together, never for a single message), a read is tried once and
-given up for its slot after ``HINT_READ_WAIT`` s, and a 429 on a read holds the slots
-past its Retry-After like a poll's. Measured (``make bench``'s ``four_lanes``, 4 lanes,
-the service finishing in 2-6 s): p95 from completion to result 0.8-1.2 s with the reads,
-1.6-2.2 s without.
+names every attempt whose payment is recorded, where a poll tells about one message. A
+read goes ``HINT_READ_WAIT`` s before a slot when two or more messages of attempts wait,
+the last read is ``HINT_READ_EVERY`` s old, and their chances of having finished since the
+key last learned of them sum to ``HINT_MIN_CHANCE`` or more (or the model is not ready
+yet); the slot is polled on time, by a message the read named (ahead of every model
+claim, once per message: one held in ``timeout`` after its payment is listed must not
+take every slot) or else by the model. A read not answered by its slot is given up. A read
+that does not name a message counts as news of it for the model, though its staleness
+runs from its last poll (a failed message is never listed: only a poll tells). A read is
+not a poll: the service's 120 a minute are polls of messages, and stay so; the list's own
+limit is not given, so reads stay within the polls' pace (one per slot at most, only while
+messages wait together, never for a single one), are tried once, and a 429 on one holds
+the reads, not the polls, past its Retry-After; a read that tells nothing (a failure, a
+list not newest first) holds them ``HINT_PAUSE`` s. Measured (``make bench``'s
+``four_lanes``, 4 lanes, the service finishing in 2-6 s): see issue 21's note.
 
 Reads that must come after the terminal's polls (the payment link watcher) take only a
 slot left over: ``spare_slot``.
@@ -78,14 +79,18 @@ HINT_READ_EVERY = 0.5
 HINT_MIN_CHANCE = 0.2
 """The chances (summed over the waiting messages) that make a read worth sending."""
 HINT_READ_WAIT = 0.25
-"""Seconds a slot's poll waits for its read; a slower read is given up."""
+"""Seconds before its slot a read is sent; one not answered by the slot is given up."""
+HINT_PAUSE = 10.0
+"""Seconds without a read after one that told nothing (failed, or a list in another order)."""
 HINTED = 100.0
 """The claim of a message whose payment a read found: above any model claim."""
 MIN_HINTED_MESSAGES = 2
 """Messages of attempts that must wait together before a read is worth sending."""
 
-Hints = Callable[[], Awaitable[frozenset[str]]]
-"""A read of the service's newest transactions: the attempt ids they name (``ListedAttempts``)."""
+Hints = Callable[[], Awaitable[frozenset[str] | None]]
+"""A read of the service's newest transactions: the attempt ids they name, None when it
+cannot tell (the read failed, the list does not show its newest entries first):
+``ListedAttempts``."""
 
 
 class CompletionModel:
@@ -141,6 +146,9 @@ class _Message:
     """When a poll or a read last found it not finished."""
     hinted: float | None = None
     """When a read was sent that named its attempt (its payment is recorded)."""
+    hint_spent: bool = False
+    """A poll after its hint found it not finished (a message held in ``timeout``): no
+    read moves it ahead again, or it would take every slot."""
 
     @property
     def known_at(self) -> float:
@@ -172,7 +180,7 @@ class PollScheduler:
         self._poll = poll
         self._shared = shared
         self._hints = hints
-        self._last_read = float("-inf")
+        self._next_read = float("-inf")
         self.interval = 60.0 / per_minute * margin
         self.model = CompletionModel()
         for age in shared.finished_ages() if shared is not None else ():
@@ -199,7 +207,7 @@ class PollScheduler:
         message.attempt_id = attempt_id or message.attempt_id
         waiter = _Waiter(message_id, loop.create_future())
         self._waiters.append(waiter)
-        if self._dispatcher is None or self._dispatcher.done():
+        if self._dispatcher is None or self._dispatcher.done() or self._dispatcher.cancelling():
             self._dispatcher = loop.create_task(self._dispatch(), name="poll slots")  # not for people: a task name
         try:
             await waiter.granted
@@ -211,14 +219,18 @@ class PollScheduler:
             raise
         known_before, hinted = message.known_at, message.hinted
         message.last_polled = loop.time()
+        if hinted is not None:  # a hint moves a message ahead once
+            message.hinted, message.hint_spent = None, True
         try:
             status = await self._poll(message_id)
         except RateLimited as error:
-            await self._slow_down(error)
+            wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
+            self._next_slot = max(self._next_slot, loop.time() + wait)
+            if self._shared is not None:
+                await self._shared.push(time.time() + wait)
             raise
         if status.status not in FINISHED:
             message.informed = message.last_polled
-            message.hinted = None  # listed, not finished (a list that runs ahead): the model again
         else:  # it finished after the key last learned of it, before this poll (or the read naming it)
             found = hinted if hinted is not None and hinted >= known_before else message.last_polled
             age = (known_before + found) / 2 - message.first_seen
@@ -228,24 +240,22 @@ class PollScheduler:
             self._messages.pop(message_id, None)
         return status
 
-    async def _slow_down(self, error: RateLimited) -> None:
-        """A 429: the key's next slot comes after the service's Retry-After (every process's)."""
-        wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
-        self._next_slot = max(self._next_slot, asyncio.get_running_loop().time() + wait)
-        if self._shared is not None:
-            await self._shared.push(time.time() + wait)
-
     async def _dispatch(self) -> None:
-        """Hand the key's slots out, one per ``interval``, while messages wait."""
+        """Hand the key's slots out, one per ``interval``, while messages wait; a read of the
+        transaction list, when worth it, goes ``HINT_READ_WAIT`` before its slot, which is
+        polled on time."""
         loop = asyncio.get_running_loop()
         while self._waiters:
             delay = self._next_slot - loop.time()
             if self._shared is not None:
                 delay = max(delay, await self._shared.reserve(self.interval))
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if self._read_worth(loop.time()) and not await self._read_hints(loop.time()):
-                continue  # the read answered 429: the slot waits past its Retry-After
+            slot = loop.time() + max(delay, 0.0)
+            if delay > HINT_READ_WAIT:
+                await asyncio.sleep(delay - HINT_READ_WAIT)
+            if slot - loop.time() > 0.0 and self._read_worth(loop.time()):
+                await self._read_hints(loop.time(), slot)
+            if slot > loop.time():
+                await asyncio.sleep(slot - loop.time())
             waiter = self._chosen(loop.time())
             if waiter is None:  # the waiters gave up meanwhile: the reserved slot goes unused
                 continue
@@ -275,11 +285,12 @@ class PollScheduler:
         """Waiting messages a read could name: sent by an attempt, not named yet."""
         waiting = {waiter.message_id for waiter in self._waiters if not waiter.granted.done()}
         return [message for message_id, message in self._messages.items()
-                if message_id in waiting and message.attempt_id is not None and message.hinted is None]
+                if message_id in waiting and message.attempt_id is not None and message.hinted is None
+                and not message.hint_spent]
 
     def _read_worth(self, now: float) -> bool:
         """Is a read of the transaction list worth sending before this slot's poll?"""
-        if self._hints is None or now - self._last_read < HINT_READ_EVERY:
+        if self._hints is None or now < self._next_read:
             return False
         listable = self._listable()
         if len(listable) < MIN_HINTED_MESSAGES:
@@ -289,29 +300,36 @@ class PollScheduler:
         return sum(self.model.chance(message.known_at - message.first_seen, now - message.first_seen)
                    for message in listable) >= HINT_MIN_CHANCE
 
-    async def _read_hints(self, sent: float) -> bool:
-        """One read of the list: the messages it names are polled first; the rest were not
-        finished when it was sent, as far as the list knows. False after a 429."""
+    async def _read_hints(self, sent: float, slot: float) -> None:
+        """One read of the list, given up at ``slot``: the messages it names are polled
+        first; the rest were not finished when it was sent, as far as the list knows. A 429
+        holds the reads (not the polls: the list's limit is its own) past its Retry-After;
+        a read that fails in any other way names nothing."""
         assert self._hints is not None  # not for people: only read with hints
-        self._last_read = sent
+        self._next_read = sent + HINT_READ_EVERY
         covered = self._listable()
         try:
-            named = await asyncio.wait_for(self._hints(), HINT_READ_WAIT)
+            named = await asyncio.wait_for(self._hints(), max(slot - sent, 0.0))
         except TimeoutError:
-            log.info("transaction list read for poll hints took over %s s: given up for this slot", HINT_READ_WAIT)
-            return True
+            log.info("transaction list read for poll hints not answered by its slot: given up")
+            return
         except RateLimited as error:
-            log.info("transaction list read for poll hints answered 429: slots wait %s s",
-                     error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER)
-            await self._slow_down(error)
-            return False
+            wait = error.retry_after if error.retry_after is not None else DEFAULT_RETRY_AFTER
+            log.info("transaction list read for poll hints answered 429: no read for %s s", wait)
+            self._next_read = max(self._next_read, sent + wait)
+            return
+        except Exception:  # a bug in a read must never stop the polls
+            log.exception("transaction list read for poll hints failed")
+            return
+        if named is None:
+            self._next_read = sent + HINT_PAUSE
+            return
         for message in covered:
             if message.attempt_id in named:
                 message.hinted = sent
                 log.debug("poll hint: attempt %s is listed: its message is polled first", message.attempt_id)
             else:
                 message.informed = max(message.informed or sent, sent)
-        return True
 
     def _forget_idle(self, now: float) -> None:
         waiting = {waiter.message_id for waiter in self._waiters}

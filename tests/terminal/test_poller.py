@@ -6,16 +6,20 @@ poll first."""
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 
 import httpx
 import pytest
 
 from pos_app.api.client import PaymentsClient
 from pos_app.api.errors import RateLimited
+from pos_app.api.models import TransactionEntry
 from pos_app.api.requests import PayRequest
 from pos_app.journal import Outcome
 from pos_app.terminal import PollScheduler
 from pos_app.terminal.hints import NEWEST_PAGE_SIZE, ListedAttempts
+from pos_app.terminal.lookup import attempt_of
 from pos_app.terminal.outcomes import Phase
 from pos_app.terminal.poller import (
     DEFAULT_RETRY_AFTER,
@@ -193,6 +197,15 @@ async def start_attempts(client: PaymentsClient, amounts: list[int], prefix: str
     return started
 
 
+async def until_listed(client: PaymentsClient, condition: Callable[[list[TransactionEntry]], bool],
+                       timeout: float = 5.0) -> None:
+    """Read the transaction list until ``condition`` holds of its entries; fail after ``timeout``."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition((await client.list_transactions(limit=100)).data):
+        assert asyncio.get_running_loop().time() < deadline, "the transaction list never showed it"
+        await asyncio.sleep(0.02)
+
+
 async def test_a_message_the_transaction_list_names_takes_the_next_slot(sandbox):
     """Three messages wait; the service finishes one long before the others. A read of the
     list, sent right before a slot, names its attempt: that slot polls it, whoever's turn it
@@ -236,37 +249,141 @@ async def test_one_waiting_message_is_polled_without_reading_the_list(sandbox):
     assert hints.reads == []  # a poll tells as much about one message as a read would
 
 
-async def test_a_429_on_a_read_holds_the_polls_past_its_retry_after(sandbox):
+async def test_a_list_that_keeps_answering_429_holds_the_reads_not_the_polls(sandbox):
+    """The list's own limit is not the polls': a 429 on every read stops the reads for its
+    Retry-After, and the messages are polled in their slots all along."""
     sandbox.set_faults(s_delay_min=30, s_delay_max=30)
     async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
         started = await start_attempts(client, [1101, 1102], "limited")
         recorder = RecordingPoll(client)
         scheduler = PollScheduler(recorder, hints=ListedAttempts(client))
-        sandbox.inject("transactions.list", 429)
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        await asyncio.gather(*(scheduler.poll(m, attempt_id=a) for m, a in started))
-    # the read answered 429, not retried; the slot waited, and a read went again before it
-    assert len(recorder.calls) == 2 and sandbox.stats()["requests"]["S"]["transactions.list"] == 2
-    assert recorder.calls[0][0] - began >= DEFAULT_RETRY_AFTER * 0.98  # the slot waited out the 429
+        sandbox.inject("transactions.list", 429, count=1000)
+
+        async def keep_polling(message_id: str, attempt_id: str) -> None:
+            for _ in range(4):
+                await scheduler.poll(message_id, attempt_id=attempt_id)
+
+        began = asyncio.get_running_loop().time()
+        await asyncio.wait_for(asyncio.gather(*(keep_polling(*pair) for pair in started)), 10)
+        took = asyncio.get_running_loop().time() - began
+    reads = sandbox.stats()["requests"]["S"]["transactions.list"]
+    assert len(recorder.calls) == 8 and took < 8 * scheduler.interval + 0.5, took
+    assert 1 <= reads <= took / DEFAULT_RETRY_AFTER + 1  # one read per Retry-After at most
 
 
-async def test_the_hints_read_the_newest_page_of_a_list_that_runs_oldest_first(sandbox):
+async def test_a_read_that_raises_never_stops_the_polls(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1201, 1202], "crash")
+        recorder = RecordingPoll(client)
+
+        async def broken() -> frozenset[str]:
+            raise KeyError("a bug in the read")
+
+        scheduler = PollScheduler(recorder, hints=broken)
+        await asyncio.wait_for(asyncio.gather(*(scheduler.poll(m, attempt_id=a) for m, a in started)), 3)
+    assert len(recorder.calls) == 2
+
+
+async def test_a_message_held_in_timeout_after_its_payment_is_listed_does_not_take_every_slot(sandbox):
+    """9903: the payment is recorded (listed), the message stays in timeout; a read names it
+    at every slot. It is moved ahead once: a failed message (never listed) is polled too."""
+    sandbox.set_faults(s_delay_min=0.2, s_delay_max=0.2)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        [(stuck, stuck_attempt), (failed, failed_attempt)] = await start_attempts(client, [9903, 9901], "held")
+        await until_listed(client, lambda entries: stuck_attempt in map(attempt_of, entries))
+        recorder = RecordingPoll(client)
+        scheduler = PollScheduler(recorder, hints=ListedAttempts(client))
+
+        async def until_finished(message_id: str, attempt_id: str) -> None:
+            while (await scheduler.poll(message_id, attempt_id=attempt_id)).status not in ("complete", "failed"):
+                pass
+
+        held = asyncio.ensure_future(until_finished(stuck, stuck_attempt))
+        await asyncio.wait_for(until_finished(failed, failed_attempt), 10 * scheduler.interval + 2)
+        held.cancel()
+        await asyncio.gather(held, return_exceptions=True)
+    assert [m for _, m in recorder.calls].count(failed) == 1
+
+
+async def test_a_slow_read_stretches_no_slot(sandbox):
+    """Reads go before their slot and are given up by it: three messages waiting on a list
+    that answers in a second are polled one slot apart all the same."""
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1501, 1502, 1503], "slowlist")
+        recorder = RecordingPoll(client)
+
+        async def slow() -> frozenset[str]:
+            await asyncio.sleep(1.0)
+            return frozenset()
+
+        scheduler = PollScheduler(recorder, hints=slow)
+
+        async def poll_each(message_id: str, attempt_id: str) -> None:
+            for _ in range(4):
+                await scheduler.poll(message_id, attempt_id=attempt_id)
+
+        await asyncio.wait_for(asyncio.gather(*(poll_each(*pair) for pair in started)), 12)
+    times = [t for t, _ in recorder.calls]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(times) == 12 and max(gaps) < scheduler.interval + HINT_READ_WAIT / 2, gaps
+
+
+async def test_two_processes_on_one_key_poll_one_slot_apart_with_reads_between(sandbox, tmp_path):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        started = await start_attempts(client, [1301, 1302, 1303, 1304], "shared")
+        calls: list[float] = []
+
+        async def poll(message_id: str):
+            calls.append(time.time())
+            return await client.poll_message(message_id)
+
+        async def slow_read() -> frozenset[str]:
+            await asyncio.sleep(0.2)  # answered in time, not at once
+            return frozenset()
+
+        reading = PollScheduler(poll, shared=SharedPollBudget(tmp_path, "k"), hints=slow_read)
+        other = PollScheduler(poll, shared=SharedPollBudget(tmp_path, "k"))  # another process, say
+
+        async def poll_each(scheduler: PollScheduler, message_id: str, attempt_id: str) -> None:
+            for _ in range(5):
+                await scheduler.poll(message_id, attempt_id=attempt_id)
+
+        await asyncio.gather(poll_each(reading, *started[0]), poll_each(reading, *started[1]),
+                             poll_each(other, *started[2]), poll_each(other, *started[3]))
+    calls.sort()
+    assert min(b - a for a, b in zip(calls, calls[1:], strict=False)) >= reading.interval * 0.98
+
+
+async def test_a_poll_arriving_as_the_last_waiter_gives_up_is_still_given_a_slot(sandbox):
+    sandbox.set_faults(s_delay_min=30, s_delay_max=30)
+    async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
+        [(first_message, first_attempt), (second_message, second_attempt)] = await start_attempts(
+            client, [1601, 1602], "race")
+        scheduler = PollScheduler(client.poll_message)
+        await scheduler.poll(first_message, attempt_id=first_attempt)  # the next slot is one interval away
+        first = asyncio.ensure_future(scheduler.poll(first_message, attempt_id=first_attempt))
+        await asyncio.sleep(0)
+        first.cancel()  # its caller's wait limit: the dispatcher is cancelled ...
+        await asyncio.wait_for(scheduler.poll(second_message, attempt_id=second_attempt), 3)  # ... and started again
+
+
+async def test_the_hints_tell_nothing_from_a_list_that_runs_oldest_first(sandbox):
     sandbox.set_faults(s_delay_min=0.05, s_delay_max=0.05, list_oldest_first=1)
     async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
-        started = await start_attempts(client, [1200 + i for i in range(NEWEST_PAGE_SIZE + 5)], "old")
-        await asyncio.sleep(0.1)  # not a wait for a condition: the sandbox records each at 0.05 s
-        listed = ListedAttempts(client)
-        first = await listed()  # page 1 runs oldest first: the hints turn to the last page
-        assert started[0][1] in first
-        second = await listed()
-    assert started[-1][1] in second and started[0][1] not in second
+        started = await start_attempts(client, [1400 + i for i in range(NEWEST_PAGE_SIZE + 1)], "old")
+        await until_listed(client, lambda entries: len(entries) > NEWEST_PAGE_SIZE)
+        assert await ListedAttempts(client)() is None  # its first page is the oldest: no news of the newest
+        sandbox.set_faults(list_oldest_first=0)
+        assert started[-1][1] in (await ListedAttempts(client)() or ())
 
 
-async def test_a_read_that_fails_names_nothing(sandbox):
+async def test_a_read_that_fails_tells_nothing(sandbox):
     async with PaymentsClient(sandbox.base_url, sandbox.keys["S"]) as client:
         sandbox.inject("transactions.list", 503)
-        assert await ListedAttempts(client)() == frozenset()
+        assert await ListedAttempts(client)() is None
 
 
 async def test_a_slow_read_is_given_up_and_the_slot_is_polled(sandbox):
