@@ -111,6 +111,12 @@ def _ensure_scheduler() -> None:
 
 @pytest.fixture(scope="session")
 def cups_pdf() -> CupsPdf:
+    return add_pdf_printer()
+
+
+def add_pdf_printer() -> CupsPdf:
+    """The ``pos-test-pdf`` queue, added when missing (``cups_pdf``; the benchmarks print on
+    it too). Skips (fails under CI=true) without CUPS or cups-pdf."""
     _require_tools(("pdftotext", "poppler-utils"), ("pdfinfo", "poppler-utils"))
     require(CUPS_PDF_BACKEND.exists(), "cups-pdf is not installed (Debian package printer-driver-cups-pdf)")
     _ensure_scheduler()

@@ -11,9 +11,10 @@ sale. Timed from ``Counter.pay_cash`` (what the cash dialog's Enter calls) to th
 handed to the print system: the order's totals and its cash line journaled (two durable
 writes), the order settled, the receipt data built, the PDF rendered and ``lp`` returning
 (CUPS queued it), as the app's receipt desk does on ``OrderPaid``. The baseline, in the same
-run: the bare print path of the same receipt (render the PDF, ``lp``). Without a CUPS printer
-(``POS_BENCH_PRINTER`` or the system default) the PDF is rendered and not printed, on both
-sides, and the figures say so. The Qt dialog's own work (closing a page) is not in it.
+run: the bare print path of the same receipt (render the PDF, ``lp``). The printer is
+``POS_BENCH_PRINTER``, the system default, or the tests' cups-pdf queue (added as the
+printing tests do); without CUPS the PDF is rendered and not printed, on both sides, and
+the figures say so and why. The Qt dialog's own work (closing a page) is not in it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from pos_app.config import StoreConfig
 from pos_app.receipts import default_printer, print_pdf, render_receipt
 from pos_app.sandbox.config import SandboxConfig
@@ -34,6 +37,7 @@ from pos_app.station import Station
 from pos_app.station.counter import Counter
 from pos_app.station.receipt import receipt_of
 from tests.bench.sandbox_process import sandbox_process
+from tests.printers import add_pdf_printer
 
 SALES = 60
 TARGET_P95_S = 0.300
@@ -80,10 +84,24 @@ async def run(base_url: str, data: Path, sales: int, printer: str | None) -> dic
             "met": flow_p95 <= TARGET_P95_S}
 
 
+def bench_printer() -> tuple[str | None, str | None]:
+    """(the printer, why there is none): ``POS_BENCH_PRINTER``, the system default, or the
+    tests' cups-pdf queue (added when CUPS and cups-pdf are there: ``make system-deps``)."""
+    chosen = os.environ.get("POS_BENCH_PRINTER") or default_printer()
+    if chosen:
+        return chosen, None
+    try:
+        return add_pdf_printer().printer, None
+    except (pytest.skip.Exception, pytest.fail.Exception) as missing:
+        return None, str(missing)
+
+
 def main(sales: int = SALES) -> dict:
-    printer = os.environ.get("POS_BENCH_PRINTER") or default_printer()
+    printer, missing = bench_printer()
     with tempfile.TemporaryDirectory() as tmp, sandbox_process() as base_url:
         figures = asyncio.run(run(base_url, Path(tmp), sales, printer))
+    if missing:
+        figures["no_printer"] = missing
     print("cash:", json.dumps(figures))
     return figures
 
