@@ -71,7 +71,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(_("pos-app — starting"))
         self.banner = QLabel(_(TRAINING_BANNER))
         self.banner.setObjectName("trainingBanner")
-        self.banner.setVisible(training)
         self.store = QLabel("")
         self.store.setAccessibleName(_("Store"))
         self.who = QLabel(_("Not signed in"))
@@ -101,6 +100,7 @@ class MainWindow(QMainWindow):
         central = QWidget()
         central.setLayout(body)
         self.setCentralWidget(central)
+        self.banner.setVisible(training)  # once in the window: shown alone, it would open as a window of its own
         self.resize(1000, 700)  # fits a 1024×768 screen with its frame (a lane PC)
         self.sign_in.signed_in.connect(self._signed_in)
 

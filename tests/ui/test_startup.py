@@ -130,3 +130,29 @@ def test_the_first_moments_import_even_when_their_loop_is_ended_before_the_paint
     with ImportProbe(field) as probe:
         import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
     assert probe.painted_at_import is False
+
+
+def test_the_training_banner_never_opens_as_a_window_of_its_own(qtbot, qapp):
+    """Shown before it is in the window, the banner would open as a top-level window for a
+    moment (a flash on the screen, and some 8 ms of a start)."""
+    from pos_app.ui.main_window import MainWindow
+    from pos_app.ui.qt import QEvent, QObject
+
+    shown: list[str] = []
+
+    class Windows(QObject):
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Show and watched.isWidgetType() and watched.isWindow():
+                shown.append(watched.objectName() or type(watched).__name__)
+            return False
+
+    windows = Windows()
+    qapp.installEventFilter(windows)
+    try:
+        window = MainWindow(training=True)
+    finally:
+        qapp.removeEventFilter(windows)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert shown == [] and window.banner.isVisible()
