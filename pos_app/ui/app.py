@@ -12,7 +12,8 @@ settings are checked (keyring) and the counter opens (catalog, staff file,
 saved cart: light modules, local files); a PIN entered meanwhile waits for it, and a PIN
 being typed is worked out ahead (``Counter.pin_ahead``). Then, while the cashier signs in
 and scans, the payment side opens (the client, pydantic, the journal and, in training,
-the sandbox's web stack: most of a start's imports). Recovery and the catalog sync follow
+the sandbox's web stack: most of a start's imports, which wait while a PIN is checked:
+``pos_app.give_way``). Recovery and the catalog sync follow
 in the background. The one ``httpx.AsyncClient`` and the journal thread are closed when
 the window closes, while the event loop still runs; then the loop ends and Qt quits.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app import __version__
+from pos_app.give_way import background
 from pos_app.i18n import _
 from pos_app.profile import ConfigError, data_dir, training_data_dir
 from pos_app.ui import failures
@@ -71,8 +73,9 @@ async def run(window: MainWindow, *, sandbox: bool) -> int:
     """The start on qasync, from the window ``pos_app.ui.launch`` has shown (or not yet:
     without settings the setup screen comes first); returns the exit code."""
     loop = asyncio.get_running_loop()
-    # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
-    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    # plain worker threads for asyncio.to_thread (no Qt objects live outside the Qt thread),
+    # whose imports wait while a PIN is checked (pos_app.give_way)
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker", initializer=background))
     restore_hooks = failures.install(window.status.setText, loop)  # no error fails silently from here on
     try:
         return await open_and_run(window, sandbox=sandbox)
