@@ -156,3 +156,15 @@ def test_the_training_banner_never_opens_as_a_window_of_its_own(qtbot, qapp):
     window.show()
     qtbot.waitExposed(window)
     assert shown == [] and window.banner.isVisible()
+
+
+def test_the_app_stops_pyside6_reading_the_source_of_each_module_it_imports():
+    """PySide6 reads each imported module's source (its ``__feature__`` switches, which the
+    app does not use): some 60 ms of a start's imports. Read sources land in ``linecache``."""
+    code = ("import linecache, PySide6.QtWidgets\n"
+            "from pos_app.ui.qt import without_feature_scan\n"
+            "without_feature_scan()\n"
+            "import colorsys\n"
+            "print(any(name.endswith('colorsys.py') for name in linecache.cache))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"
