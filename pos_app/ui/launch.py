@@ -20,7 +20,7 @@ from pos_app.i18n import use_store_language
 from pos_app.profile import StartProfile, start_profile
 from pos_app.ui.language import show_screens_in
 from pos_app.ui.main_window import MainWindow
-from pos_app.ui.qt import QApplication, QTimer, run_async, without_feature_scan
+from pos_app.ui.qt import QApplication, QTimer, run_async
 from pos_app.ui.theme import show_in_theme
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ is not painted)."""
 
 
 def main(*, sandbox: bool = False) -> int:
-    without_feature_scan()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("pos-app")

@@ -48,8 +48,8 @@ def without_feature_scan() -> None:
     module that names PySide6 gets them by default); the app uses none of them, and the
     reads (about 0.15 ms a module, ~450 modules in a start) were some 60 ms of the start's
     imports, a few before the first paint. Modules are then left out of those switches as
-    PySide6 leaves those that do not name it. Nothing is done when this PySide6 has no such
-    scan."""
+    PySide6 leaves those that do not name it. Done as soon as a Qt name is first asked for
+    (PySide6 is loaded then); nothing is done when this PySide6 has no such scan."""
     feature = sys.modules.get("shibokensupport.feature")  # PySide6's own, loaded with QtCore
     if feature is not None and callable(getattr(feature, "_mod_uses_pyside", None)):
         feature._mod_uses_pyside = lambda module: False
@@ -160,7 +160,16 @@ if TYPE_CHECKING:  # the same names for type checkers (and for PyInstaller's imp
     from qasync import QEventLoop
 
 
-__getattr__ = exports(__name__, _HOMES)
+_export = exports(__name__, _HOMES)
+
+
+def __getattr__(name: str) -> Any:  # noqa: N807 - the module hook's name
+    """A Qt name, imported the first time it is asked for; PySide6 is loaded then, and its
+    source scan stopped at once (``without_feature_scan``)."""
+    value = _export(name)
+    without_feature_scan()
+    return value
+
 
 __all__ = [
     "QAbstractItemView", "QAbstractTableModel", "QAction", "QBuffer", "QByteArray", "QIODevice", "QApplication",
