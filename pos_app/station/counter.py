@@ -461,12 +461,16 @@ class Counter(Till):
 
     # staff ------------------------------------------------------------------------------
 
-    async def pin_ahead(self, pin: str) -> PinMatch | None:
+    def pin_ahead(self, pin: str) -> asyncio.Future[PinMatch | None]:
         """Work out whose PIN ``pin`` is while the cashier is still typing (``Staff.match``:
-        nothing is counted or written); None for text that is no PIN (yet)."""
+        nothing is counted or written); None for text that is no PIN (yet). The hash is
+        handed to the PIN thread at once, from the key's own handler: as a task it began only
+        after the field was repainted, some 10 ms later on a busy start."""
+        return asyncio.get_running_loop().run_in_executor(self._pin_executor, _urgently, self._match, pin)
+
+    def _match(self, pin: str) -> PinMatch | None:
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pin_executor, _urgently,
-                                                                    self.staff.match, pin)
+            return self.staff.match(pin)
         except InvalidPin:
             return None
 
