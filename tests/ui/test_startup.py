@@ -167,3 +167,31 @@ def test_the_app_stops_pyside6_reading_the_source_of_each_module_it_imports():
             "print(any(name.endswith('colorsys.py') for name in linecache.cache))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_pin_typed_before_the_counter_opens_is_worked_out_before_the_sale_screen_is_built(qtbot, run, ui_config):
+    """The sign-in takes the counter first: the PIN's hash runs while the Qt thread builds
+    the sale screen (25-45 ms), not after it."""
+    from pos_app.station.counter import Counter
+    from pos_app.station.events import EventBus
+    from pos_app.ui.main_window import MainWindow
+
+    window = MainWindow(training=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.keyClicks(window.sign_in.pin, "1111")
+    counter = run(Counter.open(ui_config, EventBus(), training=True))
+    asked: list[tuple[str, bool]] = []
+    pin_ahead = counter.pin_ahead
+
+    def watched(pin: str):
+        asked.append((pin, hasattr(window, "sale")))
+        return pin_ahead(pin)
+
+    counter.pin_ahead = watched
+    window.attach_counter(counter)
+    assert asked == [("1111", False)] and hasattr(window, "sale")
+    qtbot.keyClick(window.sign_in.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.sale, timeout=10_000)
+    window.close()
+    run(counter.aclose())
