@@ -90,7 +90,10 @@ def chosen_store_language(configured: str | None) -> str:
 @cache
 def translations_for(language: str) -> gettext.NullTranslations:
     """The compiled catalog for ``language`` (``fr_CA`` falls back to ``fr``); English (no
-    translation) when none ships."""
+    translation) when none ships, and for English, the source, without looking (gettext's
+    search imports ``locale``, a millisecond before the first screen's first paint)."""
+    if language == SOURCE_LANGUAGE:
+        return gettext.NullTranslations()
     return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[language], fallback=True)
 
 

@@ -2,18 +2,18 @@
 station's ``store.toml``, and the ``POS_*`` env vars over them. ``pos_app.config`` checks
 them as a whole into the typed ``StoreConfig``, whose fields are the one list of settings.
 
-Light on purpose (tomllib, no pydantic, no dataclasses): the app reads how to start from
-here (``start_profile``: training or not, the first screen's theme) before its window is
-shown, and every millisecond here is one before the cashier sees it. So this module
-reads the few settings the first screen needs (``mode``, ``theme``, ``base_url``) and
-checks nothing else but a key-hash written into a file; the model checks the rest.
+Light on purpose (tomllib, and only when there is a file to read; no pydantic, no
+dataclasses): the app reads how to start from here (``start_profile``: training or not,
+the first screen's theme) before its window is shown, and every millisecond here is one
+before the cashier sees it. So this module reads the few settings the first screen needs
+(``mode``, ``theme``, ``base_url``) and checks nothing else but a key-hash written into a
+file; the model checks the rest.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -129,6 +129,8 @@ def read_layers(env: Mapping[str, str] = os.environ) -> Layers:
 def read_profile(path: Path) -> dict[str, Any]:
     """The entries of a settings file as written (``ConfigError`` saying what to fix when
     it cannot be read, is not TOML, or holds a key-hash)."""
+    import tomllib  # here: a start without settings files (training from source) does without it
+
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:

@@ -24,6 +24,7 @@ CORE = [
     "pos_app.drawer",
     "pos_app.i18n",
     "pos_app.journal.words",
+    "pos_app.give_way",
 ]
 
 

@@ -37,6 +37,17 @@ def test_a_language_without_a_catalog_shows_english():
     assert i18n.translations_for("de").gettext("Total") == "Total"
 
 
+def test_english_is_shown_without_gettexts_search():
+    """English is the source: no catalog is looked for (gettext's search imports ``locale``,
+    a millisecond before the first screen's first paint)."""
+    import subprocess
+    import sys
+
+    code = "import sys; from pos_app import i18n; i18n._('Total'); print('locale' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "False"
+
+
 def test_the_store_language_comes_from_the_env_then_the_store_then_the_os(monkeypatch):
     monkeypatch.setenv("POS_LANGUAGE", "fr-CA")
     assert i18n.chosen_store_language("es") == "fr_CA"

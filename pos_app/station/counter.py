@@ -6,7 +6,8 @@ cart (saved on every change, restored after a crash), the merchant's taxes, the 
 ``till.Till``). Every disk read or write (SQLite, the cart file) runs on the counter's own
 worker thread, so the event loop, and the screen, never waits on the disk; the slow PIN
 hashes run on a second one, so that a PIN worked out ahead (``pin_ahead``) while the
-cashier types never holds up a scan.
+cashier types never holds up a scan, and the start's background imports wait for them
+(``pos_app.give_way``): a hash that shared the cores with them took up to twice as long.
 
 The counter opens first, on local files only (``open``): the cashier signs in and scans
 while the payment side (client, journal, terminal service: most of a start's imports)
@@ -43,6 +44,7 @@ from pos_app.cart.models import check_quantity
 from pos_app.catalog import Catalog, CatalogItem, SyncResult, TaxRate
 from pos_app.config import StoreConfig
 from pos_app.drawer import CashDrawer
+from pos_app.give_way import urgent
 from pos_app.i18n import _, ngettext
 from pos_app.journal import JournalError
 from pos_app.money import AmountError, AmountProblem, MoneyFormat, money_format
@@ -459,11 +461,16 @@ class Counter(Till):
 
     # staff ------------------------------------------------------------------------------
 
-    async def pin_ahead(self, pin: str) -> PinMatch | None:
+    def pin_ahead(self, pin: str) -> asyncio.Future[PinMatch | None]:
         """Work out whose PIN ``pin`` is while the cashier is still typing (``Staff.match``:
-        nothing is counted or written); None for text that is no PIN (yet)."""
+        nothing is counted or written); None for text that is no PIN (yet). The hash is
+        handed to the PIN thread at once, from the key's own handler: as a task it began only
+        after the field was repainted, some 10 ms later on a busy start."""
+        return asyncio.get_running_loop().run_in_executor(self._pin_executor, _urgently, self._match, pin)
+
+    def _match(self, pin: str) -> PinMatch | None:
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._pin_executor, self.staff.match, pin)
+            return self.staff.match(pin)
         except InvalidPin:
             return None
 
@@ -471,7 +478,7 @@ class Counter(Till):
         """Raises the staff errors (``WrongPin``, ``LockedOut``, ``InvalidPin``...); with
         ``ahead`` for this PIN it costs no hash."""
         member = await asyncio.get_running_loop().run_in_executor(
-            self._pin_executor, functools.partial(self.staff.sign_in, pin, ahead=ahead))
+            self._pin_executor, functools.partial(_urgently, self.staff.sign_in, pin, ahead=ahead))
         log.info("signed in: %s (%s)", member.name, member.role)
         self.cashier = member
         if self._station is not None:
@@ -490,6 +497,13 @@ class Counter(Till):
         cashier = self.cashier.name if self.cashier else "-"
         await self.disk(self.staff.record, manager.name, action, f"{detail} (on {cashier}'s screen)", reason)
         return manager
+
+
+def _urgently[R](work: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """``work`` (a PIN's hash) done while the start's background imports wait for it
+    (``pos_app.give_way``)."""
+    with urgent():
+        return work(*args, **kwargs)
 
 
 def _restored_cart(store: CartStore, rates: dict[str, TaxRate]) -> tuple[Cart, str | None]:

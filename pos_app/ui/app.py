@@ -12,7 +12,8 @@ settings are checked (keyring) and the counter opens (catalog, staff file,
 saved cart: light modules, local files); a PIN entered meanwhile waits for it, and a PIN
 being typed is worked out ahead (``Counter.pin_ahead``). Then, while the cashier signs in
 and scans, the payment side opens (the client, pydantic, the journal and, in training,
-the sandbox's web stack: most of a start's imports). Recovery and the catalog sync follow
+the sandbox's web stack: most of a start's imports, which wait while a PIN is checked:
+``pos_app.give_way``). Recovery and the catalog sync follow
 in the background. The one ``httpx.AsyncClient`` and the journal thread are closed when
 the window closes, while the event loop still runs; then the loop ends and Qt quits.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pos_app import __version__
+from pos_app.give_way import background
 from pos_app.i18n import _
 from pos_app.profile import ConfigError, data_dir, training_data_dir
 from pos_app.ui import failures
@@ -71,8 +73,9 @@ async def run(window: MainWindow, *, sandbox: bool) -> int:
     """The start on qasync, from the window ``pos_app.ui.launch`` has shown (or not yet:
     without settings the setup screen comes first); returns the exit code."""
     loop = asyncio.get_running_loop()
-    # plain worker threads for asyncio.to_thread: no Qt objects live outside the Qt thread
-    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker"))
+    # plain worker threads for asyncio.to_thread (no Qt objects live outside the Qt thread),
+    # whose imports wait while a PIN is checked (pos_app.give_way)
+    loop.set_default_executor(ThreadPoolExecutor(thread_name_prefix="worker", initializer=background))
     restore_hooks = failures.install(window.status.setText, loop)  # no error fails silently from here on
     try:
         return await open_and_run(window, sandbox=sandbox)
@@ -235,6 +238,7 @@ async def open_counter(window: MainWindow, config: StoreConfig, *, training: boo
         raise StartProblem(_start_problem(error)) from None
     window.attach_counter(counter)
     show_in_theme(window, config.theme)
+    freeze_start_up_objects()  # the payment side's imports come next, while the PIN is typed
     return counter
 
 
@@ -277,9 +281,11 @@ async def open_station(config: StoreConfig, secret: str, counter: Counter, *, tr
 
 
 def freeze_start_up_objects() -> None:
-    """Leave what the start made (modules, classes, the payment stack: most of the heap)
-    out of the garbage collector's full passes from now on: each would otherwise walk all
-    of it on the Qt thread, a 60-90 ms stall at a random moment (a payment's wait, a scan)."""
+    """Leave what the start made so far (modules, classes, the payment stack: most of the
+    heap) out of the garbage collector's full passes from now on: each would otherwise walk
+    all of it on the Qt thread, a 60-90 ms stall at a random moment (a payment's wait, a
+    scan). Done once the counter is attached too: the payment side's imports (on a worker
+    thread, holding the GIL) set off a full pass then, 27-36 ms while the PIN was typed."""
     gc.freeze()
 
 

@@ -26,11 +26,14 @@ from pos_app.ui.theme import show_in_theme
 if TYPE_CHECKING:
     from pos_app.ui.sign_in import PinField
 
-SWITCH_INTERVAL_S = 0.001
+SWITCH_INTERVAL_S = 0.0002
 """How long a worker thread may hold the GIL while the Qt thread waits for it (Python's
 default is 5 ms). The start imports on worker threads while the screen takes keys and
-paints, and every event that reaches Python code waits for a turn: 1 ms turns keep those
-waits short."""
+paints, and every call between Qt and Python code waits for a turn: a key typed, or the
+sign-in's Enter, takes dozens of them. With 1 ms turns a key typed during the imports was
+handled tens of milliseconds late (the last digit of a PIN up to 100 ms: its check began
+that much later), and Enter to the sale screen took a median 0.10-0.12 s in
+``tests/bench/bench_startup.py``; 0.01-0.035 s with 0.2 ms turns."""
 LOOP_MODULES = ("asyncio", "concurrent.futures.thread")
 """What the qasync start needs that the first screen does not (and that sets no Qt up)."""
 LOADED_POLL_MS = 2

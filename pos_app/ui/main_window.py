@@ -71,7 +71,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(_("pos-app — starting"))
         self.banner = QLabel(_(TRAINING_BANNER))
         self.banner.setObjectName("trainingBanner")
-        self.banner.setVisible(training)
         self.store = QLabel("")
         self.store.setAccessibleName(_("Store"))
         self.who = QLabel(_("Not signed in"))
@@ -101,13 +100,17 @@ class MainWindow(QMainWindow):
         central = QWidget()
         central.setLayout(body)
         self.setCentralWidget(central)
+        self.banner.setVisible(training)  # once in the window: shown alone, it would open as a window of its own
         self.resize(1000, 700)  # fits a 1024×768 screen with its frame (a lane PC)
         self.sign_in.signed_in.connect(self._signed_in)
 
     def attach_counter(self, counter: Counter) -> None:
-        """The counter is open (catalog, cart, staff file): the sale screen and the keys join
-        the window, and a PIN already entered is checked. Card payments follow with
+        """The counter is open (catalog, cart, staff file): the sign-in takes it first (a PIN
+        typed meanwhile is worked out at once: its hash runs on the PIN thread while the rest
+        is built, 25-45 ms of the Qt thread; one entered is checked once this returns), then
+        the sale screen and the keys join the window. Card payments follow with
         ``attach_station``."""
+        self.sign_in.attach(counter)
         from pos_app.ui.bridge import StationBridge
         from pos_app.ui.field_keys import leave_ctrl_u_to
         from pos_app.ui.qt import QKeySequence, QShortcut, QTimer
@@ -155,7 +158,6 @@ class MainWindow(QMainWindow):
         self.attached = True
         if counter.restore_notice:
             self.status.setText(counter.restore_notice)
-        self.sign_in.attach(counter)
 
     def attach_station(self, station: Station) -> None:
         """The payment side is open (client, journal, terminal service): card payments,

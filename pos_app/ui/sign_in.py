@@ -145,11 +145,9 @@ class SignInScreen(QWidget):
             self._work_out(text)
 
     def _work_out(self, text: str) -> None:
-        import asyncio  # loaded by now: the counter is there, the loop runs
-
         assert self.counter is not None
         self._ahead_pin = text
-        self._ahead = asyncio.ensure_future(self.counter.pin_ahead(text))
+        self._ahead = self.counter.pin_ahead(text)
         self._ahead.add_done_callback(self._worked_out)
 
     def _worked_out(self, ahead: asyncio.Future[PinMatch | None]) -> None:

@@ -130,3 +130,68 @@ def test_the_first_moments_import_even_when_their_loop_is_ended_before_the_paint
     with ImportProbe(field) as probe:
         import_under_qt_loop(qapp, (ImportProbe.name,), after_paint_of=field)
     assert probe.painted_at_import is False
+
+
+def test_the_training_banner_never_opens_as_a_window_of_its_own(qtbot, qapp):
+    """Shown before it is in the window, the banner would open as a top-level window for a
+    moment (a flash on the screen, and some 8 ms of a start)."""
+    from pos_app.ui.main_window import MainWindow
+    from pos_app.ui.qt import QEvent, QObject
+
+    shown: list[str] = []
+
+    class Windows(QObject):
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Show and watched.isWidgetType() and watched.isWindow():
+                shown.append(watched.objectName() or type(watched).__name__)
+            return False
+
+    windows = Windows()
+    qapp.installEventFilter(windows)
+    try:
+        window = MainWindow(training=True)
+    finally:
+        qapp.removeEventFilter(windows)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert shown == [] and window.banner.isVisible()
+
+
+def test_the_app_stops_pyside6_reading_the_source_of_each_module_it_imports():
+    """PySide6 reads each imported module's source (its ``__feature__`` switches, which the
+    app does not use): some 60 ms of a start's imports. Read sources land in ``linecache``."""
+    code = ("import linecache, PySide6.QtWidgets\n"
+            "from pos_app.ui.qt import QLabel\n"  # the first Qt name asked for stops it
+            "import colorsys\n"
+            "print(any(name.endswith('colorsys.py') for name in linecache.cache))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_pin_typed_before_the_counter_opens_is_worked_out_before_the_sale_screen_is_built(qtbot, run, ui_config):
+    """The sign-in takes the counter first: the PIN's hash runs while the Qt thread builds
+    the sale screen (25-45 ms), not after it."""
+    from pos_app.station.counter import Counter
+    from pos_app.station.events import EventBus
+    from pos_app.ui.main_window import MainWindow
+
+    window = MainWindow(training=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.keyClicks(window.sign_in.pin, "1111")
+    counter = run(Counter.open(ui_config, EventBus(), training=True))
+    asked: list[tuple[str, bool]] = []
+    pin_ahead = counter.pin_ahead
+
+    def watched(pin: str):
+        asked.append((pin, hasattr(window, "sale")))
+        return pin_ahead(pin)
+
+    counter.pin_ahead = watched
+    window.attach_counter(counter)
+    assert asked == [("1111", False)] and hasattr(window, "sale")
+    qtbot.keyClick(window.sign_in.pin, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.sale, timeout=10_000)
+    window.close()
+    run(counter.aclose())
