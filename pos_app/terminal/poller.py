@@ -37,7 +37,9 @@ limit is not given, so reads stay within the polls' pace (one per slot at most, 
 messages wait together, never for a single one), are tried once, and a 429 on one holds
 the reads, not the polls, past its Retry-After; a read that tells nothing (a failure, a
 list not newest first) holds them ``HINT_PAUSE`` s. Measured (``make bench``'s
-``four_lanes``, 4 lanes, the service finishing in 2-6 s): see issue 21's note.
+``four_lanes``, 4 lanes × 8 sales, the service finishing in 2-6 s): p95 from completion
+to result 0.98 s (1.16 s on a first start, with no finishing ages kept), median 0.5 s;
+by the model alone 1.45-3.2 s.
 
 Reads that must come after the terminal's polls (the payment link watcher) take only a
 slot left over: ``spare_slot``.
@@ -257,7 +259,9 @@ class PollScheduler:
             if slot > loop.time():
                 await asyncio.sleep(slot - loop.time())
             waiter = self._chosen(loop.time())
-            if waiter is None:  # the waiters gave up meanwhile: the reserved slot goes unused
+            if waiter is None:  # the waiters gave up meanwhile: the reserved slot goes unused,
+                await asyncio.sleep(0)  # and their tasks run to leave the queue (no spin)
+                self._waiters = [waiter for waiter in self._waiters if not waiter.granted.done()]
                 continue
             self._waiters.remove(waiter)
             waiter.granted.set_result(None)

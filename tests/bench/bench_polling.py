@@ -87,7 +87,8 @@ async def four_lanes(base_url: str, budget: Path, sales_per_lane: int = 8, *, hi
     service completing each in 2-6 s): from the sandbox completing a message to its lane
     seeing it, p95 and max over every sale (issue 21's goal: p95 ≤ 1.5 s). The poll
     budget (and the finishing ages the scheduler keeps there) lives in ``budget``, as a
-    station's does in its data folder."""
+    station's does in its data folder; the scheduler reads the transaction list for hints
+    as a station's does (``hints=False``: by its model alone, for comparison)."""
     httpx.post(f"{base_url}/_sandbox/faults", json={"s_delay_min": 2.0, "s_delay_max": 6.0})
     async with PaymentsClient(base_url, KEY) as client:
         scheduler = PollScheduler(client.poll_message, shared=SharedPollBudget(budget, KEY),
