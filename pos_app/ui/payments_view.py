@@ -147,7 +147,10 @@ class PaymentsPanel(QWidget):
                 (self.return_button, _("Gives back the money of some of the sale's items, to the tenders they "
                                        "came from (a manager's PIN)")),
                 (self.slip_button, _("Prints the customer's receipt of this payment again")),
-                (self.merchant_button, _("Prints the store's copy of this payment's receipt"))):
+                (self.merchant_button, _("Prints the store's copy of this payment's receipt")),
+                (self.refresh_button, _("Reads today's payments again")),
+                (self.terminal, _("Shows only the payments of one terminal")),
+                (self.status, _("Shows only the payments with one outcome"))):
             widget.setAccessibleDescription(description)
         search = QHBoxLayout()
         search.addWidget(self.text, 1)

@@ -126,7 +126,12 @@ class SaleScreen(QWidget):
                 (self.cash_button, _("Takes cash for the balance due and shows the change")),
                 (self.part_button, _("Charges part of the balance by card; the rest by another tender")),
                 (self.preauth_button, _("Holds an amount on the card, to capture the final amount later")),
-                (self.preauths_button, _("The open pre-auths, to capture or release them"))):
+                (self.preauths_button, _("The open pre-auths, to capture or release them")),
+                (self.minus, _("Takes one off the selected line; on a line of one, removes it")),
+                (self.plus, _("Adds one to the selected line")),
+                (self.quantity_button, _("Types the selected line's quantity; 0 removes the line")),
+                (self.remove_button, _("Removes the selected line from the sale")),
+                (self.misc_button, _("Rings up an item the catalog lacks, at a price typed the store's way"))):
             widget.setAccessibleDescription(description)
         self._ringing_open_price = False
         for button, name in ((self.minus, _("One less")), (self.plus, _("One more")),
@@ -258,6 +263,7 @@ class SaleScreen(QWidget):
         for index, name in enumerate(categories[:QUICK_KEYS]):
             button = QPushButton(name.replace("&", "&&"))  # "&" would mark a shortcut letter
             button.setObjectName("quickKey")
+            button.setAccessibleDescription(_("Shows the catalog's items of this category, to pick one"))
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(lambda checked=False, category=name: self._show_category(category))
             self.quick.addWidget(button, index // 2, index % 2)

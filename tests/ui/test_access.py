@@ -1,35 +1,41 @@
 """What a screen reader finds: Qt's accessible tree of the sign-in, the sale screen, the
 surcharge notice, the payment dialog (waiting and with its result) and the back office,
-each control with a name (a combo box with one of its own)."""
+each control with a name (a combo box with one of its own), and each key, field and
+choice with a description (what it does, said after its name)."""
 
 from __future__ import annotations
 
 from pos_app.ui.acknowledgment import AcknowledgmentDialog
 from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import Qt
-from tests.ui.access import controls, tab_order, unnamed
+from tests.ui.access import controls, tab_order, undescribed, unnamed
 from tests.ui.helpers import close_preview, modal, open_back_office, scan, sign_in, two_codes
 
 
-def test_every_control_a_cashier_reaches_has_a_name(qtbot, run, open_app, ui_config, sandbox):
+def test_every_control_a_cashier_reaches_has_a_name_and_a_description(qtbot, run, open_app, ui_config, sandbox):
     sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
     app = open_app(ui_config, "S")
     window = app.window
     found = {"sign-in": unnamed(window)}
+    undescribed_found = {"sign-in": undescribed(window)}
     sign_in(qtbot, window)
     for code in two_codes(run, app):
         scan(qtbot, window, code)
     found["sale screen"] = unnamed(window)
+    undescribed_found["sale screen"] = undescribed(window)
     assert len(controls(window)) > 10  # the tree was read: the scan field, the cart, the keys
     qtbot.keyClick(window, Qt.Key.Key_F12)
     notice = modal(qtbot, AcknowledgmentDialog)
     found["surcharge notice"] = unnamed(notice)
+    undescribed_found["surcharge notice"] = undescribed(notice)
     qtbot.keyClick(notice, Qt.Key.Key_Return)
     dialog = modal(qtbot, PaymentDialog)
     found["payment dialog, waiting"] = unnamed(dialog)
+    undescribed_found["payment dialog, waiting"] = undescribed(dialog)
     qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
     close_preview(qtbot)
     found["payment dialog, approved"] = unnamed(dialog)
+    undescribed_found["payment dialog, approved"] = undescribed(dialog)
     described = [dialog.details_button, dialog.slip_button, dialog.close_button, window.sale.pay_button,
                  window.sale.cash_button, window.sale.scan, window.sale.table]
     assert [widget.accessibleName() for widget in described if not widget.accessibleDescription()] == []
@@ -39,10 +45,12 @@ def test_every_control_a_cashier_reaches_has_a_name(qtbot, run, open_app, ui_con
     qtbot.waitUntil(window.isActiveWindow)
     office = open_back_office(qtbot, window)
     found["back office"] = unnamed(office)
+    undescribed_found["back office"] = undescribed(office)
     assert {screen: names for screen, names in found.items() if names} == {}
+    assert {screen: names for screen, names in undescribed_found.items() if names} == {}
 
 
-def test_the_reader_finds_a_field_and_a_combo_box_without_a_name(qtbot):
+def test_the_reader_finds_controls_without_a_name_or_a_description(qtbot):
     from pos_app.ui.qt import QComboBox, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
     screen = QWidget()
@@ -58,6 +66,10 @@ def test_the_reader_finds_a_field_and_a_combo_box_without_a_name(qtbot):
     combo.setAccessibleName("Status filter")
     bare.setAccessibleName("Note")
     assert unnamed(screen) == []
+    assert len(undescribed(screen)) == 4  # named, not described: the reader says what they are, not what they do
+    for widget in (bare, named, combo):
+        widget.setAccessibleDescription("What it is for")
+    assert undescribed(screen) == ["Button 'Pay' (QPushButton '')"]
 
 
 def test_tab_in_the_back_office_goes_search_list_actions_then_refresh_and_filters(qtbot, run, open_app, ui_config):
