@@ -92,6 +92,11 @@ class CardPartDialog(QDialog):
         ok = QPushButton(_("Charge this part  (Enter)"))
         ok.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        for widget, description in (
+                (self.page.amount, _("The part of the balance this card pays, typed the store's way")),
+                (ok, _("Charges this part on the payment terminal; the rest stays due")),
+                (cancel, _("Closes without charging the card"))):
+            widget.setAccessibleDescription(description)
         row = QHBoxLayout()
         row.addWidget(ok)
         row.addWidget(cancel)
@@ -124,12 +129,19 @@ class CashDialog(QDialog):
         for index, cents in enumerate(cash_suggestions(due, counter.money.currency)):
             text = _("Exact {amount}").format(amount=counter.money(cents)) if index == 0 else counter.money(cents)
             button = QPushButton(text)
+            button.setAccessibleDescription(_("Takes exactly the balance due in cash") if index == 0 else
+                                            _("Takes this amount in cash and shows the change"))
             button.setAutoDefault(False)
             button.clicked.connect(lambda checked=False, amount=cents: self._quick(amount))
             quick.addWidget(button)
         self.take_button = QPushButton(_("Take cash  (Enter)"))
         self.take_button.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        for widget, description in (
+                (self.page.amount, _("The cash the customer hands over, typed the store's way")),
+                (self.take_button, _("Takes the cash typed and shows the change to give")),
+                (cancel, _("Closes without taking any cash"))):
+            widget.setAccessibleDescription(description)
         row = QHBoxLayout()
         row.addWidget(self.take_button)
         row.addWidget(cancel)
@@ -145,6 +157,7 @@ class CashDialog(QDialog):
         self.drawer.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.new_sale = QPushButton(_("New sale  (Enter)"))
         self.new_sale.setDefault(True)
+        self.new_sale.setAccessibleDescription(_("Closes the change and starts the next sale"))
         change_layout = QVBoxLayout(self.change_page)
         for widget in (self.change, self.drawer, self.new_sale):
             change_layout.addWidget(widget)

@@ -75,6 +75,13 @@ class CustomerDialog(QDialog):
         self.detach_button = QPushButton(_("&Detach"))
         self.detach_button.setEnabled(counter.cart.customer is not None)
         close = QPushButton(_("Close  (Esc)"))
+        for widget, description in (
+                (self.search, _("Finds the service's customers as you type")),
+                (self.attach_button, _("Attaches the selected customer to the sale")),
+                (self.new_button, _("Adds a new customer to the service and attaches them")),
+                (self.detach_button, _("Takes the customer off the sale")),
+                (close, _("Closes the customer search; the sale keeps its customer"))):
+            widget.setAccessibleDescription(description)
         find_page = QWidget()
         find_layout = QVBoxLayout(find_page)
         find_layout.setContentsMargins(0, 0, 0, 0)

@@ -83,6 +83,7 @@ class HelpDialog(QDialog):
         self.keys.setFrameShape(QFrame.Shape.NoFrame)
         self.keys.setAccessibleName(_("Keys of the app"))
         close = QPushButton(_("Close  (Esc)"))
+        close.setAccessibleDescription(_("Closes the list of keys"))
         close.setDefault(True)
         close.clicked.connect(self.accept)
         layout = QVBoxLayout(self)

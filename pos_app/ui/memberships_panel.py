@@ -50,6 +50,9 @@ READ_DELAY_MS = 250
 CHANGE_KEYS = {MembershipChange.PAUSE: "Alt+P", MembershipChange.RESUME: "Alt+R", MembershipChange.CANCEL: "Alt+C"}
 CHANGE_BUTTONS = {MembershipChange.PAUSE: N_("Pause  (Alt+P)"), MembershipChange.RESUME: N_("Resume  (Alt+R)"),
                   MembershipChange.CANCEL: N_("Cancel membership  (Alt+C)")}
+CHANGE_DESCRIPTIONS = {MembershipChange.PAUSE: N_("Pauses the selected membership (a manager's PIN)"),
+                       MembershipChange.RESUME: N_("Resumes the selected membership (a manager's PIN)"),
+                       MembershipChange.CANCEL: N_("Cancels the selected membership (a manager's PIN)")}
 CHANGE_TITLES = {MembershipChange.PAUSE: N_("Pause the membership"),
                  MembershipChange.RESUME: N_("Resume the membership"),
                  MembershipChange.CANCEL: N_("Cancel the membership")}
@@ -105,6 +108,9 @@ class MembershipsPanel(QWidget):
         self.message.setAccessibleName(_("Memberships result"))
         self.enroll_button = QPushButton(_("Enroll  (Alt+E)"))
         self.change_buttons = {change: QPushButton(_(CHANGE_BUTTONS[change])) for change in CHANGE_KEYS}
+        self.enroll_button.setAccessibleDescription(_("Enrolls the customer in one of the store's memberships"))
+        for change, button in self.change_buttons.items():
+            button.setAccessibleDescription(_(CHANGE_DESCRIPTIONS[change]))
         buttons = QHBoxLayout()
         buttons.addWidget(self.enroll_button)
         for button in self.change_buttons.values():

@@ -132,6 +132,19 @@ class ShiftEndDialog(QDialog):
         self.batch_button = QPushButton(_("Batch report"))
         self.batch_button.setToolTip(_("The end-of-shift report of the card batch: every card payment"))
         done = QPushButton(_("Done  (Esc)"))
+        for widget, description in (
+                (self.terminal, _("The terminal whose card batch this shift closes")),
+                (self.pin, _("A manager's PIN: the shift is then checked with the service")),
+                (self.check_button, _("Checks the shift with the payment service and shows the cash expected "
+                                      "in the drawer")),
+                (self.close_button, _("Closes the card batch and writes the Z report, once the drawer is "
+                                      "counted")),
+                (self.x_button, _("Shows the X report: the shift's figures so far, nothing closed")),
+                (self.show_button, _("Shows the end-of-shift report")),
+                (self.print_button, _("Prints the end-of-shift report")),
+                (self.batch_button, self.batch_button.toolTip()),
+                (done, _("Closes this screen"))):
+            widget.setAccessibleDescription(description)
         top = QHBoxLayout()
         terminal_label = QLabel(_("Terminal"))
         terminal_label.setBuddy(self.terminal)

@@ -16,6 +16,7 @@ from pos_app.ui.payment_dialog import PaymentDialog
 from pos_app.ui.qt import QApplication, Qt
 from pos_app.ui.theme import apply_theme
 from tests.languages import MARKING, unmarked
+from tests.ui.access import undescribed
 from tests.ui.helpers import clipped, close_preview, modal, open_back_office, save, scan, sign_in, two_codes
 
 SIZES = ((1280, 800), (1024, 768))
@@ -224,3 +225,15 @@ def test_the_setup_screen_fits_1024_by_768_in_the_light_theme(qtbot, run, tmp_pa
     finally:
         show_screens_in("en")
     assert problems == []
+
+
+def test_every_key_field_and_choice_of_the_main_screens_is_described(qtbot, run, open_app, ui_config, sandbox):
+    """A screen reader says what a control does after its name: each key, field, check box
+    and choice of the main screens has a description (``tests/ui/test_access.py`` reads the
+    sale screen, the payment dialog and the back office the same way)."""
+    sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
+    app = open_app(ui_config, "S")
+    found: dict[str, list[str]] = {}
+    main_screens(qtbot, run, app, lambda name, widget: found.update({name: undescribed(widget)}))
+    problems = [f"{name}: {control}" for name, controls in found.items() for control in controls]
+    assert problems == [], "\n".join(problems)
