@@ -37,9 +37,11 @@ class DrawerChoice(QDialog):
         layout.addWidget(QLabel(_("What is the drawer opened for? A manager approves it.")))
         for kind, text in CHOICES:
             button = QPushButton(_(text))
+            button.setAccessibleDescription(_("A manager approves it"))
             button.clicked.connect(lambda checked=False, chosen=kind: self._choose(chosen))
             layout.addWidget(button)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        cancel.setAccessibleDescription(_("Closes; the drawer stays shut"))
         cancel.clicked.connect(self.reject)
         layout.addWidget(cancel)
         enter_presses_focused_button(self)

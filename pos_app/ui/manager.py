@@ -61,6 +61,11 @@ class ManagerDialog(QDialog):
         self.paid = QPushButton(_("Mark &paid"))
         self.not_paid = QPushButton(_("Mark &not paid"))
         cancel = QPushButton(_("Cancel  (Esc)"))
+        for widget, description in (
+                (self.paid, _("Records that the customer paid this attempt (a manager's PIN and a reason)")),
+                (self.not_paid, _("Records that this attempt charged nothing (a manager's PIN and a reason)")),
+                (cancel, _("Closes without a decision: the attempt stays unknown"))):
+            widget.setAccessibleDescription(description)
         buttons = QHBoxLayout()
         for button in (self.paid, self.not_paid, cancel):
             buttons.addWidget(button)

@@ -65,6 +65,8 @@ class ManagerApproval(QDialog):
         self.ok = QPushButton(_("{action}  (Enter)").format(action=title))
         self.ok.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        self.ok.setAccessibleDescription(_("Goes on once the manager's PIN is checked"))
+        cancel.setAccessibleDescription(_("Closes without doing it"))
         form = QFormLayout()
         if max_amount is not None:
             if prefill:

@@ -60,6 +60,10 @@ class OpenPriceDialog(QDialog):
         self.add_button = QPushButton(_("Add to sale  (Enter)"))
         self.add_button.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        for widget, description in ((self.tax, _("The taxes the item carries")),
+                                    (self.add_button, _("Adds the item to the sale at the price typed")),
+                                    (cancel, _("Closes without adding the item"))):
+            widget.setAccessibleDescription(description)
         form = QFormLayout()
         form.addRow(_("Price ({symbol})").format(symbol=money.symbol), self.price)
         form.addRow("", self.problem)

@@ -91,6 +91,8 @@ class PreauthsDialog(QDialog):
         self.capture_button = QPushButton(_("Capture  (Enter)"))
         self.capture_button.setDefault(True)
         close = QPushButton(_("Close  (Esc)"))
+        self.capture_button.setAccessibleDescription(_("Captures the amount typed on the selected pre-auth"))
+        close.setAccessibleDescription(_("Closes the open pre-auths"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.capture_button)
         buttons.addWidget(close)

@@ -55,6 +55,10 @@ class ReceiptPreview(QDialog):
         print_button = QPushButton(_("Print…"))
         save_button = QPushButton(_("Save as…"))
         close_button = QPushButton(_("Close  (Esc)"))
+        for widget, description in ((print_button, _("Prints this document on a printer you choose")),
+                                    (save_button, _("Saves this document as a PDF file")),
+                                    (close_button, _("Closes the preview"))):
+            widget.setAccessibleDescription(description)
         close_button.setDefault(True)
         buttons = QHBoxLayout()
         for button in (print_button, save_button, close_button):

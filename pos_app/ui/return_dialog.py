@@ -85,6 +85,8 @@ class ReturnDialog(QDialog):
         self.ok = QPushButton(_("Return…  (Enter)"))
         self.ok.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        self.ok.setAccessibleDescription(_("Goes on to a manager's approval of this return"))
+        cancel.setAccessibleDescription(_("Closes without returning anything"))
         hint = QLabel(_("↑ ↓ pick a line, type the quantity to return (Backspace clears it, + − step it), "
                         "Enter to go on."))
         hint.setWordWrap(True)

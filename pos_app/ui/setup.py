@@ -144,6 +144,7 @@ class SetupDialog(QDialog):
         self.key_help.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.check = QPushButton(_("&Check and list terminals"))
         self.check.setAccessibleName(_("Check the key and list the terminals"))
+        self.check.setAccessibleDescription(_("Asks the service whether the key works, and lists its terminals"))
         service, form = _section(_("1 · Payment service"), QFormLayout())
         for text, widget in ((_("Service &address"), self.url), (_("Store &id"), self.store_id),
                              (_("Station i&d"), self.station_id), (_("Store &name"), self.store_name),
@@ -162,6 +163,7 @@ class SetupDialog(QDialog):
         self.printer = QComboBox()
         self.printer.setEditable(True)
         self.printer.setAccessibleName(_("Receipt printer"))
+        self.printer.setAccessibleDescription(_("The printer receipts go to; none: a preview, then the print dialog"))
         self.printer.lineEdit().setPlaceholderText(_("none: a preview, then the print dialog"))
         self.printer.lineEdit().setAccessibleName(_("Receipt printer"))
         self.printer.setEditText(prefill.get("printer", ""))
@@ -186,7 +188,9 @@ class SetupDialog(QDialog):
         self.message = _text("", "errorText", name=_("Setup message"))
         self.sandbox = QPushButton(_("Try the sand&box"))
         self.sandbox.setAccessibleName(_("Try the sandbox: training mode, no real money"))
+        self.sandbox.setAccessibleDescription(_("Starts the app on its built-in sandbox, in training mode"))
         self.save = QPushButton(_("&Save and start"))
+        self.save.setAccessibleDescription(_("Saves these settings and starts the app"))
         self.save.setDefault(True)
         buttons = QHBoxLayout()
         buttons.addWidget(self.message, 1)

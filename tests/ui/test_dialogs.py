@@ -26,10 +26,15 @@ UNKNOWN = OperationResult(Outcome.UNKNOWN, Operation.SALE, "ts-1001", attempt_id
 
 
 def dialogs(app) -> dict[str, Callable[[], QDialog]]:
+    from pos_app.journal.orders import OrderLine
     from pos_app.receipts import ReportData, render_report
+    from pos_app.station.card_on_file import StoredCard
+    from pos_app.station.returns import OrderForReturn, ReturnLine
     from pos_app.ui.acknowledgment import AcknowledgmentDialog
     from pos_app.ui.back_office import BackOfficeDialog
+    from pos_app.ui.card_on_file import StoredCardPicker
     from pos_app.ui.customer_dialog import CustomerDialog
+    from pos_app.ui.drawer_dialog import DrawerChoice
     from pos_app.ui.help import HelpDialog
     from pos_app.ui.manager import ManagerDialog
     from pos_app.ui.manager_approval import ManagerApproval
@@ -37,6 +42,7 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.payment_dialog import PaymentDialog
     from pos_app.ui.preauths import PreauthsDialog
     from pos_app.ui.receipt_view import ReceiptPreview
+    from pos_app.ui.return_dialog import ReturnDialog
     from pos_app.ui.setup import SetupDialog
     from pos_app.ui.shift_end import ShiftEndDialog
 
@@ -76,6 +82,14 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         "keys (F1)": lambda: HelpDialog(window),
         "receipt preview": lambda: ReceiptPreview(report, window),
         "setup": lambda: SetupDialog(app.config.data_dir / "setup", parent=window),
+        "stored cards (F4)": lambda: StoredCardPicker(
+            [StoredCard("c-1", "m-1", "Visa", "4242", "credit", "424242", True, "12/30"),
+             StoredCard("c-1", "m-2", "Mastercard", "4444", "debit", "555555", False, "01/29")],
+            "Jane Roe", "$12.34", window),
+        "drawer": lambda: DrawerChoice(window),
+        "return items": lambda: ReturnDialog(OrderForReturn(
+            "o-1", (ReturnLine(OrderLine(1, "Apples", "4011", 199, 3, 48)),
+                    ReturnLine(OrderLine(2, "Bread", "5011", 349, 1, 0))), (), 1000), money, window),
     }
 
 
@@ -225,3 +239,21 @@ def test_the_high_contrast_theme_fits_1024_by_768_in_every_language(qtbot, run, 
         show_screens_in("en")
         i18n.use_store_language("en")
     assert not problems, "\n".join(problems)
+
+
+def test_every_key_field_and_choice_of_every_dialog_is_described(qtbot, open_app, ui_config):
+    """A screen reader says what a control does after its name: in every dialog, each key,
+    field, check box and choice has a description (``tests/ui/access.py``)."""
+    from tests.ui.access import undescribed
+
+    app = open_app(ui_config, "S")
+    sign_in(qtbot, app.window)
+    problems: list[str] = []
+    for name, make in dialogs(app).items():
+        dialog = make()
+        dialog.open()
+        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+        problems.extend(f"{name}: {control}" for control in undescribed(dialog))
+        dialog.done(0)
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+    assert problems == [], "\n".join(problems)
