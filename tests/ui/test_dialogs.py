@@ -5,7 +5,7 @@ notice was accepted) and Enter in a field never presses a button nobody chose; o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -106,14 +106,25 @@ def settled(dialog: QDialog) -> bool:
     return True
 
 
+def opened(qtbot, app, *, leaving_out: str | None = None) -> Iterator[tuple[str, QDialog]]:
+    """Each dialog of ``dialogs`` (but ``leaving_out``) opened and settled, by name; closed
+    once the loop moves on."""
+    for name, make in dialogs(app).items():
+        if name == leaving_out:
+            continue
+        dialog = make()
+        dialog.open()
+        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+        yield name, dialog
+        dialog.done(0)
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
+
+
 def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, open_app, ui_config):
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     misrouted: list[str] = []
-    for name, make in dialogs(app).items():
-        dialog = make()
-        dialog.open()
-        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+    for name, dialog in opened(qtbot, app):
         pressed: list[QPushButton] = []
         buttons = [b for b in dialog.findChildren(QPushButton) if b.isVisible() and b.isEnabled()
                    and b.focusPolicy() != Qt.FocusPolicy.NoFocus]
@@ -136,8 +147,6 @@ def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, open_app, u
             qtbot.keyClick(field, Qt.Key.Key_Return)
             if pressed not in ([], default):  # the dialog's chosen default, or nothing
                 misrouted.append(f"{name}: Enter in “{field.accessibleName()}” pressed {[b.text() for b in pressed]}")
-        dialog.done(0)
-        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     assert not misrouted, "\n".join(misrouted)
 
 
@@ -168,16 +177,11 @@ def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     problems = [f"the sale screen: {problem}" for problem in clipped(app.window)]
-    for name, make in dialogs(app).items():
-        dialog = make()
-        dialog.open()
-        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+    for name, dialog in opened(qtbot, app):
         refused(qtbot, name, dialog)
         problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
         if name in ("void approval", "refund all approval", "audit PIN"):
             save(dialog, f"light-{name.replace(' ', '-')}")
-        dialog.done(0)
-        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     assert not problems, "\n".join(problems)
 
 
@@ -226,15 +230,8 @@ def test_the_high_contrast_theme_fits_1024_by_768_in_every_language(qtbot, run, 
         needed = app.window.layout().totalMinimumSize()
         problems = [f"the sale screen needs {needed.width()}×{needed.height()}"] if (
             needed.width() > SCREEN[0] or needed.height() > SCREEN[1] - 60) else []
-        for name, make in dialogs(app).items():
-            if name == "setup":  # shown before any theme is chosen: in the light one
-                continue
-            dialog = make()
-            dialog.open()
-            qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+        for name, dialog in opened(qtbot, app, leaving_out="setup"):  # shown before any theme is chosen
             problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
-            dialog.done(0)
-            qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     finally:
         show_screens_in("en")
         i18n.use_store_language("en")
@@ -249,11 +246,6 @@ def test_every_key_field_and_choice_of_every_dialog_is_described(qtbot, open_app
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     problems: list[str] = []
-    for name, make in dialogs(app).items():
-        dialog = make()
-        dialog.open()
-        qtbot.waitUntil(lambda dialog=dialog: QApplication.activeModalWidget() is dialog and settled(dialog))
+    for name, dialog in opened(qtbot, app):
         problems.extend(f"{name}: {control}" for control in undescribed(dialog))
-        dialog.done(0)
-        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
     assert problems == [], "\n".join(problems)
