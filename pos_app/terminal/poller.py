@@ -154,7 +154,7 @@ class _Message:
 
     @property
     def known_at(self) -> float:
-        return max(self.informed or self.first_seen, self.first_seen)
+        return self.informed if self.informed is not None else self.first_seen
 
     @property
     def polled_at(self) -> float:
