@@ -266,6 +266,14 @@ class NewCustomerForm(QWidget):
         self.problem.setAccessibleName(_("New customer result"))
         self.add_button = QPushButton(_("Add and attach  (Enter)"))
         self.back_button = QPushButton(_("Back  (Esc)"))
+        for widget, description in (
+                (self.first, _("The new customer's first name (required)")),
+                (self.last, _("The new customer's last name (required)")),
+                (self.email, _("The new customer's email address (required)")),
+                (self.phone, _("The new customer's phone number; may stay empty")),
+                (self.add_button, _("Adds the customer to the service and attaches them to the sale")),
+                (self.back_button, _("Back to the search; nobody is added"))):
+            widget.setAccessibleDescription(description)
         form = QFormLayout()
         form.addRow(_("First name"), self.first)
         form.addRow(_("Last name"), self.last)

@@ -277,6 +277,9 @@ class PlanChoice(QDialog):
         enroll_button = QPushButton(_("Enroll  (Enter)"))
         enroll_button.setDefault(True)
         back = QPushButton(_("Back  (Esc)"))
+        enroll_button.setAccessibleDescription(_("Enrolls the customer in the plan picked, charged to their card on "
+                                                 "file"))
+        back.setAccessibleDescription(_("Back to the customer; nobody is enrolled"))
         buttons = QHBoxLayout()
         buttons.addWidget(enroll_button)
         buttons.addWidget(back)

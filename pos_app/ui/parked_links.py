@@ -162,6 +162,11 @@ class LinkDialog(QDialog):
         self.send_button = QPushButton(_("Send link  (Enter)"))
         self.send_button.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        for widget, description in (
+                (self.contact, _("The customer's mobile number or email address: the link is sent there")),
+                (self.send_button, _("Sends the payment link; the sale then waits for it and the lane is free")),
+                (cancel, _("Closes without sending; the sale stays on the lane"))):
+            widget.setAccessibleDescription(description)
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(cancel)
@@ -230,6 +235,12 @@ class WaitingLinksDialog(QDialog):
         self.pay_button = QPushButton(_("&Pay it (training)"))
         self.pay_button.setVisible(parked.station.training)
         close = QPushButton(_("Close  (Esc)"))
+        for widget, description in (
+                (self.show_button, _("Says where the picked link stands; reprints a paid one's receipt")),
+                (self.cancel_button, _("Cancels the picked link after a question; its sale comes back to the lane")),
+                (self.pay_button, _("Pays the picked link as its customer would (training only)")),
+                (close, _("Closes the list; the links keep waiting"))):
+            widget.setAccessibleDescription(description)
         buttons = QHBoxLayout()
         for button in (self.show_button, self.cancel_button, self.pay_button, close):
             buttons.addWidget(button)
@@ -303,17 +314,10 @@ class WaitingLinksDialog(QDialog):
         if parking is None or not parking.waiting:
             self.message.setText(_("Pick a waiting link to cancel."))
             return
-        confirm = QMessageBox(QMessageBox.Icon.Question, _("Cancel the link"),
-                              _("Cancel the link of {sale}: {amount}, sent to {contact}? The customer can no longer "
-                                "pay it; the sale comes back to the lane.").format(
-                                  sale=sale_of(parking), amount=self.model.money(parking.amount),
-                                  contact=parking.contact), parent=self)
-        yes = confirm.addButton(_("Cancel the link  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
-        confirm.addButton(_("Keep it  (Esc)"), QMessageBox.ButtonRole.RejectRole)
-        confirm.setDefaultButton(yes)
+        confirm = CancelLinkQuestion(parking, self.model.money, self)
         await shown(confirm)
         self.activateWindow()
-        if confirm.clickedButton() is not yes:
+        if confirm.clickedButton() is not confirm.yes:
             self.table.setFocus()
             return
         self.message.setText(_("Cancelling the link…"))
@@ -339,6 +343,23 @@ class WaitingLinksDialog(QDialog):
             await self.links.parked.pay_in_training(parking)
         except (ValueError, JournalError) as error:
             self.load(str(error))
+
+
+class CancelLinkQuestion(QMessageBox):
+    """Delete in the waiting links: cancel ``parking``'s link (Enter) or keep it (Esc)."""
+
+    def __init__(self, parking: ParkedOrder, money: MoneyFormat, parent: QWidget) -> None:
+        super().__init__(QMessageBox.Icon.Question, _("Cancel the link"),
+                         _("Cancel the link of {sale}: {amount}, sent to {contact}? The customer can no longer pay "
+                           "it; the sale comes back to the lane.").format(
+                             sale=sale_of(parking), amount=money(parking.amount), contact=parking.contact),
+                         QMessageBox.StandardButton.NoButton, parent)
+        self.yes = self.addButton(_("Cancel the link  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
+        keep = self.addButton(_("Keep it  (Esc)"), QMessageBox.ButtonRole.RejectRole)
+        self.yes.setAccessibleDescription(_("Cancels the link: the customer can no longer pay it"))
+        keep.setAccessibleDescription(_("Keeps the link waiting for the customer"))
+        self.setDefaultButton(self.yes)
+        self.setEscapeButton(keep)
 
 
 class ParkedLinks(QObject):

@@ -508,8 +508,28 @@ class ShiftEndDialog(QDialog):
 
 async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -> bool:
     """Ask before the batch of ``check``'s terminal is closed (Enter closes, Esc goes back):
-    the check with the service never closes a batch by itself. ``count``: what the Z then
-    records."""
+    the check with the service never closes a batch by itself."""
+    question = CloseBatchQuestion(check, parent, count)
+    await shown(question)
+    parent.activateWindow()  # the keys are the end-of-shift dialog's again
+    return question.clickedButton() is question.close_button
+
+
+class CloseBatchQuestion(QMessageBox):
+    """Close the batch of ``check``'s terminal now? ``count``: what the Z then records."""
+
+    def __init__(self, check: ShiftCheck, parent: QWidget, count: str = "") -> None:
+        super().__init__(QMessageBox.Icon.Question, _("Close the batch?"), _close_sentences(check, count),
+                         QMessageBox.StandardButton.NoButton, parent)
+        self.close_button = self.addButton(_("Close the batch  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
+        back = self.addButton(_("Back  (Esc)"), QMessageBox.ButtonRole.RejectRole)
+        self.close_button.setAccessibleDescription(_("Closes the terminal's batch now; this cannot be undone"))
+        back.setAccessibleDescription(_("Back to the end of shift; nothing is closed"))
+        self.setDefaultButton(self.close_button)
+        self.setEscapeButton(back)
+
+
+def _close_sentences(check: ShiftCheck, count: str) -> str:
     said = [_("Close the batch of {terminal} now? The service settles its approved card payments: they can then "
               "be refunded, no longer voided. This cannot be undone.").format(terminal=check.terminal_id)]
     if count:
@@ -524,13 +544,5 @@ async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -
         said.append(ngettext("{count} attempt without a known result: the close is not sent until each is settled.",
                              "{count} attempts without a known result: the close is not sent until each is "
                              "settled.", number).format(count=number))
-    box = QMessageBox(QMessageBox.Icon.Question, _("Close the batch?"), "\n\n".join(said),
-                      QMessageBox.StandardButton.NoButton, parent)
-    close = box.addButton(_("Close the batch  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
-    back = box.addButton(_("Back  (Esc)"), QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(close)
-    box.setEscapeButton(back)
-    await shown(box)
-    parent.activateWindow()  # the keys are the end-of-shift dialog's again
-    return box.clickedButton() is close
+    return "\n\n".join(said)
 

@@ -56,6 +56,8 @@ class UpdateLinkDialog(QDialog):
         self.send_button = QPushButton(_("Send link  (Enter)"))
         self.send_button.setDefault(True)
         cancel = QPushButton(_("Cancel  (Esc)"))
+        self.send_button.setAccessibleDescription(_("Sends the secure link to the contact picked"))
+        cancel.setAccessibleDescription(_("Closes without sending a link"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(cancel)

@@ -69,6 +69,8 @@ class XReportDialog(QDialog):
         self.print_button = QPushButton(_("Print X report  (Enter)"))
         self.print_button.setDefault(True)
         close = QPushButton(_("Close  (Esc)"))
+        self.print_button.setAccessibleDescription(_("Prints the X report (previews it when no printer is set)"))
+        close.setAccessibleDescription(_("Closes the X report; nothing was closed or counted"))
         buttons = QHBoxLayout()
         buttons.addWidget(self.print_button)
         buttons.addWidget(close)

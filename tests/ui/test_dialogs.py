@@ -25,11 +25,18 @@ SCREEN = (1024, 768)
 UNKNOWN = OperationResult(Outcome.UNKNOWN, Operation.SALE, "ts-1001", attempt_id="a-unknown", amount=1234)
 
 
-def dialogs(app) -> dict[str, Callable[[], QDialog]]:
+def dialogs(app, run) -> dict[str, Callable[[], QDialog]]:
+    from pos_app.cart import OrderCustomer
+    from pos_app.cart.store import encode
     from pos_app.journal.orders import OrderLine
+    from pos_app.journal.parked import ParkedOrder, ParkStage
+    from pos_app.membership_plans import MembershipPlan
     from pos_app.receipts import ReportData, render_report
     from pos_app.station.card_on_file import StoredCard
     from pos_app.station.returns import OrderForReturn, ReturnLine
+    from pos_app.station.shift import ShiftCheck
+    from pos_app.station.update_link import Contact, ContactKind, LinkTarget
+    from pos_app.station.z_report import x_report
     from pos_app.ui.acknowledgment import AcknowledgmentDialog
     from pos_app.ui.back_office import BackOfficeDialog
     from pos_app.ui.card_on_file import StoredCardPicker
@@ -38,13 +45,17 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.help import HelpDialog
     from pos_app.ui.manager import ManagerDialog
     from pos_app.ui.manager_approval import ManagerApproval
+    from pos_app.ui.memberships_panel import PlanChoice
     from pos_app.ui.open_price import OpenPriceDialog
+    from pos_app.ui.parked_links import CancelLinkQuestion, LinkDialog, WaitingLinksDialog
     from pos_app.ui.payment_dialog import PaymentDialog
     from pos_app.ui.preauths import PreauthsDialog
     from pos_app.ui.receipt_view import ReceiptPreview
     from pos_app.ui.return_dialog import ReturnDialog
     from pos_app.ui.setup import SetupDialog
-    from pos_app.ui.shift_end import ShiftEndDialog
+    from pos_app.ui.shift_end import CloseBatchQuestion, ShiftEndDialog
+    from pos_app.ui.update_link_dialog import UpdateLinkDialog
+    from pos_app.ui.x_report import XReportDialog
 
     window, money = app.window, app.counter.money  # the store's MoneyFormat: dialogs prefill and parse with it
     verify = window.office.verify_manager
@@ -59,6 +70,17 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
         dialog.payments.void_button.setEnabled(True)  # as for a payment picked in the list
         return dialog
 
+    def new_customer() -> QDialog:
+        dialog = CustomerDialog(app.counter, window)
+        dialog.new_button.click()  # the new-customer form, as Ctrl+N shows it
+        return dialog
+
+    jane = OrderCustomer("cus-1", "Jane Roe", "jane@example.com", "(555) 123-4567")
+    now = datetime.now(UTC)
+    parking = ParkedOrder("p-1", "o-1", ParkStage.PARKED, 1234, "jane@example.com", encode(app.counter.cart).decode(),
+                          "Alex", now, link_id="l-1")
+    plan = MembershipPlan(name="Coffee club", amount=1500, every_months=1, day=1)
+    check = ShiftCheck("ts-1001", now, True, now, (), (), (), True)
     report = render_report(ReportData("Keys", "Store", "s1", "lane-1", datetime.now(UTC), ()))
     taxes = tax_choice(app.counter.rates, [((), 1), (tuple(app.counter.rates), 1)])  # the longest class's name
     return {
@@ -87,6 +109,17 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
              StoredCard("c-1", "m-2", "Mastercard", "4444", "debit", "555555", False, "01/29")],
             "Jane Roe", "$12.34", window),
         "drawer": lambda: DrawerChoice(window),
+        "pay by link (Ctrl+K)": lambda: LinkDialog(window.parked_links.parked, money, window),
+        "waiting links (Ctrl+W)": lambda: WaitingLinksDialog(window.parked_links, window),
+        "cancel a link": lambda: CancelLinkQuestion(parking, money, window),
+        "update link (Ctrl+U)": lambda: UpdateLinkDialog(app.station.client, LinkTarget(
+            jane, (Contact(ContactKind.EMAIL, "jane@example.com"), Contact(ContactKind.PHONE, "(555) 123-4567")),
+            has_card=True), window),
+        "new customer (F6, Ctrl+N)": new_customer,
+        "enroll (F6)": lambda: PlanChoice(jane, (plan,), app.counter, window),
+        "X report": lambda: XReportDialog(app.station, run(x_report(app.station, "ts-1001")), window,
+                                          receipts=window.receipts),
+        "close the batch?": lambda: CloseBatchQuestion(check, window, "Z-0001 records $100.00 counted."),
         "return items": lambda: ReturnDialog(OrderForReturn(
             "o-1", (ReturnLine(OrderLine(1, "Apples", "4011", 199, 3, 48)),
                     ReturnLine(OrderLine(2, "Bread", "5011", 349, 1, 0))), (), 1000), money, window),
@@ -95,21 +128,23 @@ def dialogs(app) -> dict[str, Callable[[], QDialog]]:
 
 def settled(dialog: QDialog) -> bool:
     """Done loading what it shows (the back office's lists: Refresh is disabled meanwhile; the
-    open pre-auths, which give the amount field the keyboard once loaded)."""
+    open pre-auths and the waiting links, which give a field or the list the keyboard once
+    loaded)."""
     from pos_app.ui.back_office import BackOfficeDialog
+    from pos_app.ui.parked_links import WaitingLinksDialog
     from pos_app.ui.preauths import PreauthsDialog
 
     if isinstance(dialog, BackOfficeDialog):  # in any language: the day read, not its sentence
         return dialog.payments.refresh_button.isEnabled() and dialog.payments.day_read
-    if isinstance(dialog, PreauthsDialog):
+    if isinstance(dialog, PreauthsDialog | WaitingLinksDialog):
         return dialog.message.text() != _("Loading…")
     return True
 
 
-def opened(qtbot, app, *, leaving_out: str | None = None) -> Iterator[tuple[str, QDialog]]:
+def opened(qtbot, app, run, *, leaving_out: str | None = None) -> Iterator[tuple[str, QDialog]]:
     """Each dialog of ``dialogs`` (but ``leaving_out``) opened and settled, by name; closed
     once the loop moves on."""
-    for name, make in dialogs(app).items():
+    for name, make in dialogs(app, run).items():
         if name == leaving_out:
             continue
         dialog = make()
@@ -120,11 +155,11 @@ def opened(qtbot, app, *, leaving_out: str | None = None) -> Iterator[tuple[str,
         qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None)
 
 
-def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, open_app, ui_config):
+def test_enter_on_a_focused_button_presses_it_in_every_dialog(qtbot, run, open_app, ui_config):
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     misrouted: list[str] = []
-    for name, dialog in opened(qtbot, app):
+    for name, dialog in opened(qtbot, app, run):
         pressed: list[QPushButton] = []
         buttons = [b for b in dialog.findChildren(QPushButton) if b.isVisible() and b.isEnabled()
                    and b.focusPolicy() != Qt.FocusPolicy.NoFocus]
@@ -171,13 +206,13 @@ def refused(qtbot, name: str, dialog: QDialog) -> None:
     qtbot.waitUntil(lambda: dialog.message.text() != "" and dialog.ok.isEnabled(), timeout=10_000)
 
 
-def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, open_app, ui_config):
+def test_no_dialog_is_cut_on_a_1024_by_768_screen(qtbot, run, open_app, ui_config):
     from tests.ui.helpers import save
 
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     problems = [f"the sale screen: {problem}" for problem in clipped(app.window)]
-    for name, dialog in opened(qtbot, app):
+    for name, dialog in opened(qtbot, app, run):
         refused(qtbot, name, dialog)
         problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
         if name in ("void approval", "refund all approval", "audit PIN"):
@@ -230,7 +265,7 @@ def test_the_high_contrast_theme_fits_1024_by_768_in_every_language(qtbot, run, 
         needed = app.window.layout().totalMinimumSize()
         problems = [f"the sale screen needs {needed.width()}×{needed.height()}"] if (
             needed.width() > SCREEN[0] or needed.height() > SCREEN[1] - 60) else []
-        for name, dialog in opened(qtbot, app, leaving_out="setup"):  # shown before any theme is chosen
+        for name, dialog in opened(qtbot, app, run, leaving_out="setup"):  # shown before any theme is chosen
             problems.extend(f"{name}: {problem}" for problem in clipped(dialog))
     finally:
         show_screens_in("en")
@@ -238,7 +273,7 @@ def test_the_high_contrast_theme_fits_1024_by_768_in_every_language(qtbot, run, 
     assert not problems, "\n".join(problems)
 
 
-def test_every_key_field_and_choice_of_every_dialog_is_described(qtbot, open_app, ui_config):
+def test_every_key_field_and_choice_of_every_dialog_is_described(qtbot, run, open_app, ui_config):
     """A screen reader says what a control does after its name: in every dialog, each key,
     field, check box and choice has a description (``tests/ui/access.py``)."""
     from tests.ui.access import undescribed
@@ -246,6 +281,6 @@ def test_every_key_field_and_choice_of_every_dialog_is_described(qtbot, open_app
     app = open_app(ui_config, "S")
     sign_in(qtbot, app.window)
     problems: list[str] = []
-    for name, dialog in opened(qtbot, app):
+    for name, dialog in opened(qtbot, app, run):
         problems.extend(f"{name}: {control}" for control in undescribed(dialog))
     assert problems == [], "\n".join(problems)
