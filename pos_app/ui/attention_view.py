@@ -57,6 +57,12 @@ class AttentionPanel(QWidget):
         self.check_button = QPushButton(_("C&heck again"))
         self.decide_button = QPushButton(_("&Mark paid / not paid…"))
         self.payment_button = QPushButton(_("&Show the payment (to give it back)"))
+        for widget, description in (
+                (self.wait_button, _("Follows the payment picked with the service a while longer")),
+                (self.check_button, _("Asks the service once more now, for the payment picked")),
+                (self.decide_button, _("A manager marks the payment picked paid or not paid, with a reason")),
+                (self.payment_button, _("Shows the payment picked in the payments list, to void or refund it"))):
+            widget.setAccessibleDescription(description)
         buttons = button_rows((self.wait_button, self.check_button, self.decide_button, self.payment_button))
         layout = QVBoxLayout(self)
         layout.addWidget(self.items, 1)

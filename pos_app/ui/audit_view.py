@@ -99,6 +99,8 @@ class AuditPanel(QWidget):
         self.show_button = QPushButton(_("&Show (manager PIN)…"))
         self.export_button = QPushButton(_("&Export CSV…"))
         self.export_button.setEnabled(False)
+        self.show_button.setAccessibleDescription(_("Shows who did what, when and why, after a manager's PIN"))
+        self.export_button.setAccessibleDescription(_("Saves the audit trail shown as a CSV file"))
         buttons = QHBoxLayout()
         for button in (self.show_button, self.export_button):
             buttons.addWidget(button)
