@@ -54,7 +54,7 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   field's first paint with the focus), with the PIN typed at a quick cashier's pace, one
   key every ``PACE_S`` s (``*_pin_at_a_cashiers_pace``). The target is the worst of
   training and store, each taken two ways: the ratio of its median to the bare window's
-  median, and the median of its runs' ratios to the bare run just before each (this VM
+  median, and the median of its runs' ratios to the bare run of the same round (this VM
   starts a process at one of two speeds, so a median of few runs can land on either
   side for one kind and not the other). While the PIN is
   typed the app opens the counter, works the PIN out ahead (its slow hash) and imports
@@ -67,8 +67,12 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   that ``PYTHONDONTWRITEBYTECODE=1`` in a shell does not make every start compile pos_app
   from source: an installed app has its ``.pyc`` files) are fresh temporary folders; one
   start not counted creates both (demo staff, journal, catalog; every module compiled) and
-  is reported as ``first_start_fresh_data_and_bytecode``. Baseline and app runs alternate,
-  so drift and the neighbours' load hit both alike; medians of ``--runs``.
+  is reported as ``first_start_fresh_data_and_bytecode``. Each round starts each kind once
+  (baseline, the app's four), so drift and the neighbours' load hit all alike, and the
+  round's order turns by one each round: on this VM a start's place in its round moved
+  its median by up to 15 ms (as much as the app's lead over the bare window), so a fixed
+  order favoured some kinds. Medians of ``--runs`` rounds (21: with 11 the same code
+  measured 1.24-1.38).
 - Memory with 100,000 items: ``bench_catalog.make_items`` fills the training catalog (in a
   separate process), then the app starts on it. Its start-up sync is made to fail (the one
   patch, in the child: ``pos_app.catalog.sync_catalog`` raises ``SyncError`` as if the
@@ -87,11 +91,12 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 11
+RUNS = 21
 PIN = "1111"
 TARGET_RATIO = 1.5
 TARGET_RSS_MB = 250.0
@@ -542,12 +547,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         _spawn("bare", data_dir, bytecode=pyc)
         store()
         bare_runs, app_runs, store_runs, paced_app_runs, paced_runs = [], [], [], [], []
-        for _ in range(args.runs):  # alternating: drift and neighbours' load hit all alike
-            bare_runs.append(_spawn("bare", data_dir, bytecode=pyc))
-            paced_app_runs.append(_spawn("app", data_dir, pace, bytecode=pyc))
-            paced_runs.append(store(pace))
-            app_runs.append(_spawn("app", data_dir, bytecode=pyc))
-            store_runs.append(store())
+        kinds: list[tuple[list[dict[str, Any]], Callable[[], dict[str, Any]]]] = [
+            (bare_runs, lambda: _spawn("bare", data_dir, bytecode=pyc)),
+            (paced_app_runs, lambda: _spawn("app", data_dir, pace, bytecode=pyc)),
+            (paced_runs, lambda: store(pace)),
+            (app_runs, lambda: _spawn("app", data_dir, bytecode=pyc)),
+            (store_runs, store),
+        ]
+        for round_ in range(args.runs):  # each kind once a round: drift and neighbours' load hit all alike
+            turn = round_ % len(kinds)  # each kind in each place of a round in turn (module docstring)
+            for runs, spawn in kinds[turn:] + kinds[:turn]:
+                runs.append(spawn())
         bare = {
             "runs": len(bare_runs),
             "python_ready_s": _median(bare_runs, "python_ready"),
