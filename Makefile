@@ -24,8 +24,13 @@ $(STAMP): pyproject.toml constraints.txt
 run: install
 	$(VENV)/bin/pos-app --sandbox
 
+# Two pytest workers (pytest-xdist): the suite waits on subprocesses, servers and printers
+# as much as it computes, and took 12 minutes in one process on a 2-core machine (6 in two).
+# TEST_WORKERS=0 runs it in one process (e.g. with PYTEST_ARGS=--pdb).
+TEST_WORKERS ?= 2
+
 test: install
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # both tools always run; the target fails when either found something
 lint: install

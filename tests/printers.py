@@ -10,6 +10,9 @@ printing tests skip; under CI=true they fail (``tests.system.require``).
 bytes exactly as CUPS hands them to a printer (a small backend installed as root, so that
 cupsd's configuration is left as it is: no ``FileDevice``, no restart), for the raw jobs
 of the cash drawer.
+
+Each pytest worker (``make test`` runs two) sets them up under one lock: two ``cupsd``
+started at once, or two ``lpadmin`` adding one queue, would trip over each other.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import pwd
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from pos_app.receipts import PrintJob
 from tests.system import require, require_tool
@@ -32,6 +37,9 @@ PRINTER = "pos-test-pdf"
 CUPS_PDF_CONF = Path("/etc/cups/cups-pdf.conf")
 CUPS_PDF_BACKEND = Path("/usr/lib/cups/backend/cups-pdf")
 SBIN = "/usr/sbin:/sbin"
+SET_UP_LOCK = Path(tempfile.gettempdir()) / "pos-app-tests-cups.lock"
+"""Held while a worker starts the scheduler or adds a queue (this machine's CUPS is shared)."""
+SET_UP_WAIT_S = 120
 
 
 def _run(*command: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -119,6 +127,12 @@ def add_pdf_printer() -> CupsPdf:
     it too). Skips (fails under CI=true) without CUPS or cups-pdf."""
     _require_tools(("pdftotext", "poppler-utils"), ("pdfinfo", "poppler-utils"))
     require(CUPS_PDF_BACKEND.exists(), "cups-pdf is not installed (Debian package printer-driver-cups-pdf)")
+    with FileLock(SET_UP_LOCK, timeout=SET_UP_WAIT_S):
+        _add_pdf_queue()
+    return CupsPdf(PRINTER, tuple(output_dirs()))
+
+
+def _add_pdf_queue() -> None:
     _ensure_scheduler()
     if _run("lpstat", "-p", PRINTER).returncode != 0:
         require(shutil.which("lpadmin", path=os.environ.get("PATH", "") + ":" + SBIN), "lpadmin is not installed")
@@ -129,7 +143,6 @@ def add_pdf_printer() -> CupsPdf:
         added = _run("lpadmin", "-p", PRINTER, "-E", "-v", "cups-pdf:/", "-m", ranked[0],
                      "-o", "pdftops-renderer-default=pdftocairo", "-o", "Label=2")
         require(added.returncode == 0, f"cannot add the {PRINTER} printer: {added.stderr.strip()}")
-    return CupsPdf(PRINTER, tuple(output_dirs()))
 
 
 RAW_PRINTER = "pos-test-drawer"
@@ -172,6 +185,12 @@ def _backend_current() -> bool:
 def raw_printer() -> RawPrinter:
     """The raw capture queue, added once (its backend is mode 0700, which cupsd runs as root)."""
     _require_tools()
+    with FileLock(SET_UP_LOCK, timeout=SET_UP_WAIT_S):
+        _add_raw_queue()
+    return RawPrinter(RAW_PRINTER, RAW_SPOOL)
+
+
+def _add_raw_queue() -> None:
     _ensure_scheduler()
     if not _backend_current():
         require(os.geteuid() == 0, f"only root can add the {RAW_PRINTER} backend to CUPS")
@@ -186,4 +205,3 @@ def raw_printer() -> RawPrinter:
         require(added.returncode == 0, f"cannot add the {RAW_PRINTER} printer: {added.stderr.strip()}")
     for command in ("cupsenable", "cupsaccept"):  # a queue left paused by an earlier run
         _run(command, RAW_PRINTER)
-    return RawPrinter(RAW_PRINTER, RAW_SPOOL)
