@@ -40,6 +40,7 @@ def dialogs(app, run) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.acknowledgment import AcknowledgmentDialog
     from pos_app.ui.back_office import BackOfficeDialog
     from pos_app.ui.card_on_file import StoredCardPicker
+    from pos_app.ui.close_question import CloseBatchQuestion
     from pos_app.ui.customer_dialog import CustomerDialog
     from pos_app.ui.drawer_dialog import DrawerChoice
     from pos_app.ui.help import HelpDialog
@@ -53,7 +54,7 @@ def dialogs(app, run) -> dict[str, Callable[[], QDialog]]:
     from pos_app.ui.receipt_view import ReceiptPreview
     from pos_app.ui.return_dialog import ReturnDialog
     from pos_app.ui.setup import SetupDialog
-    from pos_app.ui.shift_end import CloseBatchQuestion, ShiftEndDialog
+    from pos_app.ui.shift_end import ShiftEndDialog
     from pos_app.ui.update_link_dialog import UpdateLinkDialog
     from pos_app.ui.x_report import XReportDialog
 
