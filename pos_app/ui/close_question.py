@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pos_app.i18n import _, ngettext
 from pos_app.station.shift import ShiftCheck
-from pos_app.ui.dialogs import shown
-from pos_app.ui.qt import QMessageBox, QWidget
+from pos_app.ui.dialogs import Question, shown
+from pos_app.ui.qt import QWidget
 
 
 async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -> bool:
@@ -16,21 +16,16 @@ async def confirmed_close(check: ShiftCheck, parent: QWidget, count: str = "") -
     question = CloseBatchQuestion(check, parent, count)
     await shown(question)
     parent.activateWindow()  # the keys are the end-of-shift dialog's again
-    return question.clickedButton() is question.close_button
+    return question.answered_yes
 
 
-class CloseBatchQuestion(QMessageBox):
+class CloseBatchQuestion(Question):
     """Close the batch of ``check``'s terminal now? ``count``: what the Z then records."""
 
     def __init__(self, check: ShiftCheck, parent: QWidget, count: str = "") -> None:
-        super().__init__(QMessageBox.Icon.Question, _("Close the batch?"), _close_sentences(check, count),
-                         QMessageBox.StandardButton.NoButton, parent)
-        self.close_button = self.addButton(_("Close the batch  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
-        back = self.addButton(_("Back  (Esc)"), QMessageBox.ButtonRole.RejectRole)
-        self.close_button.setAccessibleDescription(_("Closes the terminal's batch now; this cannot be undone"))
-        back.setAccessibleDescription(_("Back to the end of shift; nothing is closed"))
-        self.setDefaultButton(self.close_button)
-        self.setEscapeButton(back)
+        super().__init__(_("Close the batch?"), _close_sentences(check, count),
+                         (_("Close the batch  (Enter)"), _("Closes the terminal's batch now; this cannot be undone")),
+                         (_("Back  (Esc)"), _("Back to the end of shift; nothing is closed")), parent)
 
 
 def _close_sentences(check: ShiftCheck, count: str) -> str:

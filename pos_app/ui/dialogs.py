@@ -1,5 +1,5 @@
-"""Dialogs by keyboard: showing one from a coroutine without a nested event loop, and Enter
-on a focused button pressing that button.
+"""Dialogs by keyboard: showing one from a coroutine without a nested event loop, Enter on a
+focused button pressing that button, and a yes-or-back question.
 
 ``QDialog.exec()`` inside an asyncio task would run a second Qt loop under qasync's and
 re-enter tasks; ``shown`` opens the dialog window-modal and awaits its ``finished``."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pos_app.ui.qt import QApplication, QDialog, QEvent, QKeyEvent, QObject, QPushButton, Qt
+from pos_app.ui.qt import QApplication, QDialog, QEvent, QKeyEvent, QMessageBox, QObject, QPushButton, Qt, QWidget
 
 ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
@@ -59,3 +59,21 @@ def enter_presses_focused_button(dialog: QDialog) -> None:
 def _not_auto_default(dialog: QDialog) -> None:
     for button in dialog.findChildren(QPushButton):
         button.setAutoDefault(False)
+
+
+class Question(QMessageBox):
+    """A question with two keys, each a label and what it does (its accessible description):
+    ``yes`` (Enter, the default) and ``back`` (Esc). ``answered_yes`` once it has closed."""
+
+    def __init__(self, title: str, text: str, yes: tuple[str, str], back: tuple[str, str], parent: QWidget) -> None:
+        super().__init__(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
+        self.yes = self.addButton(yes[0], QMessageBox.ButtonRole.AcceptRole)
+        self.back = self.addButton(back[0], QMessageBox.ButtonRole.RejectRole)
+        self.yes.setAccessibleDescription(yes[1])
+        self.back.setAccessibleDescription(back[1])
+        self.setDefaultButton(self.yes)
+        self.setEscapeButton(self.back)
+
+    @property
+    def answered_yes(self) -> bool:
+        return self.clickedButton() is self.yes

@@ -19,7 +19,7 @@ from pos_app.money import MoneyFormat
 from pos_app.station.events import LinkOrderPaid, ParkedOrdersChanged
 from pos_app.station.link_watcher import LinkWatcher
 from pos_app.station.parked import ParkedOrders, contact_of, paid_cart, read_contact
-from pos_app.ui.dialogs import enter_presses_focused_button, shown
+from pos_app.ui.dialogs import Question, enter_presses_focused_button, shown
 from pos_app.ui.qt import (
     QAbstractItemView,
     QDialog,
@@ -28,7 +28,6 @@ from pos_app.ui.qt import (
     QKeySequence,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QObject,
     QPushButton,
     QShortcut,
@@ -317,7 +316,7 @@ class WaitingLinksDialog(QDialog):
         confirm = CancelLinkQuestion(parking, self.model.money, self)
         await shown(confirm)
         self.activateWindow()
-        if confirm.clickedButton() is not confirm.yes:
+        if not confirm.answered_yes:
             self.table.setFocus()
             return
         self.message.setText(_("Cancelling the link…"))
@@ -345,21 +344,16 @@ class WaitingLinksDialog(QDialog):
             self.load(str(error))
 
 
-class CancelLinkQuestion(QMessageBox):
+class CancelLinkQuestion(Question):
     """Delete in the waiting links: cancel ``parking``'s link (Enter) or keep it (Esc)."""
 
     def __init__(self, parking: ParkedOrder, money: MoneyFormat, parent: QWidget) -> None:
-        super().__init__(QMessageBox.Icon.Question, _("Cancel the link"),
+        super().__init__(_("Cancel the link"),
                          _("Cancel the link of {sale}: {amount}, sent to {contact}? The customer can no longer pay "
                            "it; the sale comes back to the lane.").format(
                              sale=sale_of(parking), amount=money(parking.amount), contact=parking.contact),
-                         QMessageBox.StandardButton.NoButton, parent)
-        self.yes = self.addButton(_("Cancel the link  (Enter)"), QMessageBox.ButtonRole.AcceptRole)
-        keep = self.addButton(_("Keep it  (Esc)"), QMessageBox.ButtonRole.RejectRole)
-        self.yes.setAccessibleDescription(_("Cancels the link: the customer can no longer pay it"))
-        keep.setAccessibleDescription(_("Keeps the link waiting for the customer"))
-        self.setDefaultButton(self.yes)
-        self.setEscapeButton(keep)
+                         (_("Cancel the link  (Enter)"), _("Cancels the link: the customer can no longer pay it")),
+                         (_("Keep it  (Esc)"), _("Keeps the link waiting for the customer")), parent)
 
 
 class ParkedLinks(QObject):
