@@ -1,7 +1,7 @@
 # pos-app: `make run` starts the app on its built-in sandbox; `make test` runs every test;
 # `make lint` runs ruff and mypy (strict for pos_app.api, pos_app.journal, pos_app.terminal,
 # pos_app.staff, pos_app.receipts, pos_app.catalog, pos_app.cart, pos_app.provisioning,
-# pos_app.money, pos_app.drawer, pos_app.sqlite_file).
+# pos_app.setup_cli, pos_app.money, pos_app.drawer, pos_app.sqlite_file).
 # `make system-deps` installs the Debian packages of the system tests.
 # Both create .venv when it is missing and install the pinned versions of constraints.txt.
 
@@ -37,7 +37,7 @@ lint: install
 	@status=0; \
 	$(VENV)/bin/ruff check pos_app tests || status=1; \
 	$(VENV)/bin/mypy pos_app/api pos_app/journal pos_app/terminal pos_app/station pos_app/staff pos_app/receipts pos_app/catalog pos_app/cart pos_app/sqlite_file.py || status=1; \
-	$(VENV)/bin/mypy --strict --follow-imports=silent pos_app/provisioning.py pos_app/money.py pos_app/drawer.py || status=1; \
+	$(VENV)/bin/mypy --strict --follow-imports=silent pos_app/provisioning.py pos_app/setup_cli.py pos_app/money.py pos_app/drawer.py || status=1; \
 	exit $$status
 
 # Debian packages the system tests need (X server and window manager for the UI tests,

@@ -44,8 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=_("check this installation on the built-in sandbox and a temporary data folder (a sale, "
                                "its receipt); exit 0 when it works"))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    from pos_app.provisioning import add_setup_command
     from pos_app.sandbox.cli import add_sandbox_commands
+    from pos_app.setup_cli import add_setup_command
     from pos_app.staff.cli import add_staff_commands
     from pos_app.station.charge_cli import add_charge_commands
     from pos_app.station.cli import add_terminal_commands

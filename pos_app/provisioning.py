@@ -24,15 +24,12 @@
   client (closed after), or a ``SetupError`` sentence: bad address, key refused (401),
   unreachable, not the payment service.
 
-``pos-app setup`` (``add_setup_command``) drives the same functions from a script.
+``pos-app setup`` (``pos_app.setup_cli``) drives the same functions from a script.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import getpass
-import json
 import os
 import re
 import shutil
@@ -79,11 +76,10 @@ from pos_app.staff import (
     check_pin,
     staff_path,
 )
-from pos_app.staff.cli import os_operator
 from pos_app.staff.store import check_name
 
 __all__ = [
-    "KeySource", "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "add_setup_command", "check_key",
+    "KeySource", "NoKeyring", "ProvisionResult", "SetupError", "StationSetup", "check_key",
     "check_manager", "check_service", "check_setup", "environment_key", "key_source", "keyring_usable", "managers",
     "provision", "provision_station", "read_existing", "refuse_key_in", "set_key_instructions", "store_key",
     "terminal_label", "updated_profile", "write_profile",
@@ -94,8 +90,6 @@ SETUP_KEYS = ("base_url", "gateway", "store_id", "store_name", "station_id", "te
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 KEY_MAX = 1024
 NAME_MAX = 80
-EXIT_OK = 0
-EXIT_INVALID = 1
 
 
 class SetupError(ConfigError):
@@ -589,53 +583,3 @@ def terminal_label(terminal: Terminal) -> str:
     else:
         text = _("{name} — {id}").format(name=name, id=terminal.id)
     return _("Inactive: {terminal}").format(terminal=text) if terminal.is_active is False else text
-
-
-# -- pos-app setup -------------------------------------------------------------------------
-
-
-def add_setup_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    setup = commands.add_parser(
-        "setup", help=_("write store.toml and put the key-hash into the OS keyring (JSON on stdout)"),
-        description=_("Write <data dir>/store.toml and store the key-hash in the OS keyring. The key-hash is "
-                      "read from stdin, never from the command line. Prints one JSON object; exit 0 ok, 1 invalid."))
-    setup.add_argument("--base-url", required=True, help=_("the payment service's address (https://...)"))
-    setup.add_argument("--store-id", required=True)
-    setup.add_argument("--station-id", required=True)
-    setup.add_argument("--store-name", default="")
-    setup.add_argument("--terminal", help=_("this station's payment terminal id"))
-    setup.add_argument("--printer", help=_("the receipt printer's name in the OS print system"))
-    setup.add_argument("--gateway", default="auto", choices=GATEWAYS)
-    setup.add_argument("--key-from-stdin", required=True, action="store_true",
-                       help=_("read the key-hash from the first line of stdin (from a terminal: without echo)"))
-    setup.set_defaults(handler=run_setup_command)
-
-
-def run_setup_command(args: argparse.Namespace) -> int:
-    from pos_app.profile import data_dir
-
-    try:
-        setup = check_setup(base_url=args.base_url, store_id=args.store_id, station_id=args.station_id,
-                            store_name=args.store_name, terminal_id=args.terminal, printer=args.printer,
-                            gateway=args.gateway)
-        key = _read_key()
-        result = provision(data_dir(), setup, key, by=os_operator())
-        payload: dict[str, Any] = {"outcome": "ok", **result.to_json(), "profile": setup.entries()}
-        code = EXIT_OK
-    except ConfigError as error:
-        payload, code = {"outcome": "invalid", "error": str(error)}, EXIT_INVALID
-    sys.stdout.write(json.dumps(payload, sort_keys=True) + "\n")
-    sys.stdout.flush()
-    return code
-
-
-def _read_key() -> str:
-    if sys.stdin is None:
-        raise SetupError(_("no stdin to read the key-hash from"))
-    if sys.stdin.isatty():
-        return getpass.getpass(_("key-hash: "))
-    line = sys.stdin.readline()
-    if not line.strip():
-        raise SetupError(_("no key-hash on stdin: pipe it in, e.g. {example}").format(
-            example="`printf '%s\\n' \"$KEY\" | pos-app setup ... --key-from-stdin`"))  # not for people
-    return line
