@@ -37,7 +37,7 @@ PRINTER = "pos-test-pdf"
 CUPS_PDF_CONF = Path("/etc/cups/cups-pdf.conf")
 CUPS_PDF_BACKEND = Path("/usr/lib/cups/backend/cups-pdf")
 SBIN = "/usr/sbin:/sbin"
-SET_UP_LOCK = Path(tempfile.gettempdir()) / "pos-app-tests-cups.lock"
+SET_UP_LOCK = Path(tempfile.gettempdir()) / f"pos-app-tests-cups-{os.getuid()}.lock"
 """Held while a worker starts the scheduler or adds a queue (this machine's CUPS is shared)."""
 SET_UP_WAIT_S = 120
 

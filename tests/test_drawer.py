@@ -54,6 +54,7 @@ def test_a_path_that_cannot_be_written_fails_with_a_sentence(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.alone  # it bounds the failure's time
 def test_a_device_no_one_reads_fails_at_once_instead_of_hanging(tmp_path):
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)  # a device whose other end is not there: a blocking open would wait forever

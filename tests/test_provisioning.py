@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import tomllib
@@ -41,6 +40,7 @@ from pos_app.provisioning import (
     write_profile,
 )
 from pos_app.staff import AuditAction, Role, Staff, StaffMember, staff_path
+from tests.ports import refused_port
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
 
@@ -281,10 +281,7 @@ async def test_check_service_lists_the_terminals_or_says_why_not(sandbox):
     with pytest.raises(SetupError, match=r"refused this key-hash \(401 Unauthorized\)") as caught:
         await check_service(sandbox.base_url, "not-the-key")
     assert caught.value.field == "key" and "not-the-key" not in str(caught.value)
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
-    with pytest.raises(SetupError, match="Cannot reach the payment service at http://127.0.0.1"):
+    with refused_port() as port, pytest.raises(SetupError, match="Cannot reach the payment service at http://127.0.0.1"):
         await check_service(f"http://127.0.0.1:{port}", sandbox.keys["B"])
     with pytest.raises(SetupError, match="must start with https://"):
         await check_service("http://payments.example.com", sandbox.keys["B"])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 import re
-import socket
 
 import pytest
 
 from pos_app.api import errors as e
 from pos_app.api.client import PaymentsClient, RetryPolicy
 from pos_app.api.requests import PayRequest, RefundRequest
+from tests.ports import refused_port
 
 
 def count(sandbox, merchant, route):
@@ -79,12 +79,10 @@ async def test_polls_are_left_to_the_scheduler(clients, sandbox):
 
 
 async def test_connection_refused_means_not_sent():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    async with PaymentsClient(f"http://127.0.0.1:{port}", "k", retry=RetryPolicy(attempts=1)) as client:
-        with pytest.raises(e.ConnectionFailed) as failed:
-            await client.pay(PayRequest(terminalId="t", amount=100), attempt_id="a-x")
+    with refused_port() as port:
+        async with PaymentsClient(f"http://127.0.0.1:{port}", "k", retry=RetryPolicy(attempts=1)) as client:
+            with pytest.raises(e.ConnectionFailed) as failed:
+                await client.pay(PayRequest(terminalId="t", amount=100), attempt_id="a-x")
     assert failed.value.request_sent is False
 
 
@@ -137,13 +135,11 @@ async def test_refusing_to_retry_a_payment_is_logged(clients, sandbox, caplog):
 
 async def test_transport_retries_of_a_get_name_the_exception(caplog):
     caplog.set_level(logging.INFO, logger="pos_app.api.client")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     policy = RetryPolicy(attempts=2, base_delay=0.01, max_delay=0.02)
-    async with PaymentsClient(f"http://127.0.0.1:{port}", "secret-k", retry=policy) as client:
-        with pytest.raises(e.ConnectionFailed):
-            await client.taxes()
+    with refused_port() as port:
+        async with PaymentsClient(f"http://127.0.0.1:{port}", "secret-k", retry=policy) as client:
+            with pytest.raises(e.ConnectionFailed):
+                await client.taxes()
     retried, gave_up = client_log(caplog)
     assert re.fullmatch(r"retrying tax\.list: try 1 of 2 failed with ConnectError; next in \d+\.\d\ds", retried)
     assert gave_up == "giving up on tax.list after 2 tries (last: ConnectError)"

@@ -69,10 +69,11 @@ What is measured, honestly (every figure from fresh processes, ``QT_QPA_PLATFORM
   start not counted creates both (demo staff, journal, catalog; every module compiled) and
   is reported as ``first_start_fresh_data_and_bytecode``. Each round starts each kind once
   (baseline, the app's four), so drift and the neighbours' load hit all alike, and the
-  round's order turns by one each round: on this VM a start's place in its round moved
-  its median by up to 15 ms (as much as the app's lead over the bare window), so a fixed
-  order favoured some kinds. Medians of ``--runs`` rounds (21: with 11 the same code
-  measured 1.24-1.38).
+  round's order is shuffled (the same for each round number, so a run can be repeated):
+  on this VM a start's place in its round, and the start before it, moved its median by
+  up to 15 ms (as much as the app's lead over the bare window; a start that follows the
+  app's heavy start is slower), so a fixed order favoured some kinds. Medians of
+  ``--runs`` rounds (20: with 11 the same code measured 1.24-1.38).
 - Memory with 100,000 items: ``bench_catalog.make_items`` fills the training catalog (in a
   separate process), then the app starts on it. Its start-up sync is made to fail (the one
   patch, in the child: ``pos_app.catalog.sync_catalog`` raises ``SyncError`` as if the
@@ -89,6 +90,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -96,7 +98,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 21
+RUNS = 20
 PIN = "1111"
 TARGET_RATIO = 1.5
 TARGET_RSS_MB = 250.0
@@ -555,8 +557,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             (store_runs, store),
         ]
         for round_ in range(args.runs):  # each kind once a round: drift and neighbours' load hit all alike
-            turn = round_ % len(kinds)  # each kind in each place of a round in turn (module docstring)
-            for runs, spawn in kinds[turn:] + kinds[:turn]:
+            order = list(kinds)
+            random.Random(round_).shuffle(order)  # each kind in every place, after every other (module docstring)
+            for runs, spawn in order:
                 runs.append(spawn())
         bare = {
             "runs": len(bare_runs),

@@ -134,6 +134,7 @@ def test_drop_next_charges_then_drops(b_client, sandbox):
     assert pay(b_client, B_TERMINAL, 1000).status_code == 201
 
 
+@pytest.mark.alone  # it bounds an answer's time
 def test_latency_is_added_to_service_answers_only(b_client, admin, sandbox):
     sandbox.set_faults(latency_ms=150)
     started = time.monotonic()

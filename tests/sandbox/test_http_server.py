@@ -151,6 +151,7 @@ async def test_malformed_request_gets_400(server):
 
 
 @pytest.mark.asyncio
+@pytest.mark.alone  # it bounds the close's time
 async def test_close_ends_idle_keep_alive_connections_promptly():
     http_server = HttpServer(app, "127.0.0.1", 0)
     await http_server.start()

@@ -426,16 +426,13 @@ async def test_cancel_mid_poll_journals_unknown_and_stays_resumable(lane_factory
 
 
 async def test_a_service_that_cannot_be_reached_is_a_typed_refusal_and_nothing_is_held(tmp_path):
-    import socket
-
     from pos_app.api.client import PaymentsClient
+    from tests.ports import refused_port
 
-    with socket.socket() as spare:  # a loopback port nobody listens on
-        spare.bind(("127.0.0.1", 0))
-        port = spare.getsockname()[1]
-    async with PaymentsClient(f"http://127.0.0.1:{port}", "k") as client:
-        with Journal.open(tmp_path / "j.sqlite3") as journal:
-            service = TerminalService(client, journal)
-            result = await service.sale("tb-2001", 1000)
-            assert result.outcome is Outcome.FAILED and result.refusal is Refusal.SERVICE_UNREACHABLE
-            assert journal.in_flight() == []  # nothing left: the terminal is free
+    with refused_port() as port:
+        async with PaymentsClient(f"http://127.0.0.1:{port}", "k") as client:
+            with Journal.open(tmp_path / "j.sqlite3") as journal:
+                service = TerminalService(client, journal)
+                result = await service.sale("tb-2001", 1000)
+                assert result.outcome is Outcome.FAILED and result.refusal is Refusal.SERVICE_UNREACHABLE
+                assert journal.in_flight() == []  # nothing left: the terminal is free

@@ -251,6 +251,7 @@ async def test_one_waiting_message_is_polled_without_reading_the_list(sandbox):
     assert hints.reads == []  # a poll tells as much about one message as a read would
 
 
+@pytest.mark.alone  # it bounds the polls' pace
 async def test_a_list_that_keeps_answering_429_holds_the_reads_not_the_polls(sandbox):
     """The list's own limit is not the polls': a 429 on every read stops the reads for its
     Retry-After, and the messages are polled in their slots all along."""

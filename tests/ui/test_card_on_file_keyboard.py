@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import pytest
 
 from tests.merchant_data import seeded_customer
 from tests.system import require_tool
@@ -29,6 +30,8 @@ from tests.ui.desktop import (
 )
 from tests.ui.helpers import x_server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.alone  # it finds its receipts in the shared cups-pdf folder by their words
 
 
 def dollars(cents: int) -> str:

@@ -28,6 +28,8 @@ from pos_app.ui.receipt_view import ReceiptPreview
 from tests.system import require_tool
 from tests.ui.helpers import SCREENS, modal, save, scan, sign_in, two_codes, x_server
 
+pytestmark = pytest.mark.alone  # its child pytest has a deadline
+
 TWO_SCREENS_ENV = "POS_TEST_TWO_SCREENS"
 ROOT = Path(__file__).resolve().parents[2]
 

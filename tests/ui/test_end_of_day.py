@@ -13,6 +13,8 @@ import json
 import subprocess
 import time
 
+import pytest
+
 from tests.receipts.conftest import pdf_text
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
@@ -28,6 +30,8 @@ from tests.ui.desktop import (
 )
 from tests.ui.helpers import x_server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.alone  # it finds its receipts in the shared cups-pdf folder by their words
 
 FLOAT = 5_000
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 import subprocess
 import time
 
+import pytest
+
 from tests.system import require_tool
 from tests.terminal.cli_runner import cli_command
 from tests.ui.desktop import add_staff, barcodes, cart_lines, printed_receipt, store_station, window_named, xdotool
 from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.alone  # it finds its receipts in the shared cups-pdf folder by their words
 
 
 def test_a_cashier_sells_and_splits_with_the_keyboard_and_the_receipts_print(sandbox, tmp_path, cups_pdf):

@@ -11,6 +11,7 @@ import subprocess
 import time
 
 import httpx
+import pytest
 
 from pos_app.sandbox.link_store import store_of
 from tests.system import require_tool
@@ -27,6 +28,8 @@ from tests.ui.desktop import (
 )
 from tests.ui.helpers import SCREENS, x_server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.alone  # it finds its receipts in the shared cups-pdf folder by their words
 
 
 def links_of(sandbox) -> list:

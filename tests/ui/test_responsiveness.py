@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from pos_app.journal import Outcome
 from tests.ui.helpers import StallProbe, sign_in
+
+pytestmark = pytest.mark.alone  # it bounds the event loop's longest stall
 
 STALL_LIMIT = 0.050
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pos_app import i18n
 from tests.system import require_tool
 from tests.ui.desktop import (
@@ -26,6 +28,8 @@ from tests.ui.desktop import (
 )
 from tests.ui.helpers import x_server
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.alone  # it finds its receipts in the shared cups-pdf folder by their words
 
 
 def spanish(text: str) -> str:

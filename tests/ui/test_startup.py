@@ -10,6 +10,8 @@ import importlib.util
 import subprocess
 import sys
 
+import pytest
+
 from pos_app.ui.launch import import_under_qt_loop
 from pos_app.ui.qt import Qt, QTimer
 from pos_app.ui.sign_in import PinField
@@ -53,6 +55,7 @@ def test_a_wrong_pin_entered_early_is_refused_once_the_station_is_open(qtbot, op
     qtbot.waitUntil(lambda: app.window.stack.currentWidget() is app.window.sale, timeout=10_000)
 
 
+@pytest.mark.alone  # it bounds the longest stall
 def test_the_real_start_takes_the_pin_at_once_and_the_screen_never_freezes(qtbot, start_app):  # noqa: F811
     """``pos-app --sandbox``: the PIN is typed as soon as the window shows, while the
     sandbox, the station's modules and files are still being opened; the Qt loop is
