@@ -16,26 +16,27 @@ def test_every_control_a_cashier_reaches_has_a_name_and_a_description(qtbot, run
     sandbox.set_faults(s_delay_min=1.0, s_delay_max=1.0)
     app = open_app(ui_config, "S")
     window = app.window
-    found = {"sign-in": unnamed(window)}
-    undescribed_found = {"sign-in": undescribed(window)}
+    missing: dict[str, list[str]] = {}
+
+    def read(screen: str, widget: object) -> None:
+        missing[screen] = ([f"no name: {control}" for control in unnamed(widget)]
+                           + [f"no description: {control}" for control in undescribed(widget)])
+
+    read("sign-in", window)
     sign_in(qtbot, window)
     for code in two_codes(run, app):
         scan(qtbot, window, code)
-    found["sale screen"] = unnamed(window)
-    undescribed_found["sale screen"] = undescribed(window)
+    read("sale screen", window)
     assert len(controls(window)) > 10  # the tree was read: the scan field, the cart, the keys
     qtbot.keyClick(window, Qt.Key.Key_F12)
     notice = modal(qtbot, AcknowledgmentDialog)
-    found["surcharge notice"] = unnamed(notice)
-    undescribed_found["surcharge notice"] = undescribed(notice)
+    read("surcharge notice", notice)
     qtbot.keyClick(notice, Qt.Key.Key_Return)
     dialog = modal(qtbot, PaymentDialog)
-    found["payment dialog, waiting"] = unnamed(dialog)
-    undescribed_found["payment dialog, waiting"] = undescribed(dialog)
+    read("payment dialog, waiting", dialog)
     qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
     close_preview(qtbot)
-    found["payment dialog, approved"] = unnamed(dialog)
-    undescribed_found["payment dialog, approved"] = undescribed(dialog)
+    read("payment dialog, approved", dialog)
     described = [dialog.details_button, dialog.slip_button, dialog.close_button, window.sale.pay_button,
                  window.sale.cash_button, window.sale.scan, window.sale.table]
     assert [widget.accessibleName() for widget in described if not widget.accessibleDescription()] == []
@@ -46,11 +47,8 @@ def test_every_control_a_cashier_reaches_has_a_name_and_a_description(qtbot, run
     office = open_back_office(qtbot, window)
     for tab in range(office.tabs.count()):  # payments, needs attention, audit trail
         office.tabs.setCurrentIndex(tab)
-        screen = f"back office, {office.tabs.tabText(tab).replace('&', '')}"
-        found[screen] = unnamed(office)
-        undescribed_found[screen] = undescribed(office)
-    assert {screen: names for screen, names in found.items() if names} == {}
-    assert {screen: names for screen, names in undescribed_found.items() if names} == {}
+        read(f"back office, {office.tabs.tabText(tab).replace('&', '')}", office)
+    assert {screen: found for screen, found in missing.items() if found} == {}
 
 
 def test_the_reader_finds_controls_without_a_name_or_a_description(qtbot):
