@@ -17,7 +17,7 @@ from pos_app.journal import JournalError
 from pos_app.money import AmountError
 from pos_app.station.notes import cash_suggestions
 from pos_app.ui.acknowledgment import CustomerDisplay
-from pos_app.ui.dialogs import enter_presses_focused_button
+from pos_app.ui.dialogs import enter_presses_focused_button, shown
 from pos_app.ui.qt import (
     QDialog,
     QHBoxLayout,
@@ -224,3 +224,25 @@ class CashDialog(QDialog):
             self.accept()  # the order is paid: Esc on the change page is the new sale too
             return
         super().reject()
+
+
+async def take_cash(counter: Counter, due: int, parent: QWidget) -> str | None:
+    """F8: the cash dialog for ``due``; the status line's sentence, or None once the order
+    is paid (the change was shown; its receipt says the rest)."""
+    dialog = CashDialog(counter, due, parent)
+    await shown(dialog)
+    taken = dialog.taken
+    if taken is None:
+        return _("Cash cancelled: nothing was recorded.")
+    if taken.paid is not None:
+        return None
+    still_due = counter.payments.due(counter.totals().total)
+    still = _("Cash {amount} taken; {due} still due (F12 card, F7 part by card, F8 cash).").format(
+        amount=counter.money(taken.entry.amount), due=counter.money(still_due))
+    return f"{still} {await taken.drawer}"
+
+
+async def ask_card_part(counter: Counter, due: int, parent: QWidget) -> int | None:
+    """F7: how much of ``due`` the card pays; None when cancelled."""
+    prompt = CardPartDialog(counter, due, parent)
+    return prompt.cents if await shown(prompt) == QDialog.DialogCode.Accepted else None

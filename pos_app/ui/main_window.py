@@ -362,16 +362,14 @@ class MainWindow(QMainWindow):
     @asyncSlot()
     async def _pay_part(self) -> None:
         """F7: the amount of the balance this card pays, then the card payment as F12's."""
-        from pos_app.ui.cash_dialog import CardPartDialog
-        from pos_app.ui.dialogs import shown
-        from pos_app.ui.qt import QDialog
+        from pos_app.ui.cash_dialog import ask_card_part
 
         due = self._due()
         if due is None:
             return
-        prompt = CardPartDialog(self.counter, due, self)
-        if await shown(prompt) == QDialog.DialogCode.Accepted and prompt.cents is not None:
-            await self._pay(False, prompt.cents)
+        cents = await ask_card_part(self.counter, due, self)
+        if cents is not None:
+            await self._pay(False, cents)
         else:
             self.sale.focus_scan()
 
@@ -387,22 +385,14 @@ class MainWindow(QMainWindow):
     @asyncSlot()
     async def _cash(self) -> None:
         """F8: cash received; once the order is paid the change is shown and the receipt prints."""
-        from pos_app.ui.cash_dialog import CashDialog
-        from pos_app.ui.dialogs import shown
+        from pos_app.ui.cash_dialog import take_cash
 
         due = self._due()
         if due is None:
             return
-        dialog = CashDialog(self.counter, due, self)
-        await shown(dialog)
-        taken = dialog.taken
-        if taken is not None and taken.paid is None:
-            due = self.counter.payments.due(self.counter.totals().total)
-            still = _("Cash {amount} taken; {due} still due (F12 card, F7 part by card, F8 cash).").format(
-                amount=self.sale.money(taken.entry.amount), due=self.sale.money(due))
-            self.status.setText(f"{still} {await taken.drawer}")
-        elif taken is None:
-            self.status.setText(_("Cash cancelled: nothing was recorded."))
+        said = await take_cash(self.counter, due, self)
+        if said is not None:
+            self.status.setText(said)
         self.sale.refresh()
         self.activateWindow()
         self.sale.focus_scan()
